@@ -1,0 +1,70 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+/// Swift 6 language mode with the upcoming features the style guide asks for.
+let strictSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+]
+
+let package = Package(
+    name: "peez-card-service",
+    products: [
+        .executable(name: "peez", targets: ["peez"]),
+        .library(name: "CardToken", targets: ["CardToken"]),
+        .library(name: "CardCrypto", targets: ["CardCrypto"]),
+        .library(name: "CardQR", targets: ["CardQR"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+    ],
+    targets: [
+        // C libraries from Debian packages: module maps and shims only.
+        .systemLibrary(
+            name: "CPeezOpenSSL",
+            pkgConfig: "libcrypto",
+            providers: [.apt(["libssl-dev"])]
+        ),
+        .systemLibrary(
+            name: "CPeezQRencode",
+            pkgConfig: "libqrencode",
+            providers: [.apt(["libqrencode-dev"])]
+        ),
+        .systemLibrary(
+            name: "CPeezPNG",
+            pkgConfig: "libpng",
+            providers: [.apt(["libpng-dev"])]
+        ),
+        // libpng's classic API reports errors with longjmp, which Swift cannot survive:
+        // this small C target keeps setjmp inside C and exposes a return-code API.
+        .target(name: "CPeezPNGWriter", dependencies: ["CPeezPNG"]),
+
+        // The pure core: CBOR, Base45, COSE_Sign1, CWT claims and the verification rules.
+        .target(name: "CardToken", swiftSettings: strictSettings),
+        // Ed25519 keys, kids and key sets through OpenSSL's libcrypto.
+        .target(name: "CardCrypto", dependencies: ["CardToken", "CPeezOpenSSL"], swiftSettings: strictSettings),
+        // QR matrices through libqrencode; PNG, SVG and terminal renderings.
+        .target(name: "CardQR", dependencies: ["CPeezQRencode", "CPeezPNGWriter"], swiftSettings: strictSettings),
+
+        .executableTarget(
+            name: "peez",
+            dependencies: [
+                "CardToken", "CardCrypto", "CardQR",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "peez-bench",
+            dependencies: ["CardToken", "CardCrypto", "CardQR", "CPeezOpenSSL", "CPeezQRencode", "CPeezPNG"],
+            path: "Benchmarks/peez-bench",
+            swiftSettings: strictSettings
+        ),
+
+        .testTarget(name: "CardTokenTests", dependencies: ["CardToken", "CardCrypto"], swiftSettings: strictSettings),
+        .testTarget(name: "CardCryptoTests", dependencies: ["CardCrypto", "CardToken"], swiftSettings: strictSettings),
+        .testTarget(name: "CardQRTests", dependencies: ["CardQR"], swiftSettings: strictSettings),
+        .testTarget(name: "PeezCLITests", dependencies: ["peez"], swiftSettings: strictSettings),
+    ]
+)

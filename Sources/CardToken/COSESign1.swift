@@ -1,0 +1,117 @@
+/// A COSE_Sign1 envelope (RFC 9052, CBOR tag 18) as the card format uses it:
+/// protected header `{1: -8, 4: kid}`, an empty unprotected header, the claims and a 64-byte signature.
+public struct COSESign1: Sendable, Hashable {
+    /// CBOR tag of COSE_Sign1.
+    public static let tag: UInt64 = 18
+    /// COSE algorithm id of EdDSA.
+    public static let algorithmEdDSA: Int64 = -8
+    /// Length of an Ed25519 signature.
+    public static let signatureByteCount = 64
+
+    enum HeaderKey {
+        static let algorithm: Int64 = 1
+        static let keyID: Int64 = 4
+    }
+
+    /// The serialized protected header, exactly as signed.
+    public var protectedHeader: [UInt8]
+    /// The serialized claims, exactly as signed.
+    public var payload: [UInt8]
+    /// The Ed25519 signature over ``signatureInput``.
+    public var signature: [UInt8]
+    /// The kid read from the protected header.
+    public var keyID: KeyID
+
+    /// The protected header for an EdDSA signature by the key `keyID`.
+    public static func protectedHeader(keyID: KeyID) -> [UInt8] {
+        CBOREncoder.encode(.map([
+            CBORMapEntry(.int(HeaderKey.algorithm), .int(algorithmEdDSA)),
+            CBORMapEntry(.int(HeaderKey.keyID), .bytes(keyID.bytes)),
+        ]))
+    }
+
+    /// The bytes that are signed: `["Signature1", protected, h'', payload]`, deterministically encoded.
+    public static func signatureInput(protectedHeader: [UInt8], payload: [UInt8]) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(protectedHeader.count + payload.count + 24)
+        CBOREncoder.writeHead(major: 4, argument: 4, into: &out)
+        CBOREncoder.encode(.text("Signature1"), into: &out)
+        CBOREncoder.writeHead(major: 2, argument: UInt64(protectedHeader.count), into: &out)
+        out.append(contentsOf: protectedHeader)
+        CBOREncoder.writeHead(major: 2, argument: 0, into: &out)
+        CBOREncoder.writeHead(major: 2, argument: UInt64(payload.count), into: &out)
+        out.append(contentsOf: payload)
+        return out
+    }
+
+    /// The bytes this envelope's signature covers.
+    public var signatureInput: [UInt8] {
+        Self.signatureInput(protectedHeader: protectedHeader, payload: payload)
+    }
+
+    /// The envelope's deterministic CBOR encoding.
+    public func encoded() -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(protectedHeader.count + payload.count + signature.count + 8)
+        CBOREncoder.writeHead(major: 6, argument: Self.tag, into: &out)
+        CBOREncoder.writeHead(major: 4, argument: 4, into: &out)
+        CBOREncoder.writeHead(major: 2, argument: UInt64(protectedHeader.count), into: &out)
+        out.append(contentsOf: protectedHeader)
+        CBOREncoder.writeHead(major: 5, argument: 0, into: &out)
+        CBOREncoder.writeHead(major: 2, argument: UInt64(payload.count), into: &out)
+        out.append(contentsOf: payload)
+        CBOREncoder.writeHead(major: 2, argument: UInt64(signature.count), into: &out)
+        out.append(contentsOf: signature)
+        return out
+    }
+
+    public init(protectedHeader: [UInt8], payload: [UInt8], signature: [UInt8], keyID: KeyID) {
+        self.protectedHeader = protectedHeader
+        self.payload = payload
+        self.signature = signature
+        self.keyID = keyID
+    }
+
+    /// Parses an envelope from already strictly decoded CBOR (verification steps 5 and 6).
+    ///
+    /// Throws `notCOSESign1` for the wrong shape, `invalidProtectedHeader` for a header without alg or an
+    /// 8-byte kid, and `unsupportedAlgorithm` when alg is present but not EdDSA.
+    public init(cbor: CBORValue) throws(CardTokenError) {
+        guard case .tagged(Self.tag, .array(let items)) = cbor else {
+            throw CardTokenError(.notCOSESign1, "the item is not a tag-18 (COSE_Sign1) array")
+        }
+        guard items.count == 4,
+              case .bytes(let protectedHeader) = items[0],
+              case .map(let unprotected) = items[1],
+              case .bytes(let payload) = items[2],
+              case .bytes(let signature) = items[3]
+        else {
+            throw CardTokenError(.notCOSESign1, "COSE_Sign1 must be [bstr, map, bstr, bstr]")
+        }
+        guard unprotected.isEmpty else {
+            throw CardTokenError(.notCOSESign1, "the unprotected header must be empty")
+        }
+        guard signature.count == Self.signatureByteCount else {
+            throw CardTokenError(.notCOSESign1, "the signature is \(signature.count) bytes, not \(Self.signatureByteCount)")
+        }
+        let header: CBORValue
+        do {
+            header = try CBORDecoder.decode(protectedHeader)
+        } catch {
+            throw CardTokenError(.invalidProtectedHeader, "the protected header is not strict CBOR: \(error.reason)")
+        }
+        guard case .map = header else {
+            throw CardTokenError(.invalidProtectedHeader, "the protected header is not a map")
+        }
+        guard let algorithm = header[.int(HeaderKey.algorithm)] else {
+            throw CardTokenError(.invalidProtectedHeader, "the protected header has no algorithm (1)")
+        }
+        guard algorithm.int64Value == Self.algorithmEdDSA else {
+            throw CardTokenError(.unsupportedAlgorithm, "the algorithm is \(algorithm), only EdDSA (-8) is accepted")
+        }
+        guard case .bytes(let kidBytes)? = header[.int(HeaderKey.keyID)], let keyID = KeyID(bytes: kidBytes) else {
+            throw CardTokenError(.invalidProtectedHeader, "the protected header has no 8-byte kid (4)")
+        }
+        self.init(protectedHeader: protectedHeader, payload: payload, signature: signature, keyID: keyID)
+    }
+}

@@ -1,0 +1,117 @@
+/// Checks card tokens offline, following the "Verifying" section of the card-token spec step by step.
+///
+/// Every input, however broken or hostile, gets exactly one ``VerificationResult``; nothing is allocated
+/// beyond the format's bounds.
+public struct CardVerifier: Sendable {
+    /// The clock-skew allowance used when none is given: five minutes.
+    public static let defaultLeeway: UInt64 = 300
+
+    /// The keys whose signatures are accepted.
+    public var trustedKeys: TrustedKeySet
+    /// Cards no longer accepted.
+    public var revocations: RevocationList
+    /// Seconds of clock skew tolerated on `exp` and `iat`.
+    public var leeway: UInt64
+
+    public init(trustedKeys: TrustedKeySet, revocations: RevocationList = RevocationList(), leeway: UInt64 = CardVerifier.defaultLeeway) {
+        self.trustedKeys = trustedKeys
+        self.revocations = revocations
+        self.leeway = leeway
+    }
+
+    /// The verdict on `text` at `now` (seconds since the epoch).
+    public func verify(_ text: String, now: UInt64) -> VerificationResult {
+        var text = text
+        return text.withUTF8 { verify(utf8: $0, now: now) }
+    }
+
+    /// The verdict on the UTF-8 bytes of a scanned text at `now` (seconds since the epoch).
+    public func verify(utf8 text: some Collection<UInt8>, now: UInt64) -> VerificationResult {
+        // Steps 1-6: the text, Base45, CBOR and the envelope.
+        let envelope: COSESign1
+        let claimsValue: CBORValue
+        do {
+            (envelope, claimsValue) = try Self.open(text)
+        } catch {
+            let verdict: Verdict = error.code == .unsupportedAlgorithm ? .unsupportedAlgorithm : .malformed
+            return VerificationResult(verdict: verdict, detail: error.reason)
+        }
+        let keyID = envelope.keyID
+
+        // Step 7: a trusted key bears the kid.
+        let candidates = trustedKeys.keys(for: keyID)
+        guard !candidates.isEmpty else {
+            return VerificationResult(verdict: .unknownKey, detail: "no trusted key has kid \(keyID)", keyID: keyID)
+        }
+
+        // Step 8: one of them made the signature.
+        let input = envelope.signatureInput
+        guard candidates.contains(where: { $0.isValidSignature(envelope.signature, for: input) }) else {
+            return VerificationResult(verdict: .badSignature, detail: "the signature does not verify with the \(candidates.count) key(s) of kid \(keyID)", keyID: keyID)
+        }
+
+        // Step 9: the claims.
+        let claims: CardClaims
+        do {
+            claims = try CardClaims(cbor: claimsValue)
+        } catch {
+            return VerificationResult(verdict: .badClaims, detail: error.reason, keyID: keyID)
+        }
+
+        // Step 10: time, with leeway.
+        let (expiryLimit, overflow) = claims.expiresAt.addingReportingOverflow(leeway)
+        if !overflow && expiryLimit < now {
+            return VerificationResult(verdict: .expired, detail: "expired at \(claims.expiresAt)", keyID: keyID, claims: claims)
+        }
+        if claims.issuedAt > now && claims.issuedAt - now > leeway {
+            return VerificationResult(verdict: .notYetValid, detail: "issued at \(claims.issuedAt), later than now (\(now))", keyID: keyID, claims: claims)
+        }
+
+        // Step 11: revocation.
+        if let reason = revocations.revocationReason(for: claims) {
+            return VerificationResult(verdict: .revoked, detail: reason, keyID: keyID, claims: claims)
+        }
+        return VerificationResult(verdict: .valid, keyID: keyID, claims: claims)
+    }
+
+    /// Steps 1 to 6, and the strict decoding of the payload: the envelope and its undecoded claims.
+    ///
+    /// Throws `unsupportedAlgorithm` for a foreign algorithm and another ``CardTokenError`` for anything
+    /// malformed. The signature is not checked.
+    public static func open(_ text: some Collection<UInt8>) throws(CardTokenError) -> (COSESign1, CBORValue) {
+        let trimmed = text.trimmingASCIIWhitespace()
+        guard !trimmed.isEmpty else {
+            throw CardTokenError(.missingPrefix, "the text is empty")
+        }
+        guard trimmed.starts(with: CardTokenFormat.prefixBytes) else {
+            throw CardTokenError(.missingPrefix, "the text does not start with \(CardTokenFormat.prefix)")
+        }
+        let base45 = trimmed.dropFirst(CardTokenFormat.prefixBytes.count)
+        guard base45.count <= CardTokenFormat.maxBase45Length else {
+            throw CardTokenError(.sizeLimitExceeded, "the token is \(base45.count) characters; at most \(CardTokenFormat.maxBase45Length) can be a card")
+        }
+        let envelope = try COSESign1(cbor: try CBORDecoder.decode(try Base45.decode(base45)))
+        let claims: CBORValue
+        do {
+            claims = try CBORDecoder.decode(envelope.payload)
+        } catch {
+            throw CardTokenError(error.code, "the payload: \(error.reason)")
+        }
+        return (envelope, claims)
+    }
+}
+
+extension Collection where Element == UInt8 {
+    /// The bytes without ASCII whitespace (space, tab, LF, VT, FF, CR) at either end.
+    func trimmingASCIIWhitespace() -> SubSequence {
+        func isWhitespace(_ byte: UInt8) -> Bool { byte == 0x20 || (0x09...0x0D).contains(byte) }
+        guard let first = firstIndex(where: { !isWhitespace($0) }) else { return self[endIndex...] }
+        var last = first
+        var index = first
+        while index != endIndex {
+            if !isWhitespace(self[index]) { last = index }
+            formIndex(after: &index)
+        }
+        return self[first...last]
+    }
+}

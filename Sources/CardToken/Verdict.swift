@@ -1,0 +1,50 @@
+/// The one verdict every scanned text gets, with the spec's reason codes as raw values.
+public enum Verdict: String, Sendable, CaseIterable, Codable {
+    case valid
+    case malformed
+    case unsupportedAlgorithm = "unsupported_algorithm"
+    case unknownKey = "unknown_key"
+    case badSignature = "bad_signature"
+    case badClaims = "bad_claims"
+    case expired
+    case notYetValid = "not_yet_valid"
+    case revoked
+
+    /// A short phrase for a person at the counter.
+    public var summary: String {
+        switch self {
+        case .valid: return "VALID card"
+        case .malformed: return "NOT a PEEZ card (unreadable)"
+        case .unsupportedAlgorithm: return "NOT accepted (unsupported signature algorithm)"
+        case .unknownKey: return "NOT accepted (signed by an unknown key: sync the key set)"
+        case .badSignature: return "FORGED or damaged card (signature does not match)"
+        case .badClaims: return "NOT accepted (card contents are invalid)"
+        case .expired: return "EXPIRED card"
+        case .notYetValid: return "NOT YET valid (check the device clock)"
+        case .revoked: return "REVOKED card"
+        }
+    }
+}
+
+/// What verifying one text found.
+public struct VerificationResult: Sendable, Hashable {
+    /// The verdict.
+    public var verdict: Verdict
+    /// Why, in words, for logs and for a person; empty for a valid card.
+    public var detail: String
+    /// The kid, once the protected header was read.
+    public var keyID: KeyID?
+    /// The claims, present only when the signature verified and the claims were well formed.
+    public var claims: CardClaims?
+
+    public init(verdict: Verdict, detail: String = "", keyID: KeyID? = nil, claims: CardClaims? = nil) {
+        self.verdict = verdict
+        self.detail = detail
+        self.keyID = keyID
+        self.claims = claims
+    }
+
+    /// Whether the card was signed by a trusted key, whatever its dates or revocation say.
+    /// An expired but authentic card still identifies its member.
+    public var isAuthentic: Bool { claims != nil }
+}

@@ -1,0 +1,44 @@
+import ArgumentParser
+import Foundation
+
+/// The `peez` command line: card keys, card issuance and counter verification.
+@main
+struct Peez: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "peez",
+        abstract: "PEEZ membership cards: keys, signed card tokens, QR codes and offline verification.",
+        discussion: """
+        A card token is a signed PEEZ1: text (COSE_Sign1 + CWT + Base45) shown as a QR code in the \
+        member's app and checked at the counter without a network.
+
+        Examples:
+          peez keys generate --out Keys/mine
+          peez card issue --key Keys/mine/signing-key.pem --member PEEZ-20251103-00002 --expires 2026-12-31 --png card.png
+          peez verify --keys Keys/public PEEZ1:...
+          peez verify --keys Keys/public -        # one token per line, as a handheld scanner types them
+
+        Exit status: 0 when every token is valid, 1 when any is not, 2 for a usage or key-loading error.
+        """,
+        version: "1.0.0",
+        subcommands: [Keys.self, Card.self, Verify.self]
+    )
+
+    /// Runs the command line, mapping every failure to exit status 2 with a message on standard error.
+    static func main() async {
+        do {
+            var command = try parseAsRoot()
+            if var asyncCommand = command as? any AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch let code as ExitCode {
+            Foundation.exit(code.rawValue)
+        } catch {
+            if exitCode(for: error) == .success { exit(withError: error) }
+            let message = fullMessage(for: error)
+            FileHandle.standardError.write(Data((message.hasPrefix("Error") ? message : "Error: \(message)").utf8 + [0x0A]))
+            Foundation.exit(2)
+        }
+    }
+}

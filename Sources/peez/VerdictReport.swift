@@ -1,0 +1,63 @@
+import CardToken
+import Foundation
+
+/// Prints verdicts for a person (one readable line) or for a program (one JSON object per line).
+struct VerdictReport {
+    var json: Bool
+
+    func write(_ result: VerificationResult) {
+        let line = json ? jsonLine(result) : humanLine(result)
+        FileHandle.standardOutput.write(Data((line + "\n").utf8))
+    }
+
+    func humanLine(_ result: VerificationResult, now: UInt64 = CardDates.now()) -> String {
+        var parts = [result.verdict.summary]
+        if let claims = result.claims {
+            parts.append(claims.subject)
+            if let name = claims.name { parts.append(name) }
+            parts.append("expires \(CardDates.display(claims.expiresAt)) (Algiers)")
+            if claims.expiresAt >= now {
+                parts.append("\((claims.expiresAt - now) / 86_400) day(s) left")
+            }
+        }
+        if result.verdict != .valid && !result.detail.isEmpty {
+            parts.append("[\(result.verdict.rawValue): \(result.detail)]")
+        }
+        return parts.joined(separator: "  ")
+    }
+
+    func jsonLine(_ result: VerificationResult) -> String {
+        var fields: [(String, String)] = [("verdict", JSONText.string(result.verdict.rawValue))]
+        if let claims = result.claims {
+            fields.append(("sub", JSONText.string(claims.subject)))
+            fields.append(("name", claims.name.map(JSONText.string) ?? "null"))
+            fields.append(("exp", String(claims.expiresAt)))
+            fields.append(("iat", String(claims.issuedAt)))
+            fields.append(("cti", JSONText.string(claims.tokenID.hex)))
+        }
+        if let keyID = result.keyID { fields.append(("kid", JSONText.string(keyID.hex))) }
+        if !result.detail.isEmpty { fields.append(("detail", JSONText.string(result.detail))) }
+        return "{" + fields.map { "\(JSONText.string($0.0)): \($0.1)" }.joined(separator: ", ") + "}"
+    }
+}
+
+/// JSON string literals, escaped per RFC 8259.
+enum JSONText {
+    static func string(_ text: String) -> String {
+        var out = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case _ where scalar.value < 0x20:
+                let hex = String(scalar.value, radix: 16)
+                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out + "\""
+    }
+}
