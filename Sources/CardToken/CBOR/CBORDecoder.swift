@@ -110,17 +110,20 @@ public struct CBORDecoder {
         let initial = try readByte()
         let major = initial >> 5
         let info = initial & 0x1F
+        // Read the argument before checking it against `remaining`: a method call on `self` with
+        // `try readArgument(...)` nested in its arguments would see the position before the argument.
+        let argument = major == 7 ? 0 : try readArgument(info)
         switch major {
         case 0:
-            return .unsigned(try readArgument(info))
+            return .unsigned(argument)
         case 1:
-            return .negative(try readArgument(info))
+            return .negative(argument)
         case 2:
-            let length = try checkedLength(try readArgument(info), minimumBytesEach: 1, what: "a byte string")
+            let length = try checkedLength(argument, minimumBytesEach: 1, what: "a byte string")
             defer { position += length }
             return .bytes(Array(bytes[position..<position + length]))
         case 3:
-            let length = try checkedLength(try readArgument(info), minimumBytesEach: 1, what: "a text string")
+            let length = try checkedLength(argument, minimumBytesEach: 1, what: "a text string")
             let start = position
             position += length
             guard let text = String(validating: bytes[start..<position], as: UTF8.self) else {
@@ -128,14 +131,14 @@ public struct CBORDecoder {
             }
             return .text(text)
         case 4:
-            let count = try checkedLength(try readArgument(info), minimumBytesEach: 1, what: "an array")
+            let count = try checkedLength(argument, minimumBytesEach: 1, what: "an array")
             let inner = try enterContainer(depth)
             var items: [CBORValue] = []
             items.reserveCapacity(count)
             for _ in 0..<count { items.append(try decodeItem(depth: inner)) }
             return .array(items)
         case 5:
-            let count = try checkedLength(try readArgument(info), minimumBytesEach: 2, what: "a map")
+            let count = try checkedLength(argument, minimumBytesEach: 2, what: "a map")
             let inner = try enterContainer(depth)
             var entries: [CBORMapEntry] = []
             entries.reserveCapacity(count)
@@ -153,9 +156,8 @@ public struct CBORDecoder {
             }
             return .map(entries)
         case 6:
-            let tag = try readArgument(info)
             let inner = try enterContainer(depth)
-            return .tagged(tag, try decodeItem(depth: inner))
+            return .tagged(argument, try decodeItem(depth: inner))
         default:
             switch info {
             case 20: return .bool(false)

@@ -1,0 +1,225 @@
+#!/usr/bin/env python3
+"""Generates the PEEZ1 card-token test vectors from an implementation independent of the Swift one.
+
+CBOR, Base45 and COSE_Sign1 are written here by hand (so malformed inputs can be built byte by byte);
+Ed25519 comes from the `cryptography` package. Ed25519 is deterministic and the claims are fixed, so
+running this again rewrites card-token-vectors.json byte for byte:
+
+    python3 Fixtures/vectors/generate.py
+
+Keys: Fixtures/keys/vectors-primary.pem and vectors-other.pem (test keys, never used for real cards).
+"""
+import hashlib
+import json
+import os
+import struct
+
+from cryptography.hazmat.primitives import serialization
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+KEYS = os.path.join(HERE, "..", "keys")
+NOW = 1767225600            # 2026-01-01T00:00:00Z: the clock every vector is verified at
+DAY = 86400
+LEEWAY = 300
+
+# ---------------------------------------------------------------------------- CBOR (RFC 8949)
+
+class Raw:
+    """Bytes spliced into the output as they are."""
+    def __init__(self, data): self.data = data
+
+class Tag:
+    def __init__(self, tag, value): self.tag, self.value = tag, value
+
+class Map:
+    """A map whose entries are written in the order given (so unsorted or repeated keys can be made)."""
+    def __init__(self, entries, sort=True): self.entries, self.sort = entries, sort
+
+def head(major, n, width=None):
+    if width is None:
+        width = 0 if n < 24 else 1 if n < 0x100 else 2 if n < 0x10000 else 4 if n < 0x100000000 else 8
+    info = {0: n, 1: 24, 2: 25, 4: 26, 8: 27}[width]
+    body = b"" if width == 0 else n.to_bytes(width, "big")
+    return bytes([major << 5 | info]) + body
+
+def enc(v):
+    if isinstance(v, Raw): return v.data
+    if isinstance(v, bool): return b"\xf5" if v else b"\xf4"
+    if isinstance(v, int): return head(0, v) if v >= 0 else head(1, -1 - v)
+    if isinstance(v, bytes): return head(2, len(v)) + v
+    if isinstance(v, str):
+        b = v.encode("utf-8"); return head(3, len(b)) + b
+    if isinstance(v, list): return head(4, len(v)) + b"".join(enc(x) for x in v)
+    if isinstance(v, dict): v = Map(list(v.items()))
+    if isinstance(v, Map):
+        pairs = [(enc(k), enc(x)) for k, x in v.entries]
+        if v.sort: pairs.sort(key=lambda p: p[0])
+        return head(5, len(pairs)) + b"".join(k + x for k, x in pairs)
+    if isinstance(v, Tag): return head(6, v.tag) + enc(v.value)
+    raise TypeError(v)
+
+# ---------------------------------------------------------------------------- Base45 (RFC 9285)
+
+ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ $%*+-./:"
+
+def b45(data):
+    out = []
+    for i in range(0, len(data) - 1, 2):
+        n = data[i] * 256 + data[i + 1]
+        out += [ALPHABET[n % 45], ALPHABET[n // 45 % 45], ALPHABET[n // 2025]]
+    if len(data) % 2:
+        n = data[-1]
+        out += [ALPHABET[n % 45], ALPHABET[n // 45]]
+    return "".join(out)
+
+# ---------------------------------------------------------------------------- keys and COSE
+
+def load(name):
+    with open(os.path.join(KEYS, name + ".pem"), "rb") as f:
+        key = serialization.load_pem_private_key(f.read(), password=None)
+    raw = key.public_key().public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
+    pem = key.public_key().public_bytes(serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo)
+    return key, hashlib.sha256(raw).digest()[:8], pem.decode()
+
+PRIMARY, PRIMARY_KID, PRIMARY_PEM = load("vectors-primary")
+OTHER, OTHER_KID, OTHER_PEM = load("vectors-other")
+
+def claims(sub="PEEZ-20251103-00002", exp=NOW + 20 * DAY, iat=NOW - 10 * DAY,
+           cti=bytes.fromhex("a1b2c3d4e5f60718"), name="Ahmed Mohamed", extra=None, drop=()):
+    m = {1: "PEEZ", 2: sub, 4: exp, 6: iat, 7: cti}
+    if name is not None: m[-65537] = name
+    for k in drop: m.pop(k)
+    m.update(extra or {})
+    return m
+
+def token(payload, key=PRIMARY, kid=PRIMARY_KID, protected=None, unprotected=None,
+          signature=None, tamper=None, outer=None, trailing=b""):
+    """Builds a token; each keyword replaces one part so exactly one rule is broken."""
+    protected = enc({1: -8, 4: kid}) if protected is None else protected
+    payload = enc(payload) if not isinstance(payload, bytes) else payload
+    sig_structure = enc(["Signature1", protected, b"", payload])
+    sig = key.sign(sig_structure) if signature is None else signature
+    if tamper: sig = tamper(sig)
+    items = [protected, {} if unprotected is None else unprotected, payload, sig]
+    cose = enc(Tag(18, items) if outer is None else outer(items)) + trailing
+    return "PEEZ1:" + b45(cose)
+
+def ok(c, kid=PRIMARY_KID):
+    e = {"verdict": "valid", "sub": c[2], "exp": c[4], "iat": c[6], "cti": c[7].hex(), "kid": kid.hex()}
+    e["name"] = c.get(-65537)
+    return e
+
+# ---------------------------------------------------------------------------- the vectors
+
+V = []
+def vector(id, description, tok, expected, keys=("primary",), revocations=None, now=NOW):
+    if isinstance(expected, str): expected = {"verdict": expected}
+    V.append({"id": id, "description": description, "token": tok, "trusted_keys": list(keys),
+              "now": now, "leeway": LEEWAY, "revocations": revocations or {"token_ids": [], "members": {}},
+              "expected": expected})
+
+c = claims(); vector("valid-with-name", "a current card with a display name", token(c), ok(c))
+c = claims(name=None); vector("valid-without-name", "a current card without a name", token(c), ok(c))
+c = claims(name="أحمد محمد", sub="PEEZ-20251104-00017", cti=bytes.fromhex("0011223344556677"))
+vector("valid-arabic-name", "a current card with an Arabic name", token(c), ok(c))
+c = claims(name="é" * 64); vector("valid-name-at-limit", "a name of exactly 128 UTF-8 bytes", token(c), ok(c))
+c = claims(); vector("valid-scanner-line-ending", "CR LF and spaces around the text, as scanners send", "  " + token(c) + "\r\n", ok(c))
+c = claims(extra={99: "future claim"}); e = ok(c)
+vector("valid-unknown-claim-ignored", "an unknown claim key is ignored", token(c), e)
+c = claims(exp=NOW - 200); vector("valid-expired-within-leeway", "expired 200 s ago, inside the 300 s leeway", token(c), ok(c))
+c = claims(iat=NOW + 200); vector("valid-issued-within-leeway", "issued 200 s in the future, inside the leeway", token(c), ok(c))
+c = claims(); vector("valid-second-key-in-set", "signed by the second of two trusted keys", token(c, key=OTHER, kid=OTHER_KID), ok(c, OTHER_KID), keys=("primary", "other"))
+
+c = claims(exp=NOW - 301)
+vector("expired", "the paid period ended 301 s ago, beyond the leeway", token(c), dict(ok(c), verdict="expired"))
+c = claims(exp=NOW - 40 * DAY, iat=NOW - 70 * DAY)
+vector("expired-long-ago", "a card that ended 40 days ago", token(c), dict(ok(c), verdict="expired"))
+c = claims(iat=NOW + 301)
+vector("not-yet-valid", "issued 301 s in the future, beyond the leeway", token(c), dict(ok(c), verdict="not_yet_valid"))
+
+c = claims()
+vector("bad-signature-flipped-bit", "one bit of the signature flipped", token(c, tamper=lambda s: bytes([s[0] ^ 1]) + s[1:]), {"verdict": "bad_signature", "kid": PRIMARY_KID.hex()})
+vector("bad-signature-other-key", "signed by another key but naming the trusted key's kid", token(c, key=OTHER), {"verdict": "bad_signature", "kid": PRIMARY_KID.hex()})
+tampered = claims(exp=NOW + 400 * DAY)
+forged = token(c)  # re-sign the original, then swap in the longer expiry
+good = enc(c); bad = enc(tampered)
+sig = PRIMARY.sign(enc(["Signature1", enc({1: -8, 4: PRIMARY_KID}), b"", good]))
+vector("bad-signature-altered-claims", "the expiry was changed after signing", token(tampered, signature=sig), {"verdict": "bad_signature", "kid": PRIMARY_KID.hex()})
+vector("unknown-key", "signed by a key the verifier does not trust", token(c, key=OTHER, kid=OTHER_KID), {"verdict": "unknown_key", "kid": OTHER_KID.hex()})
+vector("unsupported-algorithm-es256", "the protected header names ES256 (-7)", token(c, protected=enc({1: -7, 4: PRIMARY_KID})), "unsupported_algorithm")
+vector("unsupported-algorithm-text", "the protected header names an algorithm as text", token(c, protected=enc({1: "EdDSA", 4: PRIMARY_KID})), "unsupported_algorithm")
+
+good_token = token(c)
+vector("malformed-empty", "an empty scan", "", "malformed")
+vector("malformed-whitespace-only", "a scan of only whitespace", " \r\n", "malformed")
+vector("malformed-wrong-prefix", "an EU certificate prefix", "HC1:" + good_token[6:], "malformed")
+vector("malformed-lowercase-prefix", "the prefix is case-sensitive", "peez1:" + good_token[6:], "malformed")
+vector("malformed-base45-truncated", "one character cut off (length ≡ 1 mod 3)",
+       good_token[:-1] if (len(good_token) - 7) % 3 == 1 else good_token[:-2], "malformed")
+vector("malformed-base45-lowercase", "lower-case letters are not Base45", good_token[:6] + good_token[6:].lower(), "malformed")
+vector("malformed-base45-bad-character", "a '#' is not in the alphabet", good_token[:10] + "#" + good_token[11:], "malformed")
+vector("malformed-base45-triplet-overflow", "a chunk ':::' encodes 91124, above 65535", "PEEZ1::::" + good_token[9:], "malformed")
+vector("malformed-base45-pair-overflow", "a final pair '::' encodes 2024, above 255", "PEEZ1:" + b45(enc(Tag(18, [b"", {}, b"", b""]))) + "::", "malformed")
+vector("malformed-trailing-bytes", "a zero byte after the COSE item", token(c, trailing=b"\x00"), "malformed")
+vector("malformed-indefinite-array", "the COSE array has indefinite length",
+       token(c, outer=lambda items: Tag(18, Raw(b"\x9f" + b"".join(enc(i) for i in items) + b"\xff"))), "malformed")
+vector("malformed-indefinite-payload", "the signed claims map has indefinite length",
+       token(Raw(b"\xbf" + b"".join(enc(k) + enc(v) for k, v in sorted(c.items(), key=lambda p: enc(p[0]))) + b"\xff")), "malformed")
+vector("malformed-deep-nesting", "a claim nests arrays five deep (limit 4)", token(claims(extra={99: [[[[1]]]]})), "malformed")
+vector("malformed-absurd-bstr-length", "a byte string declares 4 GiB", "PEEZ1:" + b45(enc(Tag(18, Raw(b"\x84\x5a\xff\xff\xff\xff")))), "malformed")
+vector("malformed-absurd-array-count", "an array declares 2^64-1 items", "PEEZ1:" + b45(b"\xd2\x9b" + b"\xff" * 8), "malformed")
+vector("malformed-non-shortest-integer", "the signed expiry uses an 8-byte integer for a 4-byte value",
+       token(Map([(k, Raw(head(0, v, 8)) if k == 4 else v) for k, v in c.items()])), "malformed")
+vector("malformed-unsorted-map-keys", "the signed claims map is not in bytewise key order",
+       token(Map(list(reversed(sorted(c.items(), key=lambda p: enc(p[0])))), sort=False)), "malformed")
+vector("malformed-duplicate-map-key", "the signed claims map repeats the subject key",
+       token(Map(sorted(c.items(), key=lambda p: enc(p[0])) + [(2, "PEEZ-20251103-00003")], sort=False)), "malformed")
+vector("malformed-float-claim", "a claim holds a float, which the format never uses", token(claims(extra={99: Raw(b"\xf9\x3c\x00")})), "malformed")
+vector("malformed-not-tagged", "a bare array without tag 18", token(c, outer=lambda items: items), "malformed")
+vector("malformed-wrong-tag", "tag 17 (COSE_Mac0) instead of 18", token(c, outer=lambda items: Tag(17, items)), "malformed")
+vector("malformed-three-elements", "the COSE array has three elements", token(c, outer=lambda items: Tag(18, items[:3])), "malformed")
+vector("malformed-short-signature", "a 63-byte signature", token(c, tamper=lambda s: s[:63]), "malformed")
+vector("malformed-unprotected-header", "the unprotected header is not empty", token(c, unprotected={4: PRIMARY_KID}), "malformed")
+vector("malformed-missing-kid", "the protected header has no kid", token(c, protected=enc({1: -8})), "malformed")
+vector("malformed-short-kid", "the kid is 7 bytes", token(c, protected=enc({1: -8, 4: PRIMARY_KID[:7]})), "malformed")
+vector("malformed-missing-alg", "the protected header has no algorithm", token(c, protected=enc({4: PRIMARY_KID})), "malformed")
+vector("malformed-too-long", "a text longer than any card can be", "PEEZ1:" + "0" * 3075, "malformed")
+vector("malformed-invalid-utf8-name", "the name is not UTF-8", token(claims(name=Raw(b"\x62\xff\xfe"))), "malformed")
+
+def bad(id, description, c):
+    vector(id, description, token(c), {"verdict": "bad_claims", "kid": PRIMARY_KID.hex()})
+bad("bad-claims-missing-expiry", "no exp claim", claims(drop=(4,)))
+bad("bad-claims-missing-token-id", "no cti claim", claims(drop=(7,)))
+bad("bad-claims-missing-subject", "no sub claim", claims(drop=(2,)))
+bad("bad-claims-subject-as-bytes", "sub is a byte string", claims(sub=b"PEEZ-20251103-00002"))
+bad("bad-claims-expiry-as-text", "exp is text", claims(exp="2026-01-21"))
+bad("bad-claims-negative-issued-at", "iat is negative", claims(iat=-5))
+bad("bad-claims-short-token-id", "cti is 7 bytes", claims(cti=b"\x01" * 7))
+bad("bad-claims-wrong-issuer", "iss is PEEZ2", claims(extra={1: "PEEZ2"}))
+bad("bad-claims-name-too-long", "the name is 129 UTF-8 bytes", claims(name="é" * 64 + "x"))
+bad("bad-claims-name-not-text", "the name is an integer", claims(name=42))
+vector("bad-claims-payload-not-map", "the payload is an array", token(["PEEZ"]), {"verdict": "bad_claims", "kid": PRIMARY_KID.hex()})
+
+c = claims()
+vector("revoked-token-id", "the token id is on the revocation list", token(c), dict(ok(c), verdict="revoked"),
+       revocations={"token_ids": [c[7].hex()], "members": {}})
+vector("revoked-member-before", "the member's cards issued before a later time are revoked", token(c), dict(ok(c), verdict="revoked"),
+       revocations={"token_ids": [], "members": {c[2]: c[6] + 1}})
+vector("valid-member-revoked-earlier", "a member revocation older than the card does not touch it", token(c), ok(c),
+       revocations={"token_ids": ["ffffffffffffffff"], "members": {c[2]: c[6]}})
+
+manifest = {
+    "format": "PEEZ1 card token test vectors",
+    "spec": "shared/spec/card-token.md",
+    "how_to_use": "For each vector: trust the named public keys, verify `token` at `now` (seconds since the epoch) "
+                  "with `leeway` seconds and the given revocation list, and expect `expected.verdict`; where "
+                  "`expected` lists claims or a kid, they must match too.",
+    "generator": "Fixtures/vectors/generate.py (independent Python implementation; Ed25519 from the cryptography package)",
+    "public_keys": {"primary": PRIMARY_PEM, "other": OTHER_PEM},
+    "signing_keys": {"primary": "Fixtures/keys/vectors-primary.pem", "other": "Fixtures/keys/vectors-other.pem"},
+    "vectors": V,
+}
+with open(os.path.join(HERE, "card-token-vectors.json"), "w", encoding="utf-8") as f:
+    json.dump(manifest, f, ensure_ascii=False, indent=1)
+    f.write("\n")
+print(f"wrote {len(V)} vectors")

@@ -1,0 +1,66 @@
+import CardCrypto
+import CardToken
+import Foundation
+
+/// The shared test vectors in `Fixtures/vectors/card-token-vectors.json`, as data.
+struct VectorManifest: Decodable {
+    struct Vector: Decodable, CustomTestStringConvertibleShim {
+        struct Revocations: Decodable {
+            var token_ids: [String]
+            var members: [String: UInt64]
+        }
+        struct Expected: Decodable {
+            var verdict: String
+            var sub: String?
+            var exp: UInt64?
+            var iat: UInt64?
+            var cti: String?
+            var kid: String?
+            var name: String?
+        }
+        var id: String
+        var description: String
+        var token: String
+        var trusted_keys: [String]
+        var now: UInt64
+        var leeway: UInt64
+        var revocations: Revocations
+        var expected: Expected
+
+        var testDescription: String { id }
+    }
+
+    var public_keys: [String: String]
+    var vectors: [Vector]
+
+    static let fixtures = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Fixtures")
+
+    static let shared: VectorManifest = {
+        let url = fixtures.appendingPathComponent("vectors/card-token-vectors.json")
+        return try! JSONDecoder().decode(VectorManifest.self, from: Data(contentsOf: url))
+    }()
+
+    /// The verifier a vector asks for: its trusted keys, leeway and revocation list.
+    func verifier(for vector: Vector) throws -> CardVerifier {
+        let keys = try vector.trusted_keys.map { name throws -> any CardVerificationKey in
+            try Ed25519PublicKey(pem: public_keys[name]!)
+        }
+        let revocations = RevocationList(
+            revokedTokenIDs: Set(vector.revocations.token_ids.map { TokenID(hex: $0)! }),
+            revokedBefore: vector.revocations.members
+        )
+        return CardVerifier(trustedKeys: TrustedKeySet(keys), revocations: revocations, leeway: vector.leeway)
+    }
+
+    /// A signing key of the vectors, read without the file-mode check (git does not keep 0600).
+    static func signingKey(_ name: String) throws -> Ed25519PrivateKey {
+        try Ed25519PrivateKey(pem: Array(Data(contentsOf: fixtures.appendingPathComponent("keys/vectors-\(name).pem"))))
+    }
+}
+
+/// Lets a vector name itself in test output.
+protocol CustomTestStringConvertibleShim {
+    var testDescription: String { get }
+}
