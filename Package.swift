@@ -62,9 +62,10 @@ let package = Package(
             swiftSettings: strictSettings
         ),
 
+        .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: strictSettings),
         .testTarget(name: "CardTokenTests", dependencies: ["CardToken", "CardCrypto"], swiftSettings: strictSettings),
-        .testTarget(name: "CardCryptoTests", dependencies: ["CardCrypto", "CardToken"], swiftSettings: strictSettings),
-        .testTarget(name: "CardQRTests", dependencies: ["CardQR"], swiftSettings: strictSettings),
-        .testTarget(name: "PeezCLITests", dependencies: ["peez"], swiftSettings: strictSettings),
+        .testTarget(name: "CardCryptoTests", dependencies: ["CardCrypto", "CardToken", "TestSupport"], swiftSettings: strictSettings),
+        .testTarget(name: "CardQRTests", dependencies: ["CardQR", "TestSupport"], swiftSettings: strictSettings),
+        .testTarget(name: "PeezCLITests", dependencies: ["peez", "TestSupport"], swiftSettings: strictSettings),
     ]
 )

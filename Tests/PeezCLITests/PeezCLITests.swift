@@ -1,0 +1,191 @@
+import Foundation
+import TestSupport
+import Testing
+
+@Suite("The peez command line")
+struct PeezCLITests {
+    /// A fresh key pair and a folder that holds only its public half (a verifier's key set).
+    struct Workspace {
+        let folder: TemporaryFolder
+        let privateKey: String
+        let keySet: String
+        let kid: String
+
+        init() throws {
+            folder = try TemporaryFolder()
+            let generated = try PeezCommand.run(["keys", "generate", "--out", folder.file("keys")])
+            guard generated.status == 0 else { throw CLIError(generated.standardError) }
+            kid = generated.standardOutput.trimmingCharacters(in: .newlines)
+            privateKey = folder.file("keys/signing-key.pem")
+            keySet = folder.file("trusted")
+            try FileManager.default.createDirectory(atPath: keySet, withIntermediateDirectories: true)
+            try FileManager.default.copyItem(atPath: folder.file("keys/signing-key.pub.pem"), toPath: keySet + "/mine.pem")
+        }
+
+        func issue(member: String = "PEEZ-20251103-00002", expires: String = "2030-12-31", extra: [String] = []) throws -> String {
+            let result = try PeezCommand.run(["card", "issue", "--key", privateKey, "--member", member, "--expires", expires] + extra)
+            guard result.status == 0 else { throw CLIError(result.standardError) }
+            return result.standardOutput.trimmingCharacters(in: .newlines)
+        }
+    }
+
+    struct CLIError: Error { let message: String; init(_ message: String) { self.message = message } }
+
+    @Test func keysGeneratePrintsTheKidThatKeysShowReports() throws {
+        let workspace = try Workspace()
+        defer { workspace.folder.remove() }
+        #expect(workspace.kid.count == 16)
+        let shown = try PeezCommand.run(["keys", "show", workspace.privateKey])
+        #expect(shown.status == 0)
+        #expect(shown.standardOutput.contains("kid:       \(workspace.kid)"))
+        #expect(shown.standardOutput.contains("EdDSA"))
+        let shownPublic = try PeezCommand.run(["keys", "show", workspace.keySet + "/mine.pem"])
+        #expect(shownPublic.standardOutput.contains(workspace.kid) && shownPublic.standardOutput.contains("public key"))
+    }
+
+    @Test func issuedCardVerifiesWithExitZero() throws {
+        let workspace = try Workspace()
+        defer { workspace.folder.remove() }
+        let token = try workspace.issue(extra: ["--name", "Ahmed Mohamed"])
+        #expect(token.hasPrefix("PEEZ1:"))
+        let verified = try PeezCommand.run(["verify", "--keys", workspace.keySet, token])
+        #expect(verified.status == 0, "\(verified.standardError)")
+        #expect(verified.standardOutput.contains("VALID"))
+        #expect(verified.standardOutput.contains("PEEZ-20251103-00002"))
+        #expect(verified.standardOutput.contains("Ahmed Mohamed"))
+        #expect(verified.standardOutput.contains("day(s) left"))
+    }
+
+    @Test func expiresAcceptsADayAnISODateTimeAndEpochSeconds() throws {
+        let workspace = try Workspace()
+        defer { workspace.folder.remove() }
+        // 2030-12-31 is valid through that whole day in Algiers (UTC+1): it ends at 2030-12-31T23:00:00Z.
+        for (expires, exp) in [("2030-12-31", 1_924_988_400), ("2030-12-31T23:00:00Z", 1_924_988_400), ("1924988400", 1_924_988_400)] {
+            let token = try workspace.issue(expires: expires)
+            let json = try PeezCommand.run(["verify", "--json", "--keys", workspace.keySet, token])
+            #expect(json.standardOutput.contains("\"exp\": \(exp)"), "\(expires): \(json.standardOutput)")
+        }
+        let bad = try PeezCommand.run(["card", "issue", "--key", workspace.privateKey, "--member", "X", "--expires", "next week"])
+        #expect(bad.status == 2)
+        #expect(bad.standardError.contains("--expires"))
+    }
+
+    @Test func jsonOutputHasOneObjectPerToken() throws {
+        let workspace = try Workspace()
+        defer { workspace.folder.remove() }
+        let token = try workspace.issue(extra: ["--name", "أحمد"])
+        let result = try PeezCommand.run(["verify", "--json", "--keys", workspace.keySet, token])
+        let object = try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any]
+        #expect(object?["verdict"] as? String == "valid")
+        #expect(object?["sub"] as? String == "PEEZ-20251103-00002")
+        #expect(object?["name"] as? String == "أحمد")
+        #expect(object?["kid"] as? String == workspace.kid)
+        #expect(object?["exp"] is NSNumber && object?["iat"] is NSNumber)
+    }
+
+    @Test func claimsAreHiddenWhenTheSignatureFails() throws {
+        let workspace = try Workspace()
+        defer { workspace.folder.remove() }
+        let stranger = try Workspace()
+        defer { stranger.folder.remove() }
+        let token = try stranger.issue()
+        let result = try PeezCommand.run(["verify", "--json", "--keys", workspace.keySet, token])
+        #expect(result.status == 1)
+        let object = try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any]
+        #expect(object?["verdict"] as? String == "unknown_key")
+        #expect(object?["sub"] == nil)
+    }
+
+    @Test func standardInputGetsOneVerdictPerLineAndBadInputNeverStopsIt() throws {
+        let workspace = try Workspace()
+        defer { workspace.folder.remove() }
+        let good = try workspace.issue()
+        let expired = try workspace.issue(expires: "2020-01-01")
+        let scans = "\(good)\r\ngarbage\n\n\(String(repeating: "A", count: 100_000))\n\(expired)\r\(good)"
+        let result = try PeezCommand.run(["verify", "--json", "--keys", workspace.keySet, "-"], input: scans)
+        let verdicts = result.standardOutput.split(separator: "\n").map { line in
+            (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["verdict"] as? String
+        }
+        #expect(verdicts == ["valid", "malformed", "malformed", "expired", "valid"])
+        #expect(result.status == 1)
+    }
+
+    @Test func everyLineIsAnsweredAsItArrives() throws {
+        let workspace = try Workspace()
+        defer { workspace.folder.remove() }
+        let token = try workspace.issue()
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: PeezCommand.binary)
+        process.arguments = ["verify", "--keys", workspace.keySet, "-"]
+        let input = Pipe(), output = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        try process.run()
+        defer { process.terminate() }
+        // Should the verdict never come, end the process so the read below returns instead of hanging.
+        DispatchQueue.global().asyncAfter(deadline: .now() + 20) { if process.isRunning { process.terminate() } }
+        // The scanner has typed one line and stays connected: the verdict must come without waiting for more.
+        input.fileHandleForWriting.write(Data((token + "\n").utf8))
+        let answer = output.fileHandleForReading.availableData
+        #expect(String(decoding: answer, as: UTF8.self).contains("VALID"))
+        try input.fileHandleForWriting.close()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+    }
+
+    @Test func revocationListTurnsACardRevoked() throws {
+        let workspace = try Workspace()
+        defer { workspace.folder.remove() }
+        let token = try workspace.issue()
+        let json = try PeezCommand.run(["verify", "--json", "--keys", workspace.keySet, token]).standardOutput
+        let cti = try #require((try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])?["cti"] as? String)
+        let list = workspace.folder.file("revoked.json")
+        try "{\"token_ids\": [\"\(cti)\"]}".write(toFile: list, atomically: true, encoding: .utf8)
+        let result = try PeezCommand.run(["verify", "--revocations", list, "--keys", workspace.keySet, token])
+        #expect(result.status == 1)
+        #expect(result.standardOutput.contains("REVOKED"))
+    }
+
+    @Test func nowAndLeewayOptionsMoveTheClock() throws {
+        let workspace = try Workspace()
+        defer { workspace.folder.remove() }
+        let token = try workspace.issue(expires: "1924988400")
+        #expect(try PeezCommand.run(["verify", "--keys", workspace.keySet, "--now", "1924988700", token]).status == 0)
+        #expect(try PeezCommand.run(["verify", "--keys", workspace.keySet, "--now", "1924988701", token]).status == 1)
+        #expect(try PeezCommand.run(["verify", "--keys", workspace.keySet, "--now", "1924988701", "--leeway", "3600", token]).status == 0)
+    }
+
+    @Test func keyLoadingErrorsExitTwoWithAMessage() throws {
+        let workspace = try Workspace()
+        defer { workspace.folder.remove() }
+        let missing = try PeezCommand.run(["verify", "--keys", workspace.folder.file("nowhere"), "PEEZ1:AB"])
+        #expect(missing.status == 2)
+        #expect(missing.standardError.contains("does not exist"))
+        chmod(workspace.privateKey, 0o644)
+        let exposed = try PeezCommand.run(["card", "issue", "--key", workspace.privateKey, "--member", "X", "--expires", "2030-01-01"])
+        #expect(exposed.status == 2)
+        #expect(exposed.standardError.contains("chmod 600"))
+        #expect(try PeezCommand.run(["verify", "PEEZ1:AB"]).status == 2)
+    }
+
+    @Test func cardIssueWritesPNGAndSVGThatScanBackToTheToken() throws {
+        let workspace = try Workspace()
+        defer { workspace.folder.remove() }
+        let png = workspace.folder.file("card.png"), svg = workspace.folder.file("card.svg")
+        let result = try PeezCommand.run(["card", "issue", "--key", workspace.privateKey, "--member", "PEEZ-20251103-00002",
+                                          "--expires", "2030-12-31", "--png", png, "--svg", svg, "--terminal"])
+        #expect(result.status == 0)
+        #expect(result.standardError.contains("█"))
+        let decoded = try ProcessRunner.run(["zbarimg", "--nodbus", "--quiet", "--raw", png])
+        #expect(decoded.standardOutput.trimmingCharacters(in: .newlines) == result.standardOutput.trimmingCharacters(in: .newlines))
+        #expect(try String(contentsOfFile: svg, encoding: .utf8).contains("<svg"))
+    }
+
+    @Test("every command has help text with an example", arguments: [["keys", "generate"], ["keys", "show"], ["card", "issue"], ["verify"], []])
+    func helpHasAnExample(command: [String]) throws {
+        let help = try PeezCommand.run(command + ["--help"])
+        #expect(help.status == 0)
+        #expect(help.standardOutput.contains("OVERVIEW:"))
+        #expect(help.standardOutput.contains("peez "), "an example invocation")
+    }
+}
