@@ -1,1 +1,83 @@
-print("bench")
+// peez-bench: the card core's speed on one core, beside baselines measured in the same run.
+//
+//   make bench            (release build, pinned to one core with taskset)
+//   swift run -c release peez-bench [--quick]
+import CardCrypto
+import CardQR
+import CardToken
+import CPeezOpenSSL
+import Foundation
+
+let quick = CommandLine.arguments.contains("--quick")
+let rounds = quick ? 3 : 7
+let seconds = quick ? 0.2 : 0.6
+
+let key = try Ed25519PrivateKey.generate()
+let issuer = CardIssuer(signingKey: key)
+let verifier = CardVerifier(trustedKeys: TrustedKeySet([key.publicKey]))
+let claims = CardClaims(subject: "PEEZ-20251103-00002", expiresAt: 1_900_000_000, issuedAt: 1_800_000_000, name: "Ahmed Mohamed")
+let token = try issuer.issue(claims)
+let envelope = try issuer.sign(claims)
+let signatureInput = envelope.signatureInput
+let rawKey = Baselines.loadPrivateKey(try key.pemRepresentation())
+let rawPublicKey = rawKey  // an EVP_PKEY with a private key verifies with its public half
+let matrix = try QRMatrix.encode(token)
+let renderer = PNGRenderer(layout: QRLayout(moduleSize: 8, quietZone: 4))
+let now: UInt64 = 1_850_000_000
+precondition(verifier.verify(token, now: now).verdict == .valid)
+
+func row(_ cells: [String], _ widths: [Int]) -> String {
+    zip(cells, widths).map { cell, width in
+        cell.count >= width ? cell : cell + String(repeating: " ", count: width - cell.count)
+    }.joined(separator: "  ")
+}
+
+func rate(_ value: Double) -> String { String(format: "%.0f/s", value) }
+
+print("peez-bench: one core, \(rounds) interleaved rounds of \(seconds) s, median rate")
+print("token: \(token.utf8.count) characters, QR version \(matrix.version) (\(matrix.size) modules), Sig_structure \(signatureInput.count) bytes")
+print("")
+
+var core = [
+    Measurement("sign token (claims → PEEZ1 text)") { _ = try issuer.issue(claims) },
+    Measurement("raw EVP Ed25519 sign, same message") { _ = Baselines.rawSign(rawKey, signatureInput) },
+    Measurement("verify token (Base45, CBOR, signature, claims)") { _ = verifier.verify(token, now: now) },
+    Measurement("raw EVP Ed25519 verify, same message") { _ = Baselines.rawVerify(rawPublicKey, envelope.signature, signatureInput) },
+    Measurement("QR PNG, 8 px/module (token → PNG bytes)") { _ = try renderer.render(try QRMatrix.encode(token)) },
+    Measurement("libqrencode matrix only, same token") { _ = Baselines.matrixOnly(token) },
+    Measurement("plain libqrencode + libpng defaults, 8-bit") { _ = Baselines.plainPNG(token, moduleSize: 8, quietZone: 4) },
+]
+try measure(&core, rounds: rounds, seconds: seconds)
+
+let widths = [48, 10, 30]
+print(row(["operation", "rate", "against the baseline"], widths))
+print(row([String(repeating: "-", count: 48), "----------", String(repeating: "-", count: 30)], widths))
+let comparisons: [Int: (Int, String)] = [0: (1, "of raw sign"), 2: (3, "of raw verify"), 4: (5, "of matrix-only rate")]
+for (index, measurement) in core.enumerated() {
+    var note = ""
+    if let (baseline, label) = comparisons[index] {
+        note = String(format: "%.1f %% %@", 100 * measurement.median / core[baseline].median, label)
+    }
+    if index == 4 { note += String(format: "; %.2f× plain", measurement.median / core[6].median) }
+    print(row([measurement.name, rate(measurement.median), note], widths))
+}
+
+print("")
+print("PNG compression settings (same matrix, 8 px/module): rate and size")
+var sweep: [(PNGRenderer.Compression, Measurement)] = []
+for level: Int32 in [1, 6, 9] {
+    for strategy in [PNGRenderer.Compression.Strategy.standard, .runLength] {
+        for filter in [PNGRenderer.Compression.Filter.none, .up] {
+            let compression = PNGRenderer.Compression(level: level, strategy: strategy, filter: filter)
+            let candidate = PNGRenderer(layout: renderer.layout, compression: compression)
+            sweep.append((compression, Measurement("level \(level) \(strategy) filter \(filter)") { _ = try candidate.render(matrix) }))
+        }
+    }
+}
+var sweepMeasurements = sweep.map(\.1)
+try measure(&sweepMeasurements, rounds: quick ? 1 : 3, seconds: seconds / 2)
+for (index, measurement) in sweepMeasurements.enumerated() {
+    let size = try PNGRenderer(layout: renderer.layout, compression: sweep[index].0).render(matrix).count
+    let marker = sweep[index].0 == .default ? "  ← default" : ""
+    print(row([measurement.name, rate(measurement.median), "\(size) bytes\(marker)"], widths))
+}

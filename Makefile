@@ -1,0 +1,59 @@
+# PEEZ card service: the commands a person runs. `make help` lists them.
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+
+# Debian packages the build, the tests and the tools need; `make deps` installs whichever are missing.
+DEB_PACKAGES := pkg-config openssl libssl-dev libqrencode-dev libpng-dev zbar-tools tzdata
+SWIFT_BUILD_FLAGS ?=
+FUZZ_RUNS ?= 3000000
+DEV_KEY := Keys/development/signing-key.pem
+PEEZ := .build/debug/peez
+
+.PHONY: help deps build demo test bench fuzz vectors clean
+
+help: ## List the commands
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-8s %s\n", $$1, $$2}'
+
+deps: ## Install the missing Debian packages (idempotent; needs root or sudo)
+	@missing=$$(for p in $(DEB_PACKAGES); do dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "ok installed" || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+		echo "Installing:" $$missing; \
+		sudo=$$( [ "$$(id -u)" -eq 0 ] || echo sudo ); \
+		$$sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq $$missing >/dev/null; \
+	fi
+
+build: deps ## Build the peez command line (debug)
+	swift build $(SWIFT_BUILD_FLAGS)
+
+demo: build ## Issue a card with the development key, write its QR PNG and verify it
+	@chmod 600 $(DEV_KEY)  # git does not keep file modes; the key is refused unless 0600
+	@mkdir -p out
+	@echo "== peez keys show $(DEV_KEY)   (DEVELOPMENT KEY: never sign real cards with it)"
+	@$(PEEZ) keys show $(DEV_KEY)
+	@echo "== peez card issue ... --png out/card.png --terminal"
+	@$(PEEZ) card issue --key $(DEV_KEY) --member PEEZ-20251103-00002 --name "Ahmed Mohamed" \
+		--expires "$$(date -u -d '+30 days' +%Y-%m-%d)" --png out/card.png --svg out/card.svg --terminal > out/card.txt
+	@cat out/card.txt
+	@echo "== zbarimg out/card.png   (a real QR decoder reads the picture back)"
+	@zbarimg --nodbus --quiet --raw out/card.png > out/scanned.txt && cmp -s out/card.txt out/scanned.txt && echo "QR decodes to exactly the token"
+	@echo "== peez verify --keys Keys/public  (offline, with the published key set)"
+	@$(PEEZ) verify --keys Keys/public - < out/scanned.txt
+
+test: deps ## Run the whole test suite
+	chmod 600 $(DEV_KEY)
+	swift test $(SWIFT_BUILD_FLAGS)
+
+bench: deps ## Benchmark signing, verifying and QR rendering on one core (release build)
+	swift build -c release --product peez-bench
+	taskset -c 0 .build/release/peez-bench
+
+fuzz: deps ## Fuzz the token decoder with libFuzzer for FUZZ_RUNS inputs (default 3 million)
+	cd Fuzz && swift build -c release --sanitize=fuzzer --sanitize=address
+	python3 Fuzz/seed-corpus.py
+	cd Fuzz && ./.build/release/FuzzCardToken corpus -runs=$(FUZZ_RUNS) -max_len=4096 -print_final_stats=1
+
+vectors: ## Regenerate Fixtures/vectors from the independent Python implementation
+	python3 Fixtures/vectors/generate.py
+
+clean: ## Remove build outputs
+	rm -rf .build Fuzz/.build Fuzz/corpus out
