@@ -3,7 +3,7 @@ SHELL := /bin/bash
 .DEFAULT_GOAL := help
 
 # Debian packages the build, the tests and the tools need; `make deps` installs whichever are missing.
-DEB_PACKAGES := pkg-config openssl libssl-dev libqrencode-dev libpng-dev zbar-tools tzdata
+DEB_PACKAGES := pkg-config openssl libssl-dev libqrencode-dev libpng-dev zbar-tools tzdata postgresql postgresql-client
 SWIFT_BUILD_FLAGS ?=
 FUZZ_RUNS ?= 3000000
 DEV_KEY := Keys/development/signing-key.pem
@@ -39,9 +39,11 @@ demo: build ## Issue a card with the development key, write its QR PNG and verif
 	@echo "== peez verify --keys Keys/public  (offline, with the published key set)"
 	@$(PEEZ) verify --keys Keys/public - < out/scanned.txt
 
-test: deps ## Run the whole test suite
+test: deps ## Run the whole test suite (starts a throwaway PostgreSQL server for the store tests)
 	chmod 600 $(DEV_KEY)
-	swift test $(SWIFT_BUILD_FLAGS)
+	@url=$${PEEZ_TEST_DATABASE_URL:-$$(scripts/test-postgres start)}; \
+	PEEZ_TEST_DATABASE_URL=$$url swift test $(SWIFT_BUILD_FLAGS); status=$$?; \
+	[ -n "$$PEEZ_TEST_DATABASE_URL" ] || scripts/test-postgres stop; exit $$status
 
 bench: deps ## Benchmark signing, verifying and QR rendering on one core (release build)
 	swift build -c release --product peez-bench

@@ -18,6 +18,12 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.0"),
+        .package(url: "https://github.com/vapor/sqlite-nio", from: "1.13.0"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.0"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.0"),
     ],
     targets: [
         // C libraries from Debian packages: module maps and shims only.
@@ -47,6 +53,25 @@ let package = Package(
         // QR matrices through libqrencode; PNG, SVG and terminal renderings.
         .target(name: "CardQR", dependencies: ["CPeezQRencode", "CPeezPNGWriter"], swiftSettings: strictSettings),
 
+        // The membership domain: members, periods, activations, rules; the storage interface. No I/O.
+        .target(name: "Membership", dependencies: ["CardToken"], swiftSettings: strictSettings),
+        // One SQL implementation of the storage interface, over an async connection either store provides.
+        .target(name: "MembershipSQL", dependencies: ["Membership"], swiftSettings: strictSettings),
+        .target(
+            name: "MembershipSQLite",
+            dependencies: ["MembershipSQL", .product(name: "SQLiteNIO", package: "sqlite-nio")],
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "MembershipPostgres",
+            dependencies: [
+                "MembershipSQL",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings
+        ),
+
         .executableTarget(
             name: "peez",
             dependencies: [
@@ -66,6 +91,12 @@ let package = Package(
         .testTarget(name: "CardTokenTests", dependencies: ["CardToken", "CardCrypto"], swiftSettings: strictSettings),
         .testTarget(name: "CardCryptoTests", dependencies: ["CardCrypto", "CardToken", "TestSupport"], swiftSettings: strictSettings),
         .testTarget(name: "CardQRTests", dependencies: ["CardQR", "TestSupport"], swiftSettings: strictSettings),
+        .testTarget(name: "MembershipTests", dependencies: ["Membership"], swiftSettings: strictSettings),
+        .testTarget(
+            name: "MembershipStoreTests",
+            dependencies: ["Membership", "MembershipSQL", "MembershipSQLite", "MembershipPostgres", "TestSupport"],
+            swiftSettings: strictSettings
+        ),
         .testTarget(name: "PeezCLITests", dependencies: ["peez", "TestSupport"], swiftSettings: strictSettings),
     ]
 )

@@ -1,0 +1,105 @@
+public import Foundation
+
+/// A vendor's cash sale of 1 to 3 months, checked against the price list.
+public struct Activation: Sendable, Hashable {
+    public var memberUUID: UUID
+    public var vendorID: UUID
+    public var months: Int
+    public var amountDZD: Int
+
+    public init(memberUUID: UUID, vendorID: UUID, months: Int, amountDZD: Int) {
+        self.memberUUID = memberUUID
+        self.vendorID = vendorID
+        self.months = months
+        self.amountDZD = amountDZD
+    }
+}
+
+/// What an activation produced.
+public struct ActivationResult: Sendable, Hashable {
+    public var member: Member
+    public var period: SubscriptionPeriod
+    /// The end of the member's paid time after this period.
+    public var coverageEnd: Int64
+    /// A card freshly signed for the new coverage.
+    public var card: StoredCard
+
+    public init(member: Member, period: SubscriptionPeriod, coverageEnd: Int64, card: StoredCard) {
+        self.member = member
+        self.period = period
+        self.coverageEnd = coverageEnd
+        self.card = card
+    }
+}
+
+/// What a cancellation changed.
+public struct CancellationResult: Sendable, Hashable {
+    public var period: SubscriptionPeriod
+    /// All the member's periods after the recomputation, in purchase order.
+    public var periods: [SubscriptionPeriod]
+    public var coverageEnd: Int64?
+    /// Cards issued before this moment are revoked.
+    public var revokedBefore: Int64
+
+    public init(period: SubscriptionPeriod, periods: [SubscriptionPeriod], coverageEnd: Int64?, revokedBefore: Int64) {
+        self.period = period
+        self.periods = periods
+        self.coverageEnd = coverageEnd
+        self.revokedBefore = revokedBefore
+    }
+}
+
+/// An idempotent request's identity: who sent it, the key they chose and a hash of what they sent.
+public struct IdempotencyKey: Sendable, Hashable {
+    /// Whose keys these are (one credential's keys never collide with another's).
+    public var scope: String
+    public var key: String
+    /// A hash of the request body (and anything else that must match on a retry).
+    public var requestHash: String
+
+    public init(scope: String, key: String, requestHash: String) {
+        self.scope = scope
+        self.key = key
+        self.requestHash = requestHash
+    }
+
+    /// The longest key accepted.
+    public static let maxLength = 255
+}
+
+/// A stored response to replay.
+public struct StoredResponse: Sendable, Hashable {
+    public var status: Int
+    public var body: [UInt8]
+
+    public init(status: Int, body: [UInt8]) {
+        self.status = status
+        self.body = body
+    }
+}
+
+/// What to do with an idempotent request.
+public enum IdempotencyDecision: Sendable, Hashable {
+    /// First time seen (or an abandoned attempt taken over): carry it out.
+    case proceed
+    /// Seen and finished: send this response again.
+    case replay(StoredResponse)
+    /// Seen with the same body and still being processed: 409.
+    case inFlight
+    /// Seen with a different body: 422.
+    case mismatch
+}
+
+/// The revocation list with a version that changes whenever it does (for ETags).
+public struct RevocationSnapshot: Sendable, Hashable {
+    public var tokenIDs: [String]
+    /// Membership id → cards issued before this time are revoked.
+    public var members: [String: Int64]
+    public var version: Int64
+
+    public init(tokenIDs: [String], members: [String: Int64], version: Int64) {
+        self.tokenIDs = tokenIDs
+        self.members = members
+        self.version = version
+    }
+}

@@ -1,0 +1,50 @@
+public import Foundation
+
+/// The ledger's storage: one interface, real implementations for SQLite and PostgreSQL.
+///
+/// Every method that changes money or periods runs in one transaction. Errors the caller can act on are
+/// ``MembershipError``s (`notFound`, `conflict`, ...).
+public protocol MembershipStore: Sendable {
+    /// Creates `draft` (already validated) with the next membership id of its Algiers day. Creating the same
+    /// uuid again with the same fields returns the existing member with `created == false`; other fields, or a
+    /// phone or email already taken, are a `conflict`.
+    func createMember(_ draft: MemberDraft, now: Int64) async throws -> (member: Member, created: Bool)
+    func member(uuid: UUID) async throws -> Member?
+    func member(membershipID: String) async throws -> Member?
+    /// Applies `patch`; a phone or email already taken by another member is a `conflict`.
+    func updateMember(uuid: UUID, patch: MemberPatch) async throws -> Member
+
+    func createVendor(name: String, category: String, neighbourhood: String, now: Int64) async throws -> Vendor
+    func vendor(id: UUID) async throws -> Vendor?
+
+    func saveCredential(_ credential: APICredential) async throws
+    func credential(secretHash: String) async throws -> APICredential?
+
+    /// The member's periods in purchase order.
+    func periods(memberUUID: UUID) async throws -> [SubscriptionPeriod]
+    /// Vendor-sold periods, newest first: one vendor's, or everyone's when `vendorID` is nil.
+    func activations(vendorID: UUID?, limit: Int) async throws -> [SubscriptionPeriod]
+    func period(id: UUID) async throws -> SubscriptionPeriod?
+
+    /// Records the start of an idempotent request, or says how to answer a repeat. An in-flight record older
+    /// than `abandonAfter` seconds (its process died) is taken over.
+    func beginIdempotentRequest(_ key: IdempotencyKey, now: Int64, abandonAfter: Int64) async throws -> IdempotencyDecision
+    /// Forgets an in-flight request that failed, so the client may retry with the same key.
+    func abandonIdempotentRequest(_ key: IdempotencyKey) async throws
+
+    /// In one transaction: appends a period after the member's coverage, mints the new card, stores it and
+    /// stores `response(result)` as the idempotent response for `key`. Concurrent activations of one member
+    /// serialise and both stack.
+    func activate(_ activation: Activation, key: IdempotencyKey, now: Int64, mintCard: CardMinting,
+                  response: @Sendable (ActivationResult) throws -> StoredResponse) async throws -> ActivationResult
+
+    /// In one transaction: cancels the period, lays the member's later periods out again, revokes every card
+    /// issued before now and forgets the stored card.
+    func cancelPeriod(id: UUID, now: Int64) async throws -> CancellationResult
+
+    /// The member's current stored card, if any.
+    func card(memberUUID: UUID) async throws -> StoredCard?
+    func saveCard(_ card: StoredCard) async throws
+
+    func revocations() async throws -> RevocationSnapshot
+}

@@ -1,0 +1,67 @@
+/// The schema, as named migrations applied once each, in order, each in its own transaction.
+/// A shipped migration is never edited: changes come as new ones.
+enum Migrations {
+    static func all(_ dialect: SQLDialect) -> [(name: String, statements: [String])] {
+        [
+            ("001_ledger", [
+                """
+                CREATE TABLE members (
+                    uuid TEXT PRIMARY KEY, membership_id TEXT NOT NULL UNIQUE, name TEXT NOT NULL,
+                    phone TEXT NOT NULL UNIQUE, email TEXT NOT NULL UNIQUE, neighbourhood TEXT NOT NULL,
+                    language TEXT NOT NULL, created_at BIGINT NOT NULL)
+                """,
+                "CREATE TABLE membership_sequences (day TEXT PRIMARY KEY, last_sequence BIGINT NOT NULL)",
+                """
+                CREATE TABLE vendors (
+                    id TEXT PRIMARY KEY, name TEXT NOT NULL, category TEXT NOT NULL,
+                    neighbourhood TEXT NOT NULL, created_at BIGINT NOT NULL)
+                """,
+                """
+                CREATE TABLE credentials (
+                    id TEXT PRIMARY KEY, role TEXT NOT NULL, vendor_id TEXT REFERENCES vendors(id),
+                    secret_hash TEXT NOT NULL UNIQUE, label TEXT NOT NULL, created_at BIGINT NOT NULL)
+                """,
+                """
+                CREATE TABLE periods (
+                    id TEXT PRIMARY KEY, member_uuid TEXT NOT NULL REFERENCES members(uuid), seq BIGINT NOT NULL,
+                    months BIGINT NOT NULL, amount_dzd BIGINT NOT NULL, source TEXT NOT NULL,
+                    vendor_id TEXT REFERENCES vendors(id), purchased_at BIGINT NOT NULL, starts_at BIGINT NOT NULL,
+                    ends_at BIGINT NOT NULL, cancelled_at BIGINT, UNIQUE (member_uuid, seq))
+                """,
+                "CREATE INDEX periods_vendor ON periods (vendor_id, purchased_at)",
+                """
+                CREATE TABLE cards (
+                    member_uuid TEXT PRIMARY KEY REFERENCES members(uuid), token_id TEXT NOT NULL, token TEXT NOT NULL,
+                    png \(dialect.blobType) NOT NULL, issued_at BIGINT NOT NULL, expires_at BIGINT NOT NULL,
+                    coverage_end BIGINT)
+                """,
+                """
+                CREATE TABLE revocations (
+                    seq \(dialect.serialPrimaryKey), token_id TEXT, membership_id TEXT, revoked_before BIGINT,
+                    created_at BIGINT NOT NULL)
+                """,
+                """
+                CREATE TABLE idempotency_keys (
+                    scope TEXT NOT NULL, key TEXT NOT NULL, request_hash TEXT NOT NULL, state TEXT NOT NULL,
+                    response_status BIGINT, response_body \(dialect.blobType), created_at BIGINT NOT NULL,
+                    PRIMARY KEY (scope, key))
+                """,
+            ]),
+        ]
+    }
+
+    /// Applies the migrations not yet recorded in `schema_migrations`.
+    static func apply(to database: any SQLDatabase, now: Int64) async throws {
+        try await database.write { db in
+            try await db.execute("CREATE TABLE IF NOT EXISTS schema_migrations (name TEXT PRIMARY KEY, applied_at BIGINT NOT NULL)")
+        }
+        for migration in all(database.dialect) {
+            try await database.write { db in
+                let applied = try await db.query("SELECT name FROM schema_migrations WHERE name = ?", [.text(migration.name)])
+                guard applied.isEmpty else { return }
+                for statement in migration.statements { try await db.execute(statement) }
+                try await db.execute("INSERT INTO schema_migrations (name, applied_at) VALUES (?, ?)", [.text(migration.name), .int(now)])
+            }
+        }
+    }
+}

@@ -1,0 +1,95 @@
+/// A value bound into or read out of SQL.
+public enum SQLValue: Sendable, Hashable {
+    case int(Int64)
+    case text(String)
+    case blob([UInt8])
+    case null
+}
+
+/// One result row, by column name.
+public struct SQLRow: Sendable {
+    public var values: [String: SQLValue]
+
+    public init(values: [String: SQLValue]) { self.values = values }
+
+    public func int(_ column: String) throws -> Int64 {
+        guard case .int(let value)? = values[column] else { throw SQLError.unexpectedValue(column) }
+        return value
+    }
+
+    public func optionalInt(_ column: String) throws -> Int64? {
+        if case .null? = values[column] { return nil }
+        return try int(column)
+    }
+
+    public func text(_ column: String) throws -> String {
+        guard case .text(let value)? = values[column] else { throw SQLError.unexpectedValue(column) }
+        return value
+    }
+
+    public func optionalText(_ column: String) throws -> String? {
+        if case .null? = values[column] { return nil }
+        return try text(column)
+    }
+
+    public func blob(_ column: String) throws -> [UInt8] {
+        switch values[column] {
+        case .blob(let value)?: return value
+        case .text(let value)?: return Array(value.utf8)
+        default: throw SQLError.unexpectedValue(column)
+        }
+    }
+}
+
+/// Failures a driver reports in a form the store can act on.
+public enum SQLError: Error, Hashable, CustomStringConvertible {
+    /// A UNIQUE or PRIMARY KEY constraint refused a write; the text names the constraint or column.
+    case uniqueViolation(String)
+    /// A column held a value of an unexpected type: the schema and the code disagree.
+    case unexpectedValue(String)
+
+    public var description: String {
+        switch self {
+        case .uniqueViolation(let what): return "unique constraint violated: \(what)"
+        case .unexpectedValue(let column): return "column \(column) holds an unexpected value"
+        }
+    }
+}
+
+/// Runs statements. Placeholders are written `?`; a driver rewrites them as its database needs.
+public protocol SQLExecutor: Sendable {
+    func query(_ sql: String, _ binds: [SQLValue]) async throws -> [SQLRow]
+}
+
+extension SQLExecutor {
+    /// Runs a statement whose rows, if any, are not wanted.
+    public func execute(_ sql: String, _ binds: [SQLValue] = []) async throws {
+        _ = try await query(sql, binds)
+    }
+}
+
+/// What differs between the SQL the two stores speak.
+public struct SQLDialect: Sendable {
+    /// The column type for binary data.
+    public var blobType: String
+    /// A column definition for a 64-bit auto-incrementing primary key.
+    public var serialPrimaryKey: String
+    /// Appended to a SELECT that must lock the rows it reads until the transaction ends ("" where a
+    /// write transaction already excludes other writers).
+    public var lockRowsClause: String
+
+    public init(blobType: String, serialPrimaryKey: String, lockRowsClause: String) {
+        self.blobType = blobType
+        self.serialPrimaryKey = serialPrimaryKey
+        self.lockRowsClause = lockRowsClause
+    }
+}
+
+/// A database the SQL store can run on.
+public protocol SQLDatabase: Sendable {
+    var dialect: SQLDialect { get }
+    /// Runs `body` with a connection for reading.
+    func read<T: Sendable>(_ body: @Sendable (any SQLExecutor) async throws -> T) async throws -> T
+    /// Runs `body` in one transaction, committed when it returns and rolled back when it throws.
+    func write<T: Sendable>(_ body: @Sendable (any SQLExecutor) async throws -> T) async throws -> T
+}

@@ -1,0 +1,34 @@
+/// A lock for async code: holders take turns in arrival order, and waiting suspends instead of blocking a thread.
+actor AsyncLock {
+    private var isLocked = false
+    private var waiters: [CheckedContinuation<Void, Never>] = []
+
+    func lock() async {
+        guard isLocked else {
+            isLocked = true
+            return
+        }
+        await withCheckedContinuation { waiters.append($0) }
+    }
+
+    func unlock() {
+        if waiters.isEmpty {
+            isLocked = false
+        } else {
+            waiters.removeFirst().resume()
+        }
+    }
+
+    /// Runs `body` holding the lock.
+    nonisolated func withLock<T: Sendable>(_ body: () async throws -> T) async throws -> T {
+        await lock()
+        do {
+            let value = try await body()
+            await unlock()
+            return value
+        } catch {
+            await unlock()
+            throw error
+        }
+    }
+}

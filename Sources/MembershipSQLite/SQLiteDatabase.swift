@@ -1,0 +1,103 @@
+public import MembershipSQL
+import SQLiteNIO
+import Synchronization
+
+/// The embedded store's database: one SQLite file in WAL mode, with one writer connection (write transactions
+/// take turns behind an async lock and start with `BEGIN IMMEDIATE`) and a few reader connections that read the
+/// last committed state while a write is under way.
+///
+/// Durability: `synchronous = FULL`, so a transaction acknowledged as committed is on disk, through a process
+/// kill or a power loss. Foreign keys are enforced; `busy_timeout` covers another process holding the file.
+public final class SQLiteDatabase: SQLDatabase {
+    public let dialect = SQLDialect(blobType: "BLOB", serialPrimaryKey: "INTEGER PRIMARY KEY AUTOINCREMENT", lockRowsClause: "")
+
+    private let writer: SQLiteConnection
+    private let writerLock = AsyncLock()
+    private let readers: [(connection: SQLiteConnection, lock: AsyncLock)]
+    private let nextReader = Atomic<Int>(0)
+
+    private init(writer: SQLiteConnection, readers: [SQLiteConnection]) {
+        self.writer = writer
+        self.readers = readers.map { ($0, AsyncLock()) }
+    }
+
+    /// Opens (creating if needed) the database file at `path`.
+    public static func open(path: String, readerCount: Int = 4) async throws -> SQLiteDatabase {
+        let writer = try await SQLiteConnection.open(storage: .file(path: path))
+        try await configure(writer)
+        _ = try await writer.query("PRAGMA journal_mode = WAL")
+        var readers: [SQLiteConnection] = []
+        for _ in 0..<max(1, readerCount) {
+            let reader = try await SQLiteConnection.open(storage: .file(path: path))
+            try await configure(reader)
+            readers.append(reader)
+        }
+        return SQLiteDatabase(writer: writer, readers: readers)
+    }
+
+    private static func configure(_ connection: SQLiteConnection) async throws {
+        _ = try await connection.query("PRAGMA busy_timeout = 5000")
+        _ = try await connection.query("PRAGMA foreign_keys = ON")
+        _ = try await connection.query("PRAGMA synchronous = FULL")
+    }
+
+    /// Closes every connection.
+    public func close() async throws {
+        try await writer.close()
+        for reader in readers { try await reader.connection.close() }
+    }
+
+    public func read<T: Sendable>(_ body: @Sendable (any SQLExecutor) async throws -> T) async throws -> T {
+        let index = nextReader.wrappingAdd(1, ordering: .relaxed).oldValue % readers.count
+        let reader = readers[index]
+        return try await reader.lock.withLock { try await body(SQLiteExecutor(connection: reader.connection)) }
+    }
+
+    public func write<T: Sendable>(_ body: @Sendable (any SQLExecutor) async throws -> T) async throws -> T {
+        try await writerLock.withLock {
+            let executor = SQLiteExecutor(connection: writer)
+            _ = try await writer.query("BEGIN IMMEDIATE")
+            do {
+                let value = try await body(executor)
+                _ = try await writer.query("COMMIT")
+                return value
+            } catch {
+                _ = try? await writer.query("ROLLBACK")
+                throw error
+            }
+        }
+    }
+}
+
+/// Runs statements on one SQLite connection, translating values and constraint errors.
+struct SQLiteExecutor: SQLExecutor {
+    let connection: SQLiteConnection
+
+    func query(_ sql: String, _ binds: [SQLValue]) async throws -> [SQLRow] {
+        let data: [SQLiteData] = binds.map { value in
+            switch value {
+            case .int(let number): return .integer(SQLiteInt64(number))
+            case .text(let text): return .text(text)
+            case .blob(let bytes): return .blob(ByteBuffer(bytes: bytes))
+            case .null: return .null
+            }
+        }
+        do {
+            return try await connection.query(sql, data).map { row in
+                var values: [String: SQLValue] = [:]
+                for column in row.columns {
+                    switch column.data {
+                    case .integer(let number): values[column.name] = .int(Int64(number))
+                    case .float(let number): values[column.name] = .int(Int64(number))
+                    case .text(let text): values[column.name] = .text(text)
+                    case .blob(let buffer): values[column.name] = .blob(Array(buffer.readableBytesView))
+                    case .null: values[column.name] = .null
+                    }
+                }
+                return SQLRow(values: values)
+            }
+        } catch let error as SQLiteError where error.message.contains("UNIQUE constraint failed") {
+            throw SQLError.uniqueViolation(error.message)
+        }
+    }
+}

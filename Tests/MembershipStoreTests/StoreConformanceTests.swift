@@ -1,0 +1,241 @@
+import Foundation
+import Membership
+import MembershipSQL
+import Testing
+
+/// One storage contract, proven against every real database.
+@Suite("Storage conformance")
+struct StoreConformanceTests {
+    @Test(arguments: StoreKind.available)
+    func membershipIDsFollowTheAlgiersDayAndNeverRepeat(kind: StoreKind) async throws {
+        try await kind.withStore { store in
+            // 2025-11-03 22:30 UTC is already 2025-11-03 23:30 in Algiers; 23:30 UTC is the next day there.
+            let first = try await store.createMember(Sample.draft(1), now: 1_762_209_000).member
+            let second = try await store.createMember(Sample.draft(2), now: 1_762_209_000).member
+            let nextDay = try await store.createMember(Sample.draft(3), now: 1_762_212_600).member
+            #expect(first.membershipID == "PEEZ-20251103-00001")
+            #expect(second.membershipID == "PEEZ-20251103-00002")
+            #expect(nextDay.membershipID == "PEEZ-20251104-00001")
+            #expect(try await store.member(membershipID: "PEEZ-20251103-00002") == second)
+        }
+    }
+
+    @Test(arguments: StoreKind.available)
+    func creatingTheSameMemberAgainReturnsTheExistingOne(kind: StoreKind) async throws {
+        try await kind.withStore { store in
+            let draft = Sample.draft()
+            let (member, created) = try await store.createMember(draft, now: 1_000)
+            let (again, createdAgain) = try await store.createMember(draft, now: 2_000)
+            #expect(created && !createdAgain)
+            #expect(again == member)
+            var changed = draft
+            changed.name = "Someone Else"
+            await #expect(throws: MembershipError(.conflict, "")) { try await store.createMember(changed, now: 3_000) }
+        }
+    }
+
+    @Test(arguments: StoreKind.available)
+    func phoneAndEmailAreUnique(kind: StoreKind) async throws {
+        try await kind.withStore { store in
+            _ = try await store.createMember(Sample.draft(1), now: 1_000)
+            var samePhone = Sample.draft(2)
+            samePhone.phone = Sample.draft(1).phone
+            let error = await #expect(throws: MembershipError.self) { try await store.createMember(samePhone, now: 1_000) }
+            #expect(error?.code == .conflict && error?.fields["phone"] != nil)
+            let other = try await store.createMember(Sample.draft(3), now: 1_000).member
+            let taken = await #expect(throws: MembershipError.self) {
+                try await store.updateMember(uuid: other.uuid, patch: MemberPatch(email: Sample.draft(1).email))
+            }
+            #expect(taken?.fields["email"] != nil)
+        }
+    }
+
+    @Test(arguments: StoreKind.available)
+    func updatesAreValidatedAndStored(kind: StoreKind) async throws {
+        try await kind.withStore { store in
+            let member = try await store.createMember(Sample.draft(), now: 1_000).member
+            let updated = try await store.updateMember(uuid: member.uuid, patch: MemberPatch(name: "  Amina Benali ", language: .ar))
+            #expect(updated.name == "Amina Benali" && updated.language == .ar)
+            #expect(try await store.member(uuid: member.uuid) == updated)
+            await #expect(throws: MembershipError(.invalidFields, "")) {
+                try await store.updateMember(uuid: member.uuid, patch: MemberPatch(phone: "0550123456"))
+            }
+            await #expect(throws: MembershipError(.notFound, "")) { try await store.updateMember(uuid: UUID(), patch: MemberPatch()) }
+        }
+    }
+
+    @Test(arguments: StoreKind.available)
+    func activationsStackAfterCurrentCoverageWithClampedMonths(kind: StoreKind) async throws {
+        try await kind.withStore { store in
+            let vendor = try await store.createVendor(name: "Boucherie Centrale", category: "boucherie", neighbourhood: "centre-ville", now: 1_000)
+            let member = try await store.createMember(Sample.draft(), now: 1_000).member
+            let now = Sample.january31
+            let first = try await activate(store, member: member, vendor: vendor, months: 1, now: now)
+            let second = try await activate(store, member: member, vendor: vendor, months: 2, now: now + 60)
+            #expect(first.period.startsAt == now)
+            #expect(AlgiersCalendar.iso8601(first.period.endsAt) == "2026-02-28T10:00:00+01:00")
+            #expect(second.period.startsAt == first.period.endsAt, "paid time is never lost or double-counted")
+            #expect(AlgiersCalendar.iso8601(second.coverageEnd) == "2026-04-28T10:00:00+01:00")
+            #expect(second.card.expiresAt == second.coverageEnd)
+            #expect(try await store.card(memberUUID: member.uuid) == second.card)
+            #expect(try await store.periods(memberUUID: member.uuid).map(\.id) == [first.period.id, second.period.id])
+        }
+    }
+
+    @Test(arguments: StoreKind.available)
+    func activationAfterCoverageEndedStartsNow(kind: StoreKind) async throws {
+        try await kind.withStore { store in
+            let vendor = try await store.createVendor(name: "Épicerie", category: "epicerie", neighbourhood: "usto", now: 1_000)
+            let member = try await store.createMember(Sample.draft(), now: 1_000).member
+            let old = try await activate(store, member: member, vendor: vendor, months: 1, now: Sample.january31)
+            let later = old.period.endsAt + 10 * 86_400
+            let renewed = try await activate(store, member: member, vendor: vendor, months: 3, now: later)
+            #expect(renewed.period.startsAt == later)
+        }
+    }
+
+    @Test(arguments: StoreKind.available)
+    func concurrentActivationsOfOneMemberAllStackExactly(kind: StoreKind) async throws {
+        try await kind.withStore { store in
+            let vendors = [
+                try await store.createVendor(name: "A", category: "boucherie", neighbourhood: "usto", now: 1_000),
+                try await store.createVendor(name: "B", category: "epicerie", neighbourhood: "usto", now: 1_000),
+            ]
+            let member = try await store.createMember(Sample.draft(), now: 1_000).member
+            let now = Sample.january31
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for index in 0..<16 {
+                    group.addTask {
+                        _ = try await activate(store, member: member, vendor: vendors[index % 2], months: 1, now: now)
+                    }
+                }
+                try await group.waitForAll()
+            }
+            let periods = try await store.periods(memberUUID: member.uuid)
+            #expect(periods.count == 16)
+            for (previous, next) in zip(periods, periods.dropFirst()) {
+                #expect(next.startsAt == previous.endsAt, "periods are contiguous: none overlaps, none is lost")
+            }
+            #expect(periods.first?.startsAt == now)
+            #expect(CoverageSchedule.coverageEnd(periods) == AlgiersCalendar.adding(months: 1, to: periods[15].startsAt))
+        }
+    }
+
+    @Test(arguments: StoreKind.available)
+    func idempotencyKeysProceedReplayRefuseAndRecover(kind: StoreKind) async throws {
+        try await kind.withStore { store in
+            let vendor = try await store.createVendor(name: "A", category: "boucherie", neighbourhood: "usto", now: 1_000)
+            let member = try await store.createMember(Sample.draft(), now: 1_000).member
+            let key = Sample.key("retry-1")
+            #expect(try await store.beginIdempotentRequest(key, now: 100, abandonAfter: 60) == .proceed)
+            #expect(try await store.beginIdempotentRequest(key, now: 101, abandonAfter: 60) == .inFlight)
+            #expect(try await store.beginIdempotentRequest(Sample.key("retry-1", hash: "other"), now: 101, abandonAfter: 60) == .mismatch)
+            let result = try await store.activate(Activation(memberUUID: member.uuid, vendorID: vendor.id, months: 1, amountDZD: 300),
+                                                  key: key, now: 102, mintCard: Sample.mint, response: Sample.respond)
+            #expect(try await store.beginIdempotentRequest(key, now: 103, abandonAfter: 60) == .replay(try Sample.respond(result)))
+            #expect(try await store.beginIdempotentRequest(Sample.key("retry-1", hash: "other"), now: 103, abandonAfter: 60) == .mismatch)
+
+            let crashed = Sample.key("crashed")
+            #expect(try await store.beginIdempotentRequest(crashed, now: 200, abandonAfter: 60) == .proceed)
+            #expect(try await store.beginIdempotentRequest(crashed, now: 261, abandonAfter: 60) == .proceed, "an attempt whose process died is taken over")
+            try await store.abandonIdempotentRequest(crashed)
+            #expect(try await store.beginIdempotentRequest(crashed, now: 262, abandonAfter: 60) == .proceed)
+        }
+    }
+
+    @Test(arguments: StoreKind.available)
+    func failedActivationLeavesNoTrace(kind: StoreKind) async throws {
+        try await kind.withStore { store in
+            let vendor = try await store.createVendor(name: "A", category: "boucherie", neighbourhood: "usto", now: 1_000)
+            let member = try await store.createMember(Sample.draft(), now: 1_000).member
+            struct MintFailure: Error {}
+            await #expect(throws: MintFailure.self) {
+                try await store.activate(Activation(memberUUID: member.uuid, vendorID: vendor.id, months: 1, amountDZD: 300),
+                                         key: Sample.key(), now: 1_000, mintCard: { _, _, _ in throw MintFailure() }, response: Sample.respond)
+            }
+            #expect(try await store.periods(memberUUID: member.uuid).isEmpty, "the transaction rolled back")
+            await #expect(throws: MembershipError(.invalidFields, "")) {
+                try await store.activate(Activation(memberUUID: member.uuid, vendorID: vendor.id, months: 2, amountDZD: 300),
+                                         key: Sample.key(), now: 1_000, mintCard: Sample.mint, response: Sample.respond)
+            }
+            await #expect(throws: MembershipError(.notFound, "")) {
+                try await store.activate(Activation(memberUUID: UUID(), vendorID: vendor.id, months: 1, amountDZD: 300),
+                                         key: Sample.key(), now: 1_000, mintCard: Sample.mint, response: Sample.respond)
+            }
+        }
+    }
+
+    @Test(arguments: StoreKind.available)
+    func cancellationShiftsLaterPeriodsBackAndRevokesOlderCards(kind: StoreKind) async throws {
+        try await kind.withStore { store in
+            let vendor = try await store.createVendor(name: "A", category: "boucherie", neighbourhood: "usto", now: 1_000)
+            let member = try await store.createMember(Sample.draft(), now: 1_000).member
+            let now = Sample.january31
+            let first = try await activate(store, member: member, vendor: vendor, months: 1, now: now)
+            let second = try await activate(store, member: member, vendor: vendor, months: 1, now: now + 60)
+            let card = try #require(try await store.card(memberUUID: member.uuid))
+
+            let cancelled = try await store.cancelPeriod(id: first.period.id, now: now + 120)
+            #expect(cancelled.period.cancelledAt == now + 120)
+            let shifted = try #require(try await store.period(id: second.period.id))
+            #expect(shifted.startsAt == now + 60, "the later period moves back to when it was bought")
+            #expect(cancelled.coverageEnd == shifted.endsAt)
+            #expect(try await store.card(memberUUID: member.uuid) == nil, "the next card read issues a fresh card")
+
+            let revocations = try await store.revocations()
+            #expect(revocations.tokenIDs.contains(card.tokenID))
+            #expect(revocations.members[member.membershipID] == now + 120)
+            #expect(revocations.version > 0)
+            await #expect(throws: MembershipError(.conflict, "")) { try await store.cancelPeriod(id: first.period.id, now: now + 200) }
+            await #expect(throws: MembershipError(.notFound, "")) { try await store.cancelPeriod(id: UUID(), now: now + 200) }
+        }
+    }
+
+    @Test(arguments: StoreKind.available)
+    func vendorsSeeTheirOwnActivationsNewestFirst(kind: StoreKind) async throws {
+        try await kind.withStore { store in
+            let a = try await store.createVendor(name: "A", category: "boucherie", neighbourhood: "usto", now: 1_000)
+            let b = try await store.createVendor(name: "B", category: "pressing", neighbourhood: "usto", now: 1_000)
+            let member = try await store.createMember(Sample.draft(), now: 1_000).member
+            let old = try await activate(store, member: member, vendor: a, months: 1, now: 10_000)
+            _ = try await activate(store, member: member, vendor: b, months: 1, now: 10_500)
+            let new = try await activate(store, member: member, vendor: a, months: 1, now: 11_000)
+            #expect(try await store.activations(vendorID: a.id, limit: 10).map(\.id) == [new.period.id, old.period.id])
+            #expect(try await store.activations(vendorID: nil, limit: 10).count == 3)
+            #expect(try await store.activations(vendorID: nil, limit: 2).count == 2)
+        }
+    }
+
+    @Test(arguments: StoreKind.available)
+    func credentialsAreFoundByTheirHashOnly(kind: StoreKind) async throws {
+        try await kind.withStore { store in
+            let vendor = try await store.createVendor(name: "A", category: "boucherie", neighbourhood: "usto", now: 1_000)
+            let credential = APICredential(id: UUID(), role: .vendor, vendorID: vendor.id, secretHash: "abc123", label: "till 1", createdAt: 5)
+            try await store.saveCredential(credential)
+            #expect(try await store.credential(secretHash: "abc123") == credential)
+            #expect(try await store.credential(secretHash: "abc124") == nil)
+            #expect(try await store.vendor(id: vendor.id) == vendor)
+        }
+    }
+
+    @Test(arguments: StoreKind.available)
+    func cardsAreReplacedNotDuplicated(kind: StoreKind) async throws {
+        try await kind.withStore { store in
+            let member = try await store.createMember(Sample.draft(), now: 1_000).member
+            let first = try Sample.mint(member, nil, 1_000)
+            let second = try Sample.mint(member, 90_000, 2_000)
+            try await store.saveCard(first)
+            try await store.saveCard(second)
+            #expect(try await store.card(memberUUID: member.uuid) == second)
+        }
+    }
+}
+
+/// One vendor activation with a fresh idempotency key.
+@discardableResult
+func activate(_ store: SQLMembershipStore, member: Member, vendor: Vendor, months: Int, now: Int64) async throws -> ActivationResult {
+    let key = Sample.key()
+    _ = try await store.beginIdempotentRequest(key, now: now, abandonAfter: 60)
+    return try await store.activate(Activation(memberUUID: member.uuid, vendorID: vendor.id, months: months, amountDZD: 300 * months),
+                                    key: key, now: now, mintCard: Sample.mint, response: Sample.respond)
+}

@@ -1,0 +1,91 @@
+import Foundation
+import Membership
+import MembershipPostgres
+import MembershipSQL
+import MembershipSQLite
+import TestSupport
+import Testing
+
+/// The real databases the conformance suite runs against.
+enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
+    case sqlite, postgres
+
+    var testDescription: String { rawValue }
+
+    /// PostgreSQL's admin URL: `make test` starts a throwaway server and exports it.
+    static let postgresURL = ProcessInfo.processInfo.environment["PEEZ_TEST_DATABASE_URL"]
+
+    /// SQLite always; PostgreSQL where a server is given, and always in CI (where a missing server must fail).
+    static let available: [StoreKind] =
+        postgresURL != nil || ProcessInfo.processInfo.environment["CI"] == "true" ? [.sqlite, .postgres] : [.sqlite]
+
+    /// Runs `body` on a store over a brand-new, empty database of this kind, then removes it.
+    func withStore(_ body: (SQLMembershipStore) async throws -> Void) async throws {
+        switch self {
+        case .sqlite:
+            let folder = try TemporaryFolder()
+            defer { folder.remove() }
+            let database = try await SQLiteDatabase.open(path: folder.file("ledger.sqlite"))
+            do {
+                try await body(try await SQLMembershipStore(database: database))
+                try await database.close()
+            } catch {
+                try? await database.close()
+                throw error
+            }
+        case .postgres:
+            let adminURL = try #require(Self.postgresURL, "CI must run the PostgreSQL tests: set PEEZ_TEST_DATABASE_URL (make test does)")
+            let name = "peez_test_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(12).lowercased()
+            try psql(adminURL, "CREATE DATABASE \(name)")
+            defer { try? psql(adminURL, "DROP DATABASE IF EXISTS \(name) WITH (FORCE)") }
+            let url = adminURL.replacingOccurrences(of: "/postgres", with: "/\(name)")
+            let database = try PostgresDatabase(url: url)
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { await database.run() }
+                do {
+                    try await body(try await SQLMembershipStore(database: database))
+                } catch {
+                    group.cancelAll()
+                    throw error
+                }
+                group.cancelAll()
+            }
+        }
+    }
+
+    private func psql(_ url: String, _ statement: String) throws {
+        let result = try ProcessRunner.run(["psql", url, "-v", "ON_ERROR_STOP=1", "-q", "-c", statement])
+        guard result.status == 0 else { throw StoreFixtureError(message: result.standardError) }
+    }
+}
+
+struct StoreFixtureError: Error, CustomStringConvertible {
+    let message: String
+    var description: String { message }
+}
+
+/// Builders for test data.
+enum Sample {
+    static func draft(_ index: Int = 1, uuid: UUID = UUID()) -> MemberDraft {
+        MemberDraft(uuid: uuid, name: "Ahmed Mohamed \(index)", phone: String(format: "+21355%07d", index),
+                    email: "member\(index)@example.dz", neighbourhood: "gambetta")
+    }
+
+    /// 2026-01-31 10:00 in Algiers.
+    static let january31: Int64 = 1_769_850_000
+
+    static func key(_ name: String = UUID().uuidString, hash: String = "h1") -> IdempotencyKey {
+        IdempotencyKey(scope: "vendor-1", key: name, requestHash: hash)
+    }
+
+    /// A card minted without cryptography: the store only keeps what it is given.
+    static let mint: CardMinting = { member, coverageEnd, now in
+        StoredCard(memberUUID: member.uuid, tokenID: String(format: "%016llx", UInt64(bitPattern: now &+ (coverageEnd ?? 0))),
+                   token: "PEEZ1:\(member.membershipID)-\(coverageEnd ?? now)", png: [0x89, 0x50], issuedAt: now,
+                   expiresAt: coverageEnd ?? now, coverageEnd: coverageEnd)
+    }
+
+    static let respond: @Sendable (ActivationResult) throws -> StoredResponse = { result in
+        StoredResponse(status: 201, body: Array("{\"period\":\"\(result.period.id)\"}".utf8))
+    }
+}
