@@ -24,6 +24,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.0"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.0"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.3.0"),
     ],
     targets: [
         // C libraries from Debian packages: module maps and shims only.
@@ -72,10 +73,26 @@ let package = Package(
             swiftSettings: strictSettings
         ),
 
+        // The HTTP API (Hummingbird): routes, auth, errors. Knows the storage interface, not the stores.
+        .target(
+            name: "CardServer",
+            dependencies: [
+                "CardToken", "CardCrypto", "CardQR", "Membership",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            swiftSettings: strictSettings
+        ),
+
         .executableTarget(
             name: "peez",
             dependencies: [
-                "CardToken", "CardCrypto", "CardQR",
+                "CardToken", "CardCrypto", "CardQR", "Membership", "MembershipSQL", "MembershipSQLite", "MembershipPostgres", "CardServer",
+                .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictSettings
@@ -95,6 +112,15 @@ let package = Package(
         .testTarget(
             name: "MembershipStoreTests",
             dependencies: ["Membership", "MembershipSQL", "MembershipSQLite", "MembershipPostgres", "TestSupport"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "CardServerTests",
+            dependencies: [
+                "CardServer", "CardCrypto", "CardToken", "Membership", "MembershipSQL", "MembershipSQLite", "TestSupport",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ],
+            resources: [.copy("../../Docs/openapi.json")],
             swiftSettings: strictSettings
         ),
         .testTarget(name: "PeezCLITests", dependencies: ["peez", "TestSupport"], swiftSettings: strictSettings),

@@ -11,7 +11,8 @@ public protocol MembershipStore: Sendable {
     func createMember(_ draft: MemberDraft, now: Int64) async throws -> (member: Member, created: Bool)
     func member(uuid: UUID) async throws -> Member?
     func member(membershipID: String) async throws -> Member?
-    /// Applies `patch`; a phone or email already taken by another member is a `conflict`.
+    /// Applies `patch`; a phone or email already taken by another member is a `conflict`. A new name drops the
+    /// stored card (the name is printed on it), so the next read issues a fresh one.
     func updateMember(uuid: UUID, patch: MemberPatch) async throws -> Member
 
     func createVendor(name: String, category: String, neighbourhood: String, now: Int64) async throws -> Vendor

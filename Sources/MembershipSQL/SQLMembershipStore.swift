@@ -63,6 +63,10 @@ public struct SQLMembershipStore: MembershipStore {
                     "UPDATE members SET name = ?, phone = ?, email = ?, neighbourhood = ?, language = ? WHERE uuid = ?",
                     [.text(updated.name), .text(updated.phone), .text(updated.email), .text(updated.neighbourhood),
                      .text(updated.language.rawValue), .text(uuid.uuidString)])
+                if updated.name != member.name {
+                    // The name is printed on the card: the next read signs one with the new name.
+                    try await db.execute("DELETE FROM cards WHERE member_uuid = ?", [.text(uuid.uuidString)])
+                }
                 return updated
             }
         } catch let SQLError.uniqueViolation(what) {

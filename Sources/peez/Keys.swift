@@ -1,6 +1,7 @@
 import ArgumentParser
 import CardCrypto
 import CardToken
+import Foundation
 
 extension Peez {
     /// `peez keys`: signing keys.
@@ -8,7 +9,7 @@ extension Peez {
         static let configuration = CommandConfiguration(
             commandName: "keys",
             abstract: "Create and inspect Ed25519 signing keys.",
-            subcommands: [Generate.self, Show.self]
+            subcommands: [Generate.self, Show.self, Rotate.self]
         )
     }
 }
@@ -66,6 +67,43 @@ extension Peez.Keys {
             print("kid:       \(keyID.hex)")
             print("algorithm: EdDSA (Ed25519, COSE alg -8)")
             print("kind:      \(isPrivate ? "private key (PKCS#8)" : "public key (SubjectPublicKeyInfo)")")
+        }
+    }
+}
+
+extension Peez.Keys {
+    /// `peez keys rotate`: a new signing key, published beside the old ones.
+    struct Rotate: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Make a new signing key and publish its public half beside the current keys.",
+            discussion: """
+            Writes OUT/signing-key-<UTC time>.pem (0600) and its public half, and copies the public key into the \
+            published folder as <kid>.pem. Old public keys stay published, so cards already in members' phones \
+            keep verifying. Then restart the service with --signing-key pointing at the new key, and sync the \
+            verifiers' key sets.
+
+            Example:
+              peez keys rotate --out /etc/peez/keys --published /etc/peez/public
+            """
+        )
+
+        @Option(help: "The folder for the new private key (keep it out of git).")
+        var out: String
+
+        @Option(help: "The published key-set folder the service serves at /v1/keys.")
+        var published = "Keys/public"
+
+        func run() async throws {
+            let key = try Ed25519PrivateKey.generate()
+            let stamp = ISO8601DateFormatter().string(from: Date()).filter { $0.isNumber }
+            let written = try KeyFiles.writeKeyPair(key, directory: out, name: "signing-key-\(stamp)")
+            try FileManager.default.createDirectory(atPath: published, withIntermediateDirectories: true)
+            let target = (published as NSString).appendingPathComponent("\(key.keyID.hex).pem")
+            try FileManager.default.copyItem(atPath: written.publicKeyPath, toPath: target)
+            print(key.keyID.hex)
+            printError("new signing key: \(written.privateKeyPath) (mode 0600)")
+            printError("published:       \(target)")
+            printError("next: restart the service with --signing-key \(written.privateKeyPath)")
         }
     }
 }

@@ -6,7 +6,7 @@ import Foundation
 struct Peez: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "peez",
-        abstract: "PEEZ membership cards: keys, signed card tokens, QR codes and offline verification.",
+        abstract: "PEEZ membership cards: the card service, keys, signed card tokens, QR codes and offline verification.",
         discussion: """
         A card token is a signed PEEZ1: text (COSE_Sign1 + CWT + Base45) shown as a QR code in the \
         member's app and checked at the counter without a network.
@@ -16,15 +16,18 @@ struct Peez: AsyncParsableCommand {
           peez card issue --key Keys/mine/signing-key.pem --member PEEZ-20251103-00002 --expires 2026-12-31 --png card.png
           peez verify --keys Keys/public PEEZ1:...
           peez verify --keys Keys/public -        # one token per line, as a handheld scanner types them
+          peez serve --development                # the card service's HTTP API with demo data
 
         Exit status: 0 when every token is valid, 1 when any is not, 2 for a usage or key-loading error.
         """,
         version: "1.0.0",
-        subcommands: [Keys.self, Card.self, Verify.self]
+        subcommands: [Serve.self, Admin.self, Keys.self, Card.self, Verify.self]
     )
 
     /// Runs the command line, mapping every failure to exit status 2 with a message on standard error.
     static func main() async {
+        // Line-buffer standard output, so a log file or pipe sees each line when it is printed.
+        setvbuf(stdout, nil, _IOLBF, 0)
         do {
             var command = try parseAsRoot()
             if var asyncCommand = command as? any AsyncParsableCommand {

@@ -1,0 +1,180 @@
+import Foundation
+import Membership
+
+/// JSON bodies of the API, snake_case on the wire.
+
+struct MemberBody: Codable {
+    var uuid: UUID
+    var membership_id: String
+    var name: String
+    var phone: String
+    var email: String
+    var neighbourhood: String
+    var language: String
+    var created_at: String
+
+    init(_ member: Member) {
+        uuid = member.uuid
+        membership_id = member.membershipID
+        name = member.name
+        phone = member.phone
+        email = member.email
+        neighbourhood = member.neighbourhood
+        language = member.language.rawValue
+        created_at = AlgiersCalendar.iso8601(member.createdAt)
+    }
+}
+
+struct CreateMemberRequest: Decodable {
+    var uuid: UUID
+    var name: String
+    var phone: String
+    var email: String
+    var neighbourhood: String
+    var language: Member.Language?
+}
+
+struct UpdateMemberRequest: Decodable {
+    var name: String?
+    var phone: String?
+    var email: String?
+    var neighbourhood: String?
+    var language: Member.Language?
+}
+
+struct PeriodBody: Codable {
+    var id: UUID
+    var member_uuid: UUID
+    var months: Int
+    var amount_dzd: Int
+    var source: String
+    var vendor_id: UUID?
+    var status: String
+    var purchased_at: String
+    var starts_at: String
+    var ends_at: String
+    var cancelled_at: String?
+
+    init(_ period: SubscriptionPeriod, now: Int64) {
+        id = period.id
+        member_uuid = period.memberUUID
+        months = period.months
+        amount_dzd = period.amountDZD
+        source = period.source.rawValue
+        vendor_id = period.vendorID
+        status = period.status(at: now).rawValue
+        purchased_at = AlgiersCalendar.iso8601(period.purchasedAt)
+        starts_at = AlgiersCalendar.iso8601(period.startsAt)
+        ends_at = AlgiersCalendar.iso8601(period.endsAt)
+        cancelled_at = period.cancelledAt.map(AlgiersCalendar.iso8601)
+    }
+}
+
+/// Where a member's paid time stands.
+struct CoverageBody: Codable {
+    /// `active` while paid time remains, else `expired`.
+    var status: String
+    var ends_at: String?
+    var days_left: Int
+
+    init(coverageEnd: Int64?, now: Int64) {
+        let active = (coverageEnd ?? now) > now
+        status = active ? "active" : "expired"
+        ends_at = coverageEnd.map(AlgiersCalendar.iso8601)
+        days_left = active ? Int(((coverageEnd ?? now) - now + 86_399) / 86_400) : 0
+    }
+}
+
+struct SubscriptionBody: Codable {
+    var member_uuid: UUID
+    var membership_id: String
+    var coverage: CoverageBody
+    /// Newest first.
+    var periods: [PeriodBody]
+}
+
+struct CardBody: Codable {
+    var member: MemberBody
+    var subscription: CoverageBody
+    var token: String
+    var token_id: String
+    var issued_at: String
+    var expires_at: String
+    var qr_png_base64: String
+}
+
+struct ActivationRequest: Decodable {
+    var card_token: String?
+    var membership_id: String?
+    var months: Int
+    var amount_dzd: Int
+}
+
+struct ActivationBody: Codable {
+    struct IssuedCard: Codable {
+        var token: String
+        var token_id: String
+        var expires_at: String
+    }
+    struct MemberSummary: Codable {
+        var uuid: UUID
+        var membership_id: String
+        var name: String
+    }
+    var period: PeriodBody
+    var member: MemberSummary
+    var coverage_end: String
+    var card: IssuedCard
+}
+
+struct VerifyRequest: Decodable {
+    var token: String
+}
+
+struct VerifyBody: Codable {
+    var verdict: String
+    var detail: String?
+    var kid: String?
+    var sub: String?
+    var name: String?
+    var exp: UInt64?
+    var iat: UInt64?
+    var cti: String?
+    /// The member's live coverage, for an authentic card.
+    var coverage: CoverageBody?
+}
+
+struct CreateVendorRequest: Decodable {
+    var name: String
+    var category: String
+    var neighbourhood: String
+}
+
+struct VendorBody: Codable {
+    var id: UUID
+    var name: String
+    var category: String
+    var neighbourhood: String
+    var created_at: String
+
+    init(_ vendor: Vendor) {
+        id = vendor.id
+        name = vendor.name
+        category = vendor.category
+        neighbourhood = vendor.neighbourhood
+        created_at = AlgiersCalendar.iso8601(vendor.createdAt)
+    }
+}
+
+struct CreatedVendorBody: Codable {
+    var vendor: VendorBody
+    /// Shown once: only its hash is stored.
+    var api_secret: String
+}
+
+struct RevocationsBody: Codable {
+    var version: Int64
+    var token_ids: [String]
+    /// Membership id → every card issued before this time (seconds since the epoch) is revoked.
+    var members: [String: Int64]
+}

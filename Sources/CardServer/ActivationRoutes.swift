@@ -1,0 +1,122 @@
+import CardCrypto
+import CardToken
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Membership
+
+/// `/v1/activations`: vendors selling months at the counter; admins correcting mistakes.
+///
+/// Creating one needs an `Idempotency-Key` header (IETF httpapi idempotency-key draft, Stripe's semantics):
+/// a retry with the same key and body replays the first response; the same key with another body is 422; a
+/// retry while the first is still being processed is 409. Keys belong to the credential that sent them.
+struct ActivationRoutes {
+    let cards: CardService
+    var store: any MembershipStore { cards.store }
+    /// An in-flight key older than this is taken to belong to a process that died, and may be retried.
+    static let abandonAfterSeconds: Int64 = 60
+
+    static let idempotencyKeyHeader = HTTPField.Name("Idempotency-Key")!
+    static let replayedHeader = HTTPField.Name("Idempotent-Replayed")!
+
+    func register(on routes: RouteTable) {
+        routes.add(.post, "/v1/activations", create)
+        routes.add(.get, "/v1/activations", list)
+        routes.add(.post, "/v1/activations/{id}/cancel", cancel)
+    }
+
+    @Sendable func create(_ request: Request, context: ServerRequestContext) async throws -> Response {
+        let credential = try context.require(.vendor)
+        guard let vendorID = credential.vendorID else {
+            throw MembershipError(.forbidden, "This vendor credential is not tied to a vendor.")
+        }
+        guard let keyText = request.headers[Self.idempotencyKeyHeader], !keyText.isEmpty,
+              keyText.utf8.count <= IdempotencyKey.maxLength else {
+            throw MembershipError(.badRequest, "Send an Idempotency-Key header (1 to \(IdempotencyKey.maxLength) characters, e.g. a UUID) so a retry cannot sell the months twice.")
+        }
+        let bytes = try await JSONExchange.bodyBytes(request, context: context)
+        let key = IdempotencyKey(scope: credential.id.uuidString, key: keyText, requestHash: Hex.encode(SHA256.hash(bytes)))
+
+        switch try await store.beginIdempotentRequest(key, now: cards.now(), abandonAfter: Self.abandonAfterSeconds) {
+        case .replay(let stored):
+            CardMetrics.activationReplayed()
+            return JSONExchange.response(bytes: stored.body, status: HTTPResponse.Status(code: stored.status), headers: [Self.replayedHeader: "true"])
+        case .inFlight:
+            throw MembershipError(.requestInFlight, "A request with this Idempotency-Key is still being processed; retry in a moment.")
+        case .mismatch:
+            throw MembershipError(.idempotencyKeyReused, "This Idempotency-Key was used for a different request; use a new key for a new sale.")
+        case .proceed:
+            break
+        }
+        do {
+            let body = try JSONExchange.decode(ActivationRequest.self, from: bytes)
+            try Pricing.validate(months: body.months, amountDZD: body.amount_dzd)
+            let member = try await identify(body)
+            let now = cards.now()
+            let result = try await store.activate(
+                Activation(memberUUID: member.uuid, vendorID: vendorID, months: body.months, amountDZD: body.amount_dzd),
+                key: key, now: now, mintCard: cards.mint,
+                response: { result in StoredResponse(status: 201, body: try JSONExchange.encode(Self.body(result, now: now))) })
+            CardMetrics.activated()
+            return try JSONExchange.response(Self.body(result, now: now), status: .created)
+        } catch {
+            // Nothing was sold: free the key so the vendor can correct the request and retry.
+            try? await store.abandonIdempotentRequest(key)
+            throw error
+        }
+    }
+
+    private func identify(_ body: ActivationRequest) async throws -> Member {
+        switch (body.card_token, body.membership_id) {
+        case (let token?, nil):
+            return try await cards.member(identifiedBy: token)
+        case (nil, let membershipID?):
+            guard let member = try await store.member(membershipID: membershipID) else {
+                throw MembershipError(.notFound, "No member has membership id \(membershipID).")
+            }
+            return member
+        default:
+            throw MembershipError(.invalidFields, "Identify the member one way.",
+                                  fields: ["card_token": "give the scanned card token or a membership_id, not both"])
+        }
+    }
+
+    static func body(_ result: ActivationResult, now: Int64) -> ActivationBody {
+        ActivationBody(
+            period: PeriodBody(result.period, now: now),
+            member: .init(uuid: result.member.uuid, membership_id: result.member.membershipID, name: result.member.name),
+            coverage_end: AlgiersCalendar.iso8601(result.coverageEnd),
+            card: .init(token: result.card.token, token_id: result.card.tokenID, expires_at: AlgiersCalendar.iso8601(result.card.expiresAt)))
+    }
+
+    @Sendable func list(_ request: Request, context: ServerRequestContext) async throws -> Response {
+        let credential = try context.require(.vendor, .admin)
+        let limit = min(max(request.uri.queryParameters.get("limit", as: Int.self) ?? 100, 1), 1_000)
+        let vendorID = credential.role == .vendor ? credential.vendorID ?? UUID() : nil
+        let now = cards.now()
+        let periods = try await store.activations(vendorID: vendorID, limit: limit)
+        return try JSONExchange.response(["activations": periods.map { PeriodBody($0, now: now) }])
+    }
+
+    @Sendable func cancel(_ request: Request, context: ServerRequestContext) async throws -> Response {
+        _ = try context.require(.admin)
+        guard let id = UUID(uuidString: context.parameters.get("id") ?? "") else {
+            throw MembershipError(.notFound, "Activation ids are UUIDs.")
+        }
+        let now = cards.now()
+        let result = try await store.cancelPeriod(id: id, now: now)
+        CardMetrics.cancelled()
+        return try JSONExchange.response([
+            "period": AnyEncodable(PeriodBody(result.period, now: now)),
+            "coverage": AnyEncodable(CoverageBody(coverageEnd: result.coverageEnd, now: now)),
+            "cards_revoked_before": AnyEncodable(AlgiersCalendar.iso8601(result.revokedBefore)),
+        ])
+    }
+}
+
+/// Wraps values of different types for one JSON object.
+struct AnyEncodable: Encodable {
+    let value: any Encodable
+    init(_ value: any Encodable) { self.value = value }
+    func encode(to encoder: any Encoder) throws { try value.encode(to: encoder) }
+}

@@ -1,0 +1,51 @@
+import CardCrypto
+import Foundation
+public import Hummingbird
+public import Membership
+import Synchronization
+
+/// Resolves `Authorization: Bearer <secret>` to a stored credential. Secrets are compared by their SHA-256 only;
+/// known hashes are kept in memory for a minute so the hot read paths do not query the store for each request.
+/// Every route still checks the role it needs (``ServerRequestContext/require(_:)``).
+public struct Authenticator: RouterMiddleware {
+    public typealias Context = ServerRequestContext
+
+    let store: any MembershipStore
+    let cache: CredentialCache
+
+    public init(store: any MembershipStore) {
+        self.store = store
+        self.cache = CredentialCache()
+    }
+
+    public func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        var context = context
+        if let header = request.headers[.authorization] {
+            guard header.hasPrefix("Bearer "), header.utf8.count <= 512 else {
+                throw MembershipError(.unauthenticated, "The Authorization header must be 'Bearer <secret>'.")
+            }
+            let hash = APISecret.hash(String(header.dropFirst(7)).trimmingCharacters(in: .whitespaces), sha256: SHA256.hash)
+            guard let credential = try await lookup(hash) else {
+                throw MembershipError(.unauthenticated, "The API secret is not valid.")
+            }
+            context.credential = credential
+        }
+        return try await next(request, context)
+    }
+
+    private func lookup(_ hash: String) async throws -> APICredential? {
+        let now = ContinuousClock.now
+        if let cached = cache.entries.withLock({ $0[hash] }), cached.expiry > now { return cached.credential }
+        guard let credential = try await store.credential(secretHash: hash) else { return nil }
+        cache.entries.withLock { entries in
+            if entries.count >= 10_000 { entries.removeAll() }
+            entries[hash] = (credential, now + .seconds(60))
+        }
+        return credential
+    }
+}
+
+/// Known credentials by secret hash, with an expiry (unknown secrets are never cached).
+final class CredentialCache: Sendable {
+    let entries = Mutex<[String: (credential: APICredential, expiry: ContinuousClock.Instant)]>([:])
+}

@@ -1,0 +1,73 @@
+public import CardCrypto
+public import CardQR
+public import CardToken
+public import Foundation
+public import Membership
+
+/// Issues, keeps and checks membership cards: the domain's card rules on top of the store.
+public struct CardService: Sendable {
+    public let store: any MembershipStore
+    public let keyRing: KeyRing
+    public let issuer: CardIssuer
+    public let renderer: PNGRenderer
+    /// The clock, in seconds since the epoch (injected so tests can move it).
+    public let now: @Sendable () -> Int64
+
+    public init(store: any MembershipStore, keyRing: KeyRing, renderer: PNGRenderer = PNGRenderer(),
+                now: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) }) {
+        self.store = store
+        self.keyRing = keyRing
+        self.issuer = CardIssuer(signingKey: keyRing.signingKey)
+        self.renderer = renderer
+        self.now = now
+    }
+
+    /// Signs and renders a card: `exp` is the end of paid time, or the moment of issue when there is none.
+    public var mint: CardMinting {
+        { [issuer, renderer] member, coverageEnd, now in
+            let claims = CardClaims(subject: member.membershipID, expiresAt: UInt64(max(0, coverageEnd ?? now)),
+                                    issuedAt: UInt64(max(0, now)), name: member.name)
+            let token = try issuer.issue(claims)
+            let png = try renderer.render(try QRMatrix.encode(token))
+            CardMetrics.cardIssued()
+            return StoredCard(memberUUID: member.uuid, tokenID: claims.tokenID.hex, token: token, png: png,
+                              issuedAt: now, expiresAt: Int64(claims.expiresAt), coverageEnd: coverageEnd)
+        }
+    }
+
+    /// The member's current card. Activations replace the stored card and cancellations delete it in the same
+    /// transaction as the coverage change, so a stored card is always current; one is minted only when missing.
+    public func currentCard(for member: Member) async throws -> StoredCard {
+        if let card = try await store.card(memberUUID: member.uuid) { return card }
+        let coverageEnd = CoverageSchedule.coverageEnd(try await store.periods(memberUUID: member.uuid))
+        let card = try mint(member, coverageEnd, now())
+        try await store.saveCard(card)
+        return card
+    }
+
+    /// Verifies a token as the counter verifier does, against the published keys and the live revocation list.
+    public func verify(_ token: String) async throws -> VerificationResult {
+        let snapshot = try await store.revocations()
+        let revocations = RevocationList(
+            revokedTokenIDs: Set(snapshot.tokenIDs.compactMap(TokenID.init(hex:))),
+            revokedBefore: snapshot.members.mapValues { UInt64(max(0, $0)) })
+        let verifier = CardVerifier(trustedKeys: keyRing.trustedKeys, revocations: revocations)
+        let result = verifier.verify(token, now: UInt64(max(0, now())))
+        CardMetrics.verification(result.verdict)
+        return result
+    }
+
+    /// The member a scanned card names, if the card is authentic (an expired or revoked card still identifies
+    /// its member, so a lapsed member can renew with the card in their phone).
+    public func member(identifiedBy token: String) async throws -> Member {
+        let result = try await verify(token)
+        guard let claims = result.claims else {
+            throw MembershipError(.invalidFields, "The card cannot identify a member.",
+                                  fields: ["card_token": "is \(result.verdict.rawValue): \(result.detail)"])
+        }
+        guard let member = try await store.member(membershipID: claims.subject) else {
+            throw MembershipError(.notFound, "No member has membership id \(claims.subject).")
+        }
+        return member
+    }
+}

@@ -1,0 +1,59 @@
+import Foundation
+import Hummingbird
+import Membership
+
+/// Reading request bodies and writing JSON responses, with errors a client can act on.
+enum JSONExchange {
+    static let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }()
+
+    /// The body's bytes, at most the context's upload limit (else 413).
+    static func bodyBytes(_ request: Request, context: ServerRequestContext) async throws -> [UInt8] {
+        var request = request
+        let buffer = try await request.collectBody(upTo: context.maxUploadSize)
+        return Array(buffer.readableBytesView)
+    }
+
+    /// Decodes `T` from `bytes`: 400 when it is not JSON, 422 naming the field that is missing or mistyped.
+    static func decode<T: Decodable>(_ type: T.Type, from bytes: [UInt8]) throws -> T {
+        do {
+            return try JSONDecoder().decode(T.self, from: Data(bytes))
+        } catch let DecodingError.keyNotFound(key, context) {
+            throw MembershipError(.invalidFields, "A required field is missing.", fields: [path(context.codingPath + [key]): "is required"])
+        } catch let DecodingError.typeMismatch(_, context) {
+            throw MembershipError(.invalidFields, "A field has the wrong type.", fields: [path(context.codingPath): "has the wrong type"])
+        } catch let DecodingError.valueNotFound(_, context) {
+            throw MembershipError(.invalidFields, "A required field is null.", fields: [path(context.codingPath): "is required"])
+        } catch let DecodingError.dataCorrupted(context) where !context.codingPath.isEmpty {
+            throw MembershipError(.invalidFields, "A field has an invalid value.", fields: [path(context.codingPath): "is invalid"])
+        } catch {
+            throw MembershipError(.badRequest, "The body is not a JSON object of the expected shape.")
+        }
+    }
+
+    private static func path(_ keys: [any CodingKey]) -> String {
+        keys.map(\.stringValue).joined(separator: ".")
+    }
+
+    /// Decodes `T` from the request body.
+    static func decode<T: Decodable>(_ type: T.Type, _ request: Request, context: ServerRequestContext) async throws -> T {
+        try decode(type, from: try await bodyBytes(request, context: context))
+    }
+
+    static func encode(_ value: some Encodable) throws -> [UInt8] {
+        Array(try encoder.encode(value))
+    }
+
+    static func response(_ value: some Encodable, status: HTTPResponse.Status = .ok, headers: HTTPFields = [:]) throws -> Response {
+        response(bytes: try encode(value), status: status, headers: headers)
+    }
+
+    static func response(bytes: [UInt8], status: HTTPResponse.Status, headers: HTTPFields = [:]) -> Response {
+        var fields = headers
+        fields[.contentType] = "application/json; charset=utf-8"
+        return Response(status: status, headers: fields, body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
+    }
+}

@@ -1,0 +1,94 @@
+import Foundation
+import Hummingbird
+import Membership
+
+/// `/v1/members`: the backend's view of members, their cards and subscriptions.
+struct MemberRoutes {
+    let cards: CardService
+    var store: any MembershipStore { cards.store }
+
+    func register(on routes: RouteTable) {
+        routes.add(.post, "/v1/members", create)
+        routes.add(.get, "/v1/members/{uuid}", show)
+        routes.add(.patch, "/v1/members/{uuid}", update)
+        routes.add(.get, "/v1/members/{uuid}/card", card)
+        routes.add(.get, "/v1/members/{uuid}/card.png", cardPNG)
+        routes.add(.get, "/v1/members/{uuid}/subscription", subscription)
+    }
+
+    @Sendable func create(_ request: Request, context: ServerRequestContext) async throws -> Response {
+        _ = try context.require(.backend, .admin)
+        let body = try await JSONExchange.decode(CreateMemberRequest.self, request, context: context)
+        let draft = try MemberDraft(uuid: body.uuid, name: body.name, phone: body.phone, email: body.email,
+                                    neighbourhood: body.neighbourhood, language: body.language ?? .fr).validated()
+        let (member, created) = try await store.createMember(draft, now: cards.now())
+        return try JSONExchange.response(MemberBody(member), status: created ? .created : .ok)
+    }
+
+    @Sendable func show(_ request: Request, context: ServerRequestContext) async throws -> Response {
+        _ = try context.require(.backend, .admin)
+        return try JSONExchange.response(MemberBody(try await member(context)))
+    }
+
+    @Sendable func update(_ request: Request, context: ServerRequestContext) async throws -> Response {
+        _ = try context.require(.backend, .admin)
+        let body = try await JSONExchange.decode(UpdateMemberRequest.self, request, context: context)
+        let patch = MemberPatch(name: body.name, phone: body.phone, email: body.email, neighbourhood: body.neighbourhood, language: body.language)
+        let updated = try await store.updateMember(uuid: try memberUUID(context), patch: patch)
+        return try JSONExchange.response(MemberBody(updated))
+    }
+
+    @Sendable func card(_ request: Request, context: ServerRequestContext) async throws -> Response {
+        _ = try context.require(.backend, .admin)
+        let member = try await member(context)
+        let card = try await cards.currentCard(for: member)
+        let body = CardBody(
+            member: MemberBody(member), subscription: CoverageBody(coverageEnd: card.coverageEnd, now: cards.now()),
+            token: card.token, token_id: card.tokenID, issued_at: AlgiersCalendar.iso8601(card.issuedAt),
+            expires_at: AlgiersCalendar.iso8601(card.expiresAt), qr_png_base64: Data(card.png).base64EncodedString())
+        return try JSONExchange.response(body, headers: [.eTag: "\"\(card.tokenID)\"", .cacheControl: "private, no-cache"])
+    }
+
+    @Sendable func cardPNG(_ request: Request, context: ServerRequestContext) async throws -> Response {
+        _ = try context.require(.backend, .admin)
+        let uuid = try memberUUID(context)
+        let card: StoredCard
+        if let stored = try await store.card(memberUUID: uuid) {
+            card = stored
+        } else {
+            card = try await cards.currentCard(for: try await member(context))
+        }
+        let etag = "\"\(card.tokenID)\""
+        let headers: HTTPFields = [.eTag: etag, .cacheControl: "private, no-cache"]
+        if request.headers[.ifNoneMatch] == etag { return Response(status: .notModified, headers: headers) }
+        var fields = headers
+        fields[.contentType] = "image/png"
+        return Response(status: .ok, headers: fields, body: .init(byteBuffer: ByteBuffer(bytes: card.png)))
+    }
+
+    @Sendable func subscription(_ request: Request, context: ServerRequestContext) async throws -> Response {
+        _ = try context.require(.backend, .admin)
+        let member = try await member(context)
+        let periods = try await store.periods(memberUUID: member.uuid)
+        let now = cards.now()
+        let body = SubscriptionBody(member_uuid: member.uuid, membership_id: member.membershipID,
+                                    coverage: CoverageBody(coverageEnd: CoverageSchedule.coverageEnd(periods), now: now),
+                                    periods: periods.reversed().map { PeriodBody($0, now: now) })
+        return try JSONExchange.response(body)
+    }
+
+    private func memberUUID(_ context: ServerRequestContext) throws -> UUID {
+        guard let uuid = UUID(uuidString: context.parameters.get("uuid") ?? "") else {
+            throw MembershipError(.notFound, "Member ids are UUIDs.")
+        }
+        return uuid
+    }
+
+    private func member(_ context: ServerRequestContext) async throws -> Member {
+        let uuid = try memberUUID(context)
+        guard let member = try await store.member(uuid: uuid) else {
+            throw MembershipError(.notFound, "No member has uuid \(uuid).")
+        }
+        return member
+    }
+}

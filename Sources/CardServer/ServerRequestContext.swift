@@ -1,0 +1,27 @@
+public import Hummingbird
+public import Membership
+
+/// The request context: who is calling, once the bearer secret was checked.
+public struct ServerRequestContext: RequestContext {
+    public var coreContext: CoreRequestContextStorage
+    /// The caller's credential; nil until ``Authenticator`` found one.
+    public var credential: APICredential?
+
+    public init(source: ApplicationRequestContextSource) {
+        self.coreContext = .init(source: source)
+    }
+
+    /// Request bodies are small JSON documents: 16 KiB is plenty, and a bound for hostile clients.
+    public var maxUploadSize: Int { 16 * 1024 }
+
+    /// The caller's credential if its role is one of `roles`; otherwise a 401 or 403.
+    func require(_ roles: Role...) throws(MembershipError) -> APICredential {
+        guard let credential else {
+            throw MembershipError(.unauthenticated, "Send an API secret as 'Authorization: Bearer <secret>'.")
+        }
+        guard roles.contains(credential.role) else {
+            throw MembershipError(.forbidden, "A \(credential.role.rawValue) credential may not do this; it needs: \(roles.map(\.rawValue).joined(separator: " or ")).")
+        }
+        return credential
+    }
+}

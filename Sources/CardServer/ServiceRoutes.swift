@@ -1,0 +1,90 @@
+import CardToken
+import Foundation
+import Hummingbird
+import Membership
+import Prometheus
+
+/// Verification, the key set, revocations, vendors, health and metrics.
+struct ServiceRoutes {
+    let cards: CardService
+    let metrics: PrometheusCollectorRegistry
+    var store: any MembershipStore { cards.store }
+
+    func register(on routes: RouteTable) {
+        routes.add(.post, "/v1/verify", verify)
+        routes.add(.get, "/v1/keys", keys)
+        routes.add(.get, "/v1/revocations", revocations)
+        routes.add(.post, "/v1/vendors", createVendor)
+        routes.add(.get, "/v1/vendors/{id}", showVendor)
+    }
+
+    @Sendable func verify(_ request: Request, context: ServerRequestContext) async throws -> Response {
+        _ = try context.require(.vendor, .backend, .admin)
+        let body = try await JSONExchange.decode(VerifyRequest.self, request, context: context)
+        let result = try await cards.verify(body.token)
+        var answer = VerifyBody(verdict: result.verdict.rawValue, detail: result.detail.isEmpty ? nil : result.detail, kid: result.keyID?.hex)
+        if let claims = result.claims {
+            answer.sub = claims.subject
+            answer.name = claims.name
+            answer.exp = claims.expiresAt
+            answer.iat = claims.issuedAt
+            answer.cti = claims.tokenID.hex
+            if let member = try await store.member(membershipID: claims.subject) {
+                let periods = try await store.periods(memberUUID: member.uuid)
+                answer.coverage = CoverageBody(coverageEnd: CoverageSchedule.coverageEnd(periods), now: cards.now())
+            }
+        }
+        return try JSONExchange.response(answer)
+    }
+
+    @Sendable func keys(_ request: Request, context: ServerRequestContext) async throws -> Response {
+        _ = try context.require(.vendor, .backend, .admin)
+        return try JSONExchange.response(cards.keyRing.document, headers: [.cacheControl: "public, max-age=300"])
+    }
+
+    @Sendable func revocations(_ request: Request, context: ServerRequestContext) async throws -> Response {
+        _ = try context.require(.vendor, .backend, .admin)
+        let snapshot = try await store.revocations()
+        let etag = "\"rev-\(snapshot.version)\""
+        if request.headers[.ifNoneMatch] == etag {
+            return Response(status: .notModified, headers: [.eTag: etag])
+        }
+        return try JSONExchange.response(RevocationsBody(version: snapshot.version, token_ids: snapshot.tokenIDs, members: snapshot.members),
+                                         headers: [.eTag: etag, .cacheControl: "no-cache"])
+    }
+
+    @Sendable func createVendor(_ request: Request, context: ServerRequestContext) async throws -> Response {
+        _ = try context.require(.admin)
+        let body = try await JSONExchange.decode(CreateVendorRequest.self, request, context: context)
+        try Vendor.validate(name: body.name, category: body.category, neighbourhood: body.neighbourhood)
+        let (vendor, secret) = try await Provisioning.createVendor(store: store, name: body.name, category: body.category,
+                                                                   neighbourhood: body.neighbourhood, now: cards.now())
+        return try JSONExchange.response(CreatedVendorBody(vendor: VendorBody(vendor), api_secret: secret), status: .created)
+    }
+
+    @Sendable func showVendor(_ request: Request, context: ServerRequestContext) async throws -> Response {
+        let credential = try context.require(.vendor, .admin)
+        guard let id = UUID(uuidString: context.parameters.get("id") ?? ""), let vendor = try await store.vendor(id: id) else {
+            throw MembershipError(.notFound, "No such vendor.")
+        }
+        if credential.role == .vendor && credential.vendorID != vendor.id {
+            throw MembershipError(.forbidden, "A vendor may only see itself.")
+        }
+        return try JSONExchange.response(VendorBody(vendor))
+    }
+
+    /// `GET /health`: up, and the database answers. No credentials, no details beyond that.
+    @Sendable func health(_ request: Request, context: ServerRequestContext) async throws -> Response {
+        _ = try await store.revocations()
+        return try JSONExchange.response(["status": "ok"])
+    }
+
+    /// `GET /metrics`: Prometheus text format, for admins (scrapers send an admin bearer secret).
+    @Sendable func prometheus(_ request: Request, context: ServerRequestContext) async throws -> Response {
+        _ = try context.require(.admin)
+        var buffer: [UInt8] = []
+        metrics.emit(into: &buffer)
+        return Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
+                        body: .init(byteBuffer: ByteBuffer(bytes: buffer)))
+    }
+}

@@ -1,0 +1,53 @@
+public import ArgumentParser
+import CardServer
+import Foundation
+import Membership
+
+extension Role: ExpressibleByArgument {}
+
+extension Peez {
+    /// `peez admin`: operator tasks on the ledger.
+    struct Admin: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Operator tasks: API secrets.",
+            subcommands: [CreateToken.self]
+        )
+    }
+}
+
+extension Peez.Admin {
+    /// `peez admin create-token`: bootstrap an API secret.
+    struct CreateToken: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Create an admin or backend API secret and print it once.",
+            discussion: """
+            Only the secret's SHA-256 is stored: keep the printed secret, it cannot be shown again. Vendor \
+            secrets are made with the vendor (POST /v1/vendors).
+
+            Example:
+              peez admin create-token --role admin --label "ops laptop"
+            """
+        )
+
+        @OptionGroup var store: StoreOptions
+
+        @Option(help: "admin or backend.")
+        var role: Role = .admin
+
+        @Option(help: "A note saying who holds the secret.")
+        var label = "created with peez admin create-token"
+
+        func validate() throws {
+            guard role != .vendor else { throw ValidationError("vendor secrets are created with their vendor: POST /v1/vendors") }
+        }
+
+        func run() async throws {
+            let (role, label) = (role, label)
+            let secret = try await store.withStore { store in
+                try await Provisioning.createCredential(store: store, role: role, label: label, now: Int64(Date().timeIntervalSince1970))
+            }
+            print(secret)
+            printError("\(role.rawValue) secret created; it is shown only this once.")
+        }
+    }
+}

@@ -1,0 +1,46 @@
+import CardCrypto
+import CardServer
+import Foundation
+import Membership
+
+/// Development mode's demo data and fixed, published API secrets. Never used outside --development.
+enum DevelopmentData {
+    static let signingKeyPath = "Keys/development/signing-key.pem"
+    /// The kid of the published development key, refused outside development mode.
+    static let keyID = "46211e5d86abc761"
+
+    static let adminSecret = "peez_admin_DEVELOPMENT_ONLY_not_a_secret"
+    static let backendSecret = "peez_backend_DEVELOPMENT_ONLY_not_a_secret"
+    static let vendorSecret = "peez_vendor_DEVELOPMENT_ONLY_not_a_secret"
+    static let memberUUID = UUID(uuidString: "00000000-0000-4000-8000-000000000001")!
+
+    /// Loads the demo vendor and member and the demo secrets, once.
+    static func seed(store: any MembershipStore) async throws {
+        let now = Int64(Date().timeIntervalSince1970)
+        try await Provisioning.saveCredential(store: store, secret: adminSecret, role: .admin, vendorID: nil, label: "development admin", now: now)
+        try await Provisioning.saveCredential(store: store, secret: backendSecret, role: .backend, vendorID: nil, label: "development backend", now: now)
+        if try await store.credential(secretHash: APISecret.hash(vendorSecret, sha256: SHA256.hash)) == nil {
+            let vendor = try await store.createVendor(name: "Boucherie Centrale", category: "boucherie", neighbourhood: "centre-ville", now: now)
+            try await Provisioning.saveCredential(store: store, secret: vendorSecret, role: .vendor, vendorID: vendor.id, label: "development vendor", now: now)
+        }
+        let draft = try MemberDraft(uuid: memberUUID, name: "Ahmed Mohamed", phone: "+213550000001",
+                                    email: "ahmed.mohamed@example.dz", neighbourhood: "centre-ville").validated()
+        _ = try await store.createMember(draft, now: now)
+    }
+
+    static func printGuide(baseURL: String) {
+        print("""
+
+        DEVELOPMENT MODE: demo data and these published, development-only API secrets:
+          admin    \(adminSecret)
+          backend  \(backendSecret)
+          vendor   \(vendorSecret)   (Boucherie Centrale)
+          member   Ahmed Mohamed, uuid \(memberUUID.uuidString.lowercased())
+
+        Try:
+          curl -s -H 'Authorization: Bearer \(backendSecret)' \(baseURL)/v1/members/\(memberUUID.uuidString.lowercased())/card
+          curl -s -H 'Authorization: Bearer \(vendorSecret)' -H 'Idempotency-Key: '$(uuidgen) \\
+               -d '{"membership_id": "<from the card>", "months": 1, "amount_dzd": 300}' \(baseURL)/v1/activations
+        """)
+    }
+}

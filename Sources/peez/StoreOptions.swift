@@ -1,0 +1,43 @@
+import ArgumentParser
+import Foundation
+import Membership
+import MembershipPostgres
+import MembershipSQL
+import MembershipSQLite
+
+/// Where the ledger lives: an SQLite file by default, or a PostgreSQL server.
+struct StoreOptions: ParsableArguments {
+    @Option(help: "The SQLite database file (created if missing).")
+    var database = "var/peez.sqlite"
+
+    @Option(help: "A PostgreSQL server instead of SQLite: postgres://user:password@host:5432/database (or PEEZ_DATABASE_URL).")
+    var databaseURL: String?
+
+    var effectiveDatabaseURL: String? { databaseURL ?? ProcessInfo.processInfo.environment["PEEZ_DATABASE_URL"] }
+
+    /// Opens the store and runs `body` with it; a PostgreSQL pool runs for as long as `body` does.
+    func withStore<T: Sendable>(_ body: @Sendable (SQLMembershipStore) async throws -> T) async throws -> T {
+        if let url = effectiveDatabaseURL {
+            let database = try PostgresDatabase(url: url)
+            return try await withThrowingTaskGroup(of: T?.self) { group in
+                group.addTask {
+                    await database.run()
+                    return nil
+                }
+                defer { group.cancelAll() }
+                return try await body(try await SQLMembershipStore(database: database))
+            }
+        }
+        let folder = (database as NSString).deletingLastPathComponent
+        if !folder.isEmpty { try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true) }
+        let sqlite = try await SQLiteDatabase.open(path: database)
+        do {
+            let value = try await body(try await SQLMembershipStore(database: sqlite))
+            try await sqlite.close()
+            return value
+        } catch {
+            try? await sqlite.close()
+            throw error
+        }
+    }
+}
