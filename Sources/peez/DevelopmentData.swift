@@ -29,7 +29,7 @@ enum DevelopmentData {
     }
 
     static func printGuide(baseURL: String) {
-        print("""
+        printNow("""
 
         DEVELOPMENT MODE: demo data and these published, development-only API secrets:
           admin    \(adminSecret)

@@ -26,8 +26,6 @@ struct Peez: AsyncParsableCommand {
 
     /// Runs the command line, mapping every failure to exit status 2 with a message on standard error.
     static func main() async {
-        // Line-buffer standard output, so a log file or pipe sees each line when it is printed.
-        setvbuf(stdout, nil, _IOLBF, 0)
         do {
             var command = try parseAsRoot()
             if var asyncCommand = command as? any AsyncParsableCommand {

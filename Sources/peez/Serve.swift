@@ -63,7 +63,7 @@ extension Peez {
                 if development { try await DevelopmentData.seed(store: store) }
                 let cards = CardService(store: store, keyRing: keyRing)
                 let app = buildApplication(cards: cards, configuration: ServerConfiguration(host: host, port: port))
-                print("PEEZ card service on http://\(host):\(port)  (store: \(storeOptions.effectiveDatabaseURL == nil ? storeOptions.database : "PostgreSQL"), signing kid \(key.keyID.hex))")
+                printNow("PEEZ card service on http://\(host):\(port)  (store: \(storeOptions.effectiveDatabaseURL == nil ? storeOptions.database : "PostgreSQL"), signing kid \(key.keyID.hex))")
                 if development { DevelopmentData.printGuide(baseURL: "http://\(host):\(port)") }
                 try await app.runService()
             }

@@ -4,3 +4,8 @@ import Foundation
 func printError(_ message: String) {
     FileHandle.standardError.write(Data((message + "\n").utf8))
 }
+
+/// Writes a line to standard output at once (unbuffered), so a log file or pipe sees it immediately.
+func printNow(_ message: String) {
+    FileHandle.standardOutput.write(Data((message + "\n").utf8))
+}
