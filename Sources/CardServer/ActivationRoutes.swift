@@ -35,7 +35,7 @@ struct ActivationRoutes {
             throw MembershipError(.badRequest, "Send an Idempotency-Key header (1 to \(IdempotencyKey.maxLength) characters, e.g. a UUID) so a retry cannot sell the months twice.")
         }
         let bytes = try await JSONExchange.bodyBytes(request, context: context)
-        let key = IdempotencyKey(scope: credential.id.uuidString, key: keyText, requestHash: Hex.encode(SHA256.hash(bytes)))
+        let key = IdempotencyKey(scope: credential.id.uuidString, key: keyText, requestHash: Hex.encode(JSONExchange.requestHash(bytes, sha256: SHA256.hash)))
 
         switch try await store.beginIdempotentRequest(key, now: cards.now(), abandonAfter: Self.abandonAfterSeconds) {
         case .replay(let stored):

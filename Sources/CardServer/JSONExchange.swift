@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import Membership
+import NIOCore
 
 /// Reading request bodies and writing JSON responses, with errors a client can act on.
 enum JSONExchange {
@@ -10,11 +11,25 @@ enum JSONExchange {
         return encoder
     }()
 
-    /// The body's bytes, at most the context's upload limit (else 413).
+    /// The body's bytes, at most the context's upload limit (else 413, before reading where the length is declared).
     static func bodyBytes(_ request: Request, context: ServerRequestContext) async throws -> [UInt8] {
+        let tooLarge = MembershipError(.payloadTooLarge, "The request body is larger than \(context.maxUploadSize) bytes.")
+        if let declared = request.headers[.contentLength].flatMap(Int.init), declared > context.maxUploadSize { throw tooLarge }
         var request = request
-        let buffer = try await request.collectBody(upTo: context.maxUploadSize)
-        return Array(buffer.readableBytesView)
+        do {
+            return Array(try await request.collectBody(upTo: context.maxUploadSize).readableBytesView)
+        } catch is NIOTooManyBytesError {
+            throw tooLarge
+        }
+    }
+
+    /// A hash of what a body means rather than how it is spelt: JSON is hashed with its keys sorted, so a
+    /// retry whose client serialises keys in another order is still the same request.
+    static func requestHash(_ bytes: [UInt8], sha256: ([UInt8]) -> [UInt8]) -> [UInt8] {
+        guard let object = try? JSONSerialization.jsonObject(with: Data(bytes), options: [.fragmentsAllowed]),
+              let canonical = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .fragmentsAllowed])
+        else { return sha256(bytes) }
+        return sha256(Array(canonical))
     }
 
     /// Decodes `T` from `bytes`: 400 when it is not JSON, 422 naming the field that is missing or mistyped.

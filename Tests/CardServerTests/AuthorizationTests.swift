@@ -1,0 +1,111 @@
+import CardCrypto
+import CardServer
+import CardToken
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Membership
+import MembershipSQL
+import MembershipSQLite
+import Synchronization
+import TestSupport
+import Testing
+
+/// Every route's authorisation, refusals included: who may call what.
+@Suite("Authorisation on every route")
+struct AuthorizationTests {
+    enum Caller: String, CaseIterable, Sendable {
+        case anonymous, wrongSecret, admin, backend, vendor
+
+        var secret: String? {
+            switch self {
+            case .anonymous: return nil
+            case .wrongSecret: return "peez_admin_guessed"
+            case .admin: return ServerHarness.adminSecret
+            case .backend: return ServerHarness.backendSecret
+            case .vendor: return ServerHarness.vendorSecret
+            }
+        }
+    }
+
+    /// Each operation with the callers allowed through (all others must get 401 or 403).
+    static let matrix: [(String, HTTPRequest.Method, Set<Caller>)] = [
+        ("/health", .get, [.anonymous, .admin, .backend, .vendor]),
+        ("/metrics", .get, [.admin]),
+        ("/v1/members", .post, [.admin, .backend]),
+        ("/v1/members/{member}", .get, [.admin, .backend]),
+        ("/v1/members/{member}", .patch, [.admin, .backend]),
+        ("/v1/members/{member}/card", .get, [.admin, .backend]),
+        ("/v1/members/{member}/card.png", .get, [.admin, .backend]),
+        ("/v1/members/{member}/subscription", .get, [.admin, .backend]),
+        ("/v1/activations", .post, [.vendor]),
+        ("/v1/activations", .get, [.admin, .vendor]),
+        ("/v1/activations/{period}/cancel", .post, [.admin]),
+        ("/v1/verify", .post, [.admin, .backend, .vendor]),
+        ("/v1/keys", .get, [.admin, .backend, .vendor]),
+        ("/v1/revocations", .get, [.admin, .backend, .vendor]),
+        ("/v1/vendors", .post, [.admin]),
+        ("/v1/vendors/{vendor}", .get, [.admin, .vendor]),
+    ]
+
+    @Test func everyRouteLetsInExactlyItsRoles() async throws {
+        try await ServerHarness.withLiveServer { harness, client in
+            let member = try await client.createMember()
+            let token = try await client.cardToken(member)
+            let sale = try await client.activate(token: token)
+            let period = try #require((sale.json["period"] as? [String: Any])?["id"] as? String)
+            for (template, method, allowed) in Self.matrix {
+                let path = template.replacingOccurrences(of: "{member}", with: member)
+                    .replacingOccurrences(of: "{period}", with: UUID().uuidString)
+                    .replacingOccurrences(of: "{vendor}", with: harness.vendor.id.uuidString)
+                for caller in Caller.allCases {
+                    let reply = try await client.send(method, path, secret: caller.secret, json: Self.body(for: template, method, token: token),
+                                                      headers: [HTTPField.Name("Idempotency-Key")!: UUID().uuidString])
+                    let refused = reply.status == .unauthorized || reply.status == .forbidden
+                    #expect(refused != allowed.contains(caller), "\(method) \(template) as \(caller.rawValue): \(reply.status)")
+                    if caller == .anonymous || caller == .wrongSecret, !allowed.contains(caller) {
+                        #expect(reply.status == .unauthorized && reply.errorCode == "unauthenticated")
+                        #expect(reply.headers[.wwwAuthenticate]?.hasPrefix("Bearer") == true)
+                    }
+                }
+            }
+            _ = period
+        }
+    }
+
+    @Test func aVendorActsOnlyAsItself() async throws {
+        try await ServerHarness.withLiveServer { harness, client in
+            let other = try await client.send(.get, "/v1/vendors/\(harness.otherVendor.id)", secret: ServerHarness.vendorSecret)
+            #expect(other.status == .forbidden)
+            let itself = try await client.send(.get, "/v1/vendors/\(harness.vendor.id)", secret: ServerHarness.vendorSecret)
+            #expect(itself.status == .ok && itself.json["name"] as? String == "Boucherie Centrale")
+        }
+    }
+
+    @Test func vendorSecretsAreShownOnceAndWork() async throws {
+        try await ServerHarness.withLiveServer { harness, client in
+            let created = try await client.send(.post, "/v1/vendors", secret: ServerHarness.adminSecret,
+                                                json: ["name": "Boulangerie Es-Senia", "category": "boulangerie-patisserie", "neighbourhood": "es-senia"])
+            #expect(created.status == .created)
+            let secret = try #require(created.json["api_secret"] as? String)
+            #expect(secret.hasPrefix("peez_vendor_"))
+            #expect(try await client.send(.get, "/v1/keys", secret: secret).status == .ok)
+            let bad = try await client.send(.post, "/v1/vendors", secret: ServerHarness.adminSecret, json: ["name": "X", "category": "bank", "neighbourhood": "usto"])
+            #expect(bad.status == .unprocessableContent && bad.errorFields["category"] != nil)
+        }
+    }
+
+    static func body(for template: String, _ method: HTTPRequest.Method, token: String) -> Any? {
+        switch (template, method) {
+        case ("/v1/members", .post):
+            return ["uuid": UUID().uuidString, "name": "N", "phone": String(format: "+21377%07d", Int.random(in: 0..<9_999_999)),
+                    "email": "\(UUID().uuidString)@example.dz", "neighbourhood": "usto"]
+        case ("/v1/members/{member}", .patch): return ["language": "ar"]
+        case ("/v1/activations", .post): return ["card_token": token, "months": 1, "amount_dzd": 300]
+        case ("/v1/verify", .post): return ["token": token]
+        case ("/v1/vendors", .post): return ["name": "V", "category": "pressing", "neighbourhood": "usto"]
+        default: return nil
+        }
+    }
+}

@@ -1,0 +1,94 @@
+import CardCrypto
+import CardServer
+import CardToken
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Membership
+import MembershipSQL
+import MembershipSQLite
+import Synchronization
+import TestSupport
+import Testing
+
+@Suite("Members and cards over HTTP")
+struct MemberAndCardTests {
+    @Test func membersAreCreatedOnceAndValidatedFieldByField() async throws {
+        try await ServerHarness.withLiveServer { _, client in
+            let body: [String: Any] = ["uuid": UUID().uuidString, "name": "Amina Benali", "phone": "+213770123456",
+                                       "email": "amina@example.dz", "neighbourhood": "gambetta", "language": "ar"]
+            let created = try await client.send(.post, "/v1/members", secret: ServerHarness.backendSecret, json: body)
+            #expect(created.status == .created)
+            #expect((created.json["membership_id"] as? String)?.hasPrefix("PEEZ-20260131-") == true)
+            let again = try await client.send(.post, "/v1/members", secret: ServerHarness.backendSecret, json: body)
+            #expect(again.status == .ok && again.json["membership_id"] as? String == created.json["membership_id"] as? String)
+            var changed = body
+            changed["name"] = "Other"
+            #expect(try await client.send(.post, "/v1/members", secret: ServerHarness.backendSecret, json: changed).status == .conflict)
+
+            let invalid = try await client.send(.post, "/v1/members", secret: ServerHarness.backendSecret, json: [
+                "uuid": UUID().uuidString, "name": "", "phone": "0550", "email": "x", "neighbourhood": "nowhere"])
+            #expect(invalid.status == .unprocessableContent)
+            #expect(Set(invalid.errorFields.keys) == ["name", "phone", "email", "neighbourhood"])
+            let missing = try await client.send(.post, "/v1/members", secret: ServerHarness.backendSecret, json: ["name": "x"])
+            #expect(missing.status == .unprocessableContent && missing.errorCode == "invalid_fields")
+        }
+    }
+
+    @Test func memberWithoutPaidTimeGetsACardExpiringAtIssue() async throws {
+        try await ServerHarness.withLiveServer { harness, client in
+            let uuid = try await client.createMember()
+            let reply = try await client.send(.get, "/v1/members/\(uuid)/card", secret: ServerHarness.backendSecret)
+            #expect(reply.status == .ok)
+            #expect((reply.json["subscription"] as? [String: Any])?["status"] as? String == "expired")
+            let token = try #require(reply.json["token"] as? String)
+            let result = CardVerifier(trustedKeys: TrustedKeySet([harness.signingKey.publicKey])).verify(token, now: UInt64(harness.now))
+            #expect(result.verdict == .valid)
+            #expect(result.claims?.expiresAt == result.claims?.issuedAt)
+            #expect(result.claims?.name == "Ahmed Mohamed")
+            let png = try #require(Data(base64Encoded: reply.json["qr_png_base64"] as? String ?? ""))
+            #expect(png.starts(with: [0x89, 0x50, 0x4E, 0x47]))
+            #expect(try await client.cardToken(uuid) == token, "the stored card is served, not re-signed on every read")
+        }
+    }
+
+    @Test func cardPNGHasAnETagAndScansBackToTheToken() async throws {
+        try await ServerHarness.withLiveServer { harness, client in
+            let uuid = try await client.createMember()
+            let token = try await client.cardToken(uuid)
+            let reply = try await client.send(.get, "/v1/members/\(uuid)/card.png", secret: ServerHarness.backendSecret)
+            #expect(reply.status == .ok && reply.headers[.contentType] == "image/png")
+            let etag = try #require(reply.headers[.eTag])
+            let cached = try await client.send(.get, "/v1/members/\(uuid)/card.png", secret: ServerHarness.backendSecret, headers: [.ifNoneMatch: etag])
+            #expect(cached.status == .notModified && cached.body.isEmpty)
+
+            let path = harness.folder.file("card.png")
+            try Data(reply.body).write(to: URL(fileURLWithPath: path))
+            let scanned = try ProcessRunner.run(["zbarimg", "--nodbus", "--quiet", "--raw", path])
+            #expect(scanned.standardOutput.trimmingCharacters(in: .newlines) == token)
+        }
+    }
+
+    @Test func renamingAMemberIssuesACardWithTheNewName() async throws {
+        try await ServerHarness.withLiveServer { _, client in
+            let uuid = try await client.createMember()
+            let before = try await client.cardToken(uuid)
+            let patched = try await client.send(.patch, "/v1/members/\(uuid)", secret: ServerHarness.backendSecret, json: ["name": "Ahmed Ben Mohamed"])
+            #expect(patched.status == .ok && patched.json["name"] as? String == "Ahmed Ben Mohamed")
+            let after = try await client.cardToken(uuid)
+            #expect(after != before)
+            let bad = try await client.send(.patch, "/v1/members/\(uuid)", secret: ServerHarness.backendSecret, json: ["phone": "12"])
+            #expect(bad.status == .unprocessableContent && bad.errorFields["phone"] != nil)
+        }
+    }
+
+    @Test func unknownMembersAreNotFound() async throws {
+        try await ServerHarness.withLiveServer { _, client in
+            for path in ["/v1/members/\(UUID())", "/v1/members/\(UUID())/card", "/v1/members/\(UUID())/card.png", "/v1/members/not-a-uuid"] {
+                let reply = try await client.send(.get, path, secret: ServerHarness.backendSecret)
+                #expect(reply.status == .notFound && reply.errorCode == "not_found", "\(path)")
+            }
+        }
+    }
+}
