@@ -9,7 +9,7 @@ FUZZ_RUNS ?= 3000000
 DEV_KEY := Keys/development/signing-key.pem
 PEEZ := .build/debug/peez
 
-.PHONY: help deps build demo test bench fuzz vectors clean
+.PHONY: help deps build serve demo test bench bench-http fuzz vectors clean
 
 help: ## List the commands
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-8s %s\n", $$1, $$2}'
@@ -24,6 +24,10 @@ deps: ## Install the missing Debian packages (idempotent; needs root or sudo)
 
 build: deps ## Build the peez command line (debug)
 	swift build $(SWIFT_BUILD_FLAGS)
+
+serve: build ## Start the card service on SQLite (var/) with the development key and demo data
+	@chmod 600 $(DEV_KEY)  # git does not keep file modes; the key is refused unless 0600
+	$(PEEZ) serve --development --database var/peez.sqlite --host $${HOST:-127.0.0.1} --port $${PORT:-8080}
 
 demo: build ## Issue a card with the development key, write its QR PNG and verify it
 	@chmod 600 $(DEV_KEY)  # git does not keep file modes; the key is refused unless 0600

@@ -181,7 +181,7 @@ struct PeezCLITests {
         #expect(try String(contentsOfFile: svg, encoding: .utf8).contains("<svg"))
     }
 
-    @Test("every command has help text with an example", arguments: [["keys", "generate"], ["keys", "show"], ["card", "issue"], ["verify"], []])
+    @Test("every command has help text with an example", arguments: [["keys", "generate"], ["keys", "show"], ["keys", "rotate"], ["card", "issue"], ["verify"], ["serve"], ["admin", "create-token"], []])
     func helpHasAnExample(command: [String]) throws {
         let help = try PeezCommand.run(command + ["--help"])
         #expect(help.status == 0)

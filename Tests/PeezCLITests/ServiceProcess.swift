@@ -1,0 +1,64 @@
+import Foundation
+import TestSupport
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A real `peez serve` process on a loopback port, for tests that stop it the hard way.
+final class ServiceProcess {
+    let process = Process()
+    let port: Int
+
+    init(arguments: [String], port: Int) throws {
+        self.port = port
+        process.executableURL = URL(fileURLWithPath: PeezCommand.binary)
+        process.arguments = ["serve", "--host", "127.0.0.1", "--port", String(port)] + arguments
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+    }
+
+    /// Waits until `/health` answers, or fails after `seconds`.
+    func waitUntilReady(seconds: Double = 30) async throws {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            if let reply = try? await request("GET", "/health"), reply.status == 200 { return }
+            guard process.isRunning else { throw ServiceError("peez serve exited with status \(process.terminationStatus)") }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        throw ServiceError("peez serve did not answer on port \(port)")
+    }
+
+    /// Kills the process with SIGKILL: no shutdown code runs.
+    func killHard() {
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+
+    func request(_ method: String, _ path: String, secret: String? = nil, json: [String: Any]? = nil,
+                 headers: [String: String] = [:]) async throws -> (status: Int, body: [String: Any], data: Data, headers: [AnyHashable: Any]) {
+        var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)\(path)")!)
+        request.httpMethod = method
+        request.timeoutInterval = 10
+        if let secret { request.setValue("Bearer \(secret)", forHTTPHeaderField: "Authorization") }
+        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+        if let json {
+            request.httpBody = try JSONSerialization.data(withJSONObject: json, options: [.sortedKeys])
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        }
+        let (data, response) = try await URLSession.shared.data(for: request)
+        let http = response as! HTTPURLResponse
+        let body = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] ?? [:]
+        return (http.statusCode, body, data, http.allHeaderFields)
+    }
+
+    deinit {
+        if process.isRunning { process.terminate() }
+    }
+}
+
+struct ServiceError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
