@@ -3,7 +3,7 @@ SHELL := /bin/bash
 .DEFAULT_GOAL := help
 
 # Debian packages the build, the tests and the tools need; `make deps` installs whichever are missing.
-DEB_PACKAGES := pkg-config openssl libssl-dev libqrencode-dev libpng-dev zbar-tools tzdata postgresql postgresql-client
+DEB_PACKAGES := pkg-config openssl libssl-dev libqrencode-dev libpng-dev zbar-tools tzdata postgresql postgresql-client wrk curl
 SWIFT_BUILD_FLAGS ?=
 FUZZ_RUNS ?= 3000000
 DEV_KEY := Keys/development/signing-key.pem
@@ -52,6 +52,9 @@ test: deps ## Run the whole test suite (starts a throwaway PostgreSQL server for
 bench: deps ## Benchmark signing, verifying and QR rendering on one core (release build)
 	swift build -c release --product peez-bench
 	taskset -c 0 .build/release/peez-bench
+
+bench-http: deps ## Load-test the HTTP service with wrk on SQLite and PostgreSQL (release build)
+	Benchmarks/http/run
 
 fuzz: deps ## Fuzz the token decoder with libFuzzer for FUZZ_RUNS inputs (default 3 million)
 	cd Fuzz && swift build -c release --sanitize=fuzzer --sanitize=address

@@ -42,6 +42,12 @@ public final class PostgresDatabase: SQLDatabase {
         }
     }
 
+    public func writeStatement(_ sql: String, _ binds: [SQLValue]) async throws -> [SQLRow] {
+        try await client.withConnection { connection in
+            try await PostgresExecutor(connection: connection, logger: logger).query(sql, binds)
+        }
+    }
+
     public func write<T: Sendable>(_ body: @Sendable (any SQLExecutor) async throws -> T) async throws -> T {
         do {
             return try await client.withTransaction(logger: logger) { connection in

@@ -92,4 +92,6 @@ public protocol SQLDatabase: Sendable {
     func read<T: Sendable>(_ body: @Sendable (any SQLExecutor) async throws -> T) async throws -> T
     /// Runs `body` in one transaction, committed when it returns and rolled back when it throws.
     func write<T: Sendable>(_ body: @Sendable (any SQLExecutor) async throws -> T) async throws -> T
+    /// Runs one statement as a transaction of its own (no BEGIN/COMMIT round trips).
+    func writeStatement(_ sql: String, _ binds: [SQLValue]) async throws -> [SQLRow]
 }

@@ -178,6 +178,21 @@ public struct SQLMembershipStore: MembershipStore {
     // MARK: Activation, idempotency, cancellation
 
     public func beginIdempotentRequest(_ key: IdempotencyKey, now: Int64, abandonAfter: Int64) async throws -> IdempotencyDecision {
+        // The common case, a new key, is one statement; an existing key is looked at in a transaction.
+        let inserted = try await database.writeStatement(
+            "INSERT INTO idempotency_keys (scope, key, request_hash, state, created_at) VALUES (?, ?, ?, 'in_flight', ?) ON CONFLICT (scope, key) DO NOTHING RETURNING state",
+            [.text(key.scope), .text(key.key), .text(key.requestHash), .int(now)])
+        if !inserted.isEmpty { return .proceed }
+        do {
+            return try await beginIdempotentRequestOnce(key, now: now, abandonAfter: abandonAfter)
+        } catch SQLError.uniqueViolation {
+            // Two first attempts raced (a row that does not exist yet cannot be locked): the other one won and
+            // is in flight.
+            return .inFlight
+        }
+    }
+
+    private func beginIdempotentRequestOnce(_ key: IdempotencyKey, now: Int64, abandonAfter: Int64) async throws -> IdempotencyDecision {
         try await database.write { db in
             let rows = try await db.query(
                 "SELECT request_hash, state, response_status, response_body, created_at FROM idempotency_keys WHERE scope = ? AND key = ?\(lock)",
@@ -206,6 +221,18 @@ public struct SQLMembershipStore: MembershipStore {
     public func activate(_ activation: Activation, key: IdempotencyKey, now: Int64, mintCard: CardMinting,
                          response: @Sendable (ActivationResult) throws -> StoredResponse) async throws -> ActivationResult {
         try Pricing.validate(months: activation.months, amountDZD: activation.amountDZD)
+        // Sign and render the card before taking the write lock, for the coverage the sale will most likely
+        // give; inside the transaction it is used only if that coverage is what the locked rows produce.
+        let speculation = try await database.read { db -> (Member, Int64)? in
+            guard let member = try await Self.member(db, "uuid = ?", [.text(activation.memberUUID.uuidString)]) else { return nil }
+            let existing = try await Self.periods(db, memberUUID: member.uuid)
+            let draft = SubscriptionPeriod(id: UUID(), memberUUID: member.uuid, months: activation.months, amountDZD: activation.amountDZD,
+                                           source: .vendor, vendorID: activation.vendorID, purchasedAt: now, startsAt: now, endsAt: now)
+            return (member, CoverageSchedule.coverageEnd(CoverageSchedule.laidOut(existing + [draft]))!)
+        }
+        let speculativeCard = try speculation.map { member, coverageEnd in
+            (member: member, coverageEnd: coverageEnd, card: try mintCard(member, coverageEnd, now))
+        }
         return try await database.write { db in
             // Lock the member so concurrent activations of one member take turns and stack.
             guard let member = try await Self.member(db, "uuid = ?", [.text(activation.memberUUID.uuidString)], lock: lock) else {
@@ -223,7 +250,12 @@ public struct SQLMembershipStore: MembershipStore {
                  .int(Int64(period.amountDZD)), .text(period.source.rawValue), .text(activation.vendorID.uuidString),
                  .int(now), .int(period.startsAt), .int(period.endsAt)])
             let coverageEnd = CoverageSchedule.coverageEnd(laidOut)!
-            let card = try mintCard(member, coverageEnd, now)
+            let card: StoredCard
+            if let speculativeCard, speculativeCard.member == member, speculativeCard.coverageEnd == coverageEnd {
+                card = speculativeCard.card
+            } else {
+                card = try mintCard(member, coverageEnd, now)  // a concurrent sale moved the coverage
+            }
             try await Self.saveCard(db, card)
             let result = ActivationResult(member: member, period: period, coverageEnd: coverageEnd, card: card)
             let stored = try response(result)

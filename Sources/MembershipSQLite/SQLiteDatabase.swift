@@ -53,6 +53,10 @@ public final class SQLiteDatabase: SQLDatabase {
         return try await reader.lock.withLock { try await body(SQLiteExecutor(connection: reader.connection)) }
     }
 
+    public func writeStatement(_ sql: String, _ binds: [SQLValue]) async throws -> [SQLRow] {
+        try await writerLock.withLock { try await SQLiteExecutor(connection: writer).query(sql, binds) }
+    }
+
     public func write<T: Sendable>(_ body: @Sendable (any SQLExecutor) async throws -> T) async throws -> T {
         try await writerLock.withLock {
             let executor = SQLiteExecutor(connection: writer)

@@ -144,6 +144,19 @@ struct StoreConformanceTests {
     }
 
     @Test(arguments: StoreKind.available)
+    func simultaneousFirstAttemptsWithOneKeyProceedExactlyOnce(kind: StoreKind) async throws {
+        try await kind.withStore { store in
+            let key = Sample.key("raced")
+            let decisions = try await withThrowingTaskGroup(of: IdempotencyDecision.self) { group in
+                for _ in 0..<12 { group.addTask { try await store.beginIdempotentRequest(key, now: 100, abandonAfter: 60) } }
+                return try await group.reduce(into: [IdempotencyDecision]()) { $0.append($1) }
+            }
+            #expect(decisions.filter { $0 == .proceed }.count == 1)
+            #expect(decisions.filter { $0 == .inFlight }.count == 11)
+        }
+    }
+
+    @Test(arguments: StoreKind.available)
     func failedActivationLeavesNoTrace(kind: StoreKind) async throws {
         try await kind.withStore { store in
             let vendor = try await store.createVendor(name: "A", category: "boucherie", neighbourhood: "usto", now: 1_000)
