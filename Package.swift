@@ -19,7 +19,6 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.0"),
-        .package(url: "https://github.com/vapor/sqlite-nio", from: "1.13.0"),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.0"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
@@ -44,6 +43,11 @@ let package = Package(
             pkgConfig: "libpng",
             providers: [.apt(["libpng-dev"])]
         ),
+        .systemLibrary(
+            name: "CPeezSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
         // libpng's classic API reports errors with longjmp, which Swift cannot survive:
         // this small C target keeps setjmp inside C and exposes a return-code API.
         .target(name: "CPeezPNGWriter", dependencies: ["CPeezPNG"]),
@@ -61,7 +65,7 @@ let package = Package(
         .target(name: "MembershipSQL", dependencies: ["Membership"], swiftSettings: strictSettings),
         .target(
             name: "MembershipSQLite",
-            dependencies: ["MembershipSQL", .product(name: "SQLiteNIO", package: "sqlite-nio")],
+            dependencies: ["MembershipSQL", "CPeezSQLite"],
             swiftSettings: strictSettings
         ),
         .target(

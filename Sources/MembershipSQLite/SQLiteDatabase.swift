@@ -1,10 +1,9 @@
 public import MembershipSQL
-import SQLiteNIO
 import Synchronization
 
 /// The embedded store's database: one SQLite file in WAL mode, with one writer connection (write transactions
 /// take turns behind an async lock and start with `BEGIN IMMEDIATE`) and a few reader connections that read the
-/// last committed state while a write is under way.
+/// last committed state while a write is under way. Statements run inline (see ``SQLiteConnection``).
 ///
 /// Durability: `synchronous = FULL`, so a transaction acknowledged as committed is on disk, through a process
 /// kill or a power loss. Foreign keys are enforced; `busy_timeout` covers another process holding the file.
@@ -23,28 +22,27 @@ public final class SQLiteDatabase: SQLDatabase {
 
     /// Opens (creating if needed) the database file at `path`.
     public static func open(path: String, readerCount: Int = 4) async throws -> SQLiteDatabase {
-        let writer = try await SQLiteConnection.open(storage: .file(path: path))
-        try await configure(writer)
-        _ = try await writer.query("PRAGMA journal_mode = WAL")
+        let writer = try SQLiteConnection(path: path)
+        try configure(writer)
+        _ = try writer.query("PRAGMA journal_mode = WAL", [])
         var readers: [SQLiteConnection] = []
         for _ in 0..<max(1, readerCount) {
-            let reader = try await SQLiteConnection.open(storage: .file(path: path))
-            try await configure(reader)
+            let reader = try SQLiteConnection(path: path)
+            try configure(reader)
             readers.append(reader)
         }
         return SQLiteDatabase(writer: writer, readers: readers)
     }
 
-    private static func configure(_ connection: SQLiteConnection) async throws {
-        _ = try await connection.query("PRAGMA busy_timeout = 5000")
-        _ = try await connection.query("PRAGMA foreign_keys = ON")
-        _ = try await connection.query("PRAGMA synchronous = FULL")
+    private static func configure(_ connection: SQLiteConnection) throws {
+        _ = try connection.query("PRAGMA busy_timeout = 5000", [])
+        _ = try connection.query("PRAGMA foreign_keys = ON", [])
+        _ = try connection.query("PRAGMA synchronous = FULL", [])
     }
 
-    /// Closes every connection.
+    /// Waits for the work under way; the connections close when the database is released.
     public func close() async throws {
-        try await writer.close()
-        for reader in readers { try await reader.connection.close() }
+        try await writerLock.withLock {}
     }
 
     public func read<T: Sendable>(_ body: @Sendable (any SQLExecutor) async throws -> T) async throws -> T {
@@ -60,48 +58,24 @@ public final class SQLiteDatabase: SQLDatabase {
     public func write<T: Sendable>(_ body: @Sendable (any SQLExecutor) async throws -> T) async throws -> T {
         try await writerLock.withLock {
             let executor = SQLiteExecutor(connection: writer)
-            _ = try await writer.query("BEGIN IMMEDIATE")
+            _ = try writer.query("BEGIN IMMEDIATE", [])
             do {
                 let value = try await body(executor)
-                _ = try await writer.query("COMMIT")
+                _ = try writer.query("COMMIT", [])
                 return value
             } catch {
-                _ = try? await writer.query("ROLLBACK")
+                _ = try? writer.query("ROLLBACK", [])
                 throw error
             }
         }
     }
 }
 
-/// Runs statements on one SQLite connection, translating values and constraint errors.
+/// Runs statements on one SQLite connection.
 struct SQLiteExecutor: SQLExecutor {
     let connection: SQLiteConnection
 
     func query(_ sql: String, _ binds: [SQLValue]) async throws -> [SQLRow] {
-        let data: [SQLiteData] = binds.map { value in
-            switch value {
-            case .int(let number): return .integer(SQLiteInt64(number))
-            case .text(let text): return .text(text)
-            case .blob(let bytes): return .blob(ByteBuffer(bytes: bytes))
-            case .null: return .null
-            }
-        }
-        do {
-            return try await connection.query(sql, data).map { row in
-                var values: [String: SQLValue] = [:]
-                for column in row.columns {
-                    switch column.data {
-                    case .integer(let number): values[column.name] = .int(Int64(number))
-                    case .float(let number): values[column.name] = .int(Int64(number))
-                    case .text(let text): values[column.name] = .text(text)
-                    case .blob(let buffer): values[column.name] = .blob(Array(buffer.readableBytesView))
-                    case .null: values[column.name] = .null
-                    }
-                }
-                return SQLRow(values: values)
-            }
-        } catch let error as SQLiteError where error.message.contains("UNIQUE constraint failed") {
-            throw SQLError.uniqueViolation(error.message)
-        }
+        try connection.query(sql, binds)
     }
 }

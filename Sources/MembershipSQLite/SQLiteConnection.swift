@@ -1,0 +1,90 @@
+import CPeezSQLite
+import MembershipSQL
+
+/// One connection to an SQLite file through Debian's libsqlite3, called inline.
+///
+/// SQLite statements take microseconds (a commit adds one fsync), so they run on the calling task's thread
+/// instead of hopping to a thread pool per statement; ``SQLiteDatabase`` makes sure only one task uses a
+/// connection at a time. The handle is closed when the connection goes.
+final class SQLiteConnection: @unchecked Sendable {
+    private let handle: OpaquePointer
+
+    init(path: String) throws {
+        var handle: OpaquePointer? = nil
+        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX
+        let status = sqlite3_open_v2(path, &handle, flags, nil)
+        guard status == SQLITE_OK, let handle else {
+            let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
+            sqlite3_close(handle)
+            throw SQLiteError(code: status, message: "cannot open \(path): \(message)")
+        }
+        self.handle = handle
+    }
+
+    deinit { sqlite3_close_v2(handle) }
+
+    /// Runs one statement and returns its rows.
+    func query(_ sql: String, _ binds: [SQLValue]) throws -> [SQLRow] {
+        var statement: OpaquePointer? = nil
+        guard sqlite3_prepare_v2(handle, sql, -1, &statement, nil) == SQLITE_OK, let statement else {
+            throw currentError(sql)
+        }
+        defer { sqlite3_finalize(statement) }
+        for (offset, value) in binds.enumerated() {
+            let index = Int32(offset + 1)
+            let status: Int32
+            switch value {
+            case .int(let number): status = sqlite3_bind_int64(statement, index, number)
+            case .text(let text): status = sqlite3_bind_text(statement, index, text, -1, peez_sqlite_transient())
+            case .blob(let bytes):
+                status = bytes.withUnsafeBytes { sqlite3_bind_blob(statement, index, $0.baseAddress, Int32($0.count), peez_sqlite_transient()) }
+            case .null: status = sqlite3_bind_null(statement, index)
+            }
+            guard status == SQLITE_OK else { throw currentError(sql) }
+        }
+        var rows: [SQLRow] = []
+        while true {
+            switch sqlite3_step(statement) {
+            case SQLITE_ROW: rows.append(row(statement))
+            case SQLITE_DONE: return rows
+            default: throw currentError(sql)
+            }
+        }
+    }
+
+    private func row(_ statement: OpaquePointer) -> SQLRow {
+        var values: [String: SQLValue] = [:]
+        for column in 0..<sqlite3_column_count(statement) {
+            let name = String(cString: sqlite3_column_name(statement, column))
+            switch sqlite3_column_type(statement, column) {
+            case SQLITE_INTEGER: values[name] = .int(sqlite3_column_int64(statement, column))
+            case SQLITE_FLOAT: values[name] = .int(Int64(sqlite3_column_double(statement, column)))
+            case SQLITE_TEXT:
+                let count = Int(sqlite3_column_bytes(statement, column))
+                values[name] = .text(String(decoding: UnsafeBufferPointer(start: sqlite3_column_text(statement, column), count: count), as: UTF8.self))
+            case SQLITE_BLOB:
+                let count = Int(sqlite3_column_bytes(statement, column))
+                let start = sqlite3_column_blob(statement, column)?.assumingMemoryBound(to: UInt8.self)
+                values[name] = .blob(count == 0 ? [] : Array(UnsafeBufferPointer(start: start, count: count)))
+            default: values[name] = .null
+            }
+        }
+        return SQLRow(values: values)
+    }
+
+    private func currentError(_ sql: String) -> any Error {
+        let code = sqlite3_extended_errcode(handle)
+        let message = String(cString: sqlite3_errmsg(handle))
+        if code == peez_sqlite_constraint_unique() || code == peez_sqlite_constraint_primary_key() {
+            return SQLError.uniqueViolation(message)
+        }
+        return SQLiteError(code: code, message: "\(message) (in: \(sql.prefix(80)))")
+    }
+}
+
+/// A failure reported by SQLite, with its extended result code.
+public struct SQLiteError: Error, CustomStringConvertible {
+    public let code: Int32
+    public let message: String
+    public var description: String { "SQLite error \(code): \(message)" }
+}
