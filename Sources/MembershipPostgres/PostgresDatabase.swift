@@ -9,7 +9,7 @@ public import PostgresNIO
 /// service group, or call ``run()`` in a task. Write transactions lock the member rows they change with
 /// `SELECT … FOR UPDATE`, so concurrent activations of one member on any instance take turns.
 public final class PostgresDatabase: SQLDatabase {
-    public let dialect = SQLDialect(blobType: "BYTEA", serialPrimaryKey: "BIGSERIAL PRIMARY KEY", lockRowsClause: " FOR UPDATE")
+    public let dialect = SQLDialect(blobType: "BYTEA", serialPrimaryKey: "BIGSERIAL PRIMARY KEY", lockRowsClause: " FOR UPDATE", serializesAllWrites: false)
     /// The connection pool; a `Service` to run for as long as the database is used.
     public let client: PostgresClient
     private let logger: Logger

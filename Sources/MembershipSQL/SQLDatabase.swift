@@ -77,11 +77,15 @@ public struct SQLDialect: Sendable {
     /// Appended to a SELECT that must lock the rows it reads until the transaction ends ("" where a
     /// write transaction already excludes other writers).
     public var lockRowsClause: String
+    /// Whether every write transaction excludes every other (SQLite), rather than only those touching the
+    /// same rows (PostgreSQL). Work done inside a write is then worth moving out of it.
+    public var serializesAllWrites: Bool
 
-    public init(blobType: String, serialPrimaryKey: String, lockRowsClause: String) {
+    public init(blobType: String, serialPrimaryKey: String, lockRowsClause: String, serializesAllWrites: Bool) {
         self.blobType = blobType
         self.serialPrimaryKey = serialPrimaryKey
         self.lockRowsClause = lockRowsClause
+        self.serializesAllWrites = serializesAllWrites
     }
 }
 

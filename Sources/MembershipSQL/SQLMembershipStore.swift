@@ -221,9 +221,9 @@ public struct SQLMembershipStore: MembershipStore {
     public func activate(_ activation: Activation, key: IdempotencyKey, now: Int64, mintCard: CardMinting,
                          response: @Sendable (ActivationResult) throws -> StoredResponse) async throws -> ActivationResult {
         try Pricing.validate(months: activation.months, amountDZD: activation.amountDZD)
-        // Sign and render the card before taking the write lock, for the coverage the sale will most likely
-        // give; inside the transaction it is used only if that coverage is what the locked rows produce.
-        let speculation = try await database.read { db -> (Member, Int64)? in
+        // Where all writes take turns, sign and render the card before the write, for the coverage the sale
+        // will most likely give; inside the transaction it is used only if the locked rows give that coverage.
+        let speculation = !database.dialect.serializesAllWrites ? nil : try await database.read { db -> (Member, Int64)? in
             guard let member = try await Self.member(db, "uuid = ?", [.text(activation.memberUUID.uuidString)]) else { return nil }
             let existing = try await Self.periods(db, memberUUID: member.uuid)
             let draft = SubscriptionPeriod(id: UUID(), memberUUID: member.uuid, months: activation.months, amountDZD: activation.amountDZD,
