@@ -127,6 +127,17 @@ struct ActivationBody: Codable {
     var card: IssuedCard
 }
 
+struct ActivationListBody: Codable {
+    /// Newest first.
+    var activations: [PeriodBody]
+}
+
+struct CancellationBody: Codable {
+    var period: PeriodBody
+    var coverage: CoverageBody
+    var cards_revoked_before: String
+}
+
 struct VerifyRequest: Decodable {
     var token: String
 }

@@ -95,7 +95,7 @@ struct ActivationRoutes {
         let vendorID = credential.role == .vendor ? credential.vendorID ?? UUID() : nil
         let now = cards.now()
         let periods = try await store.activations(vendorID: vendorID, limit: limit)
-        return try JSONExchange.response(["activations": periods.map { PeriodBody($0, now: now) }])
+        return try JSONExchange.response(ActivationListBody(activations: periods.map { PeriodBody($0, now: now) }))
     }
 
     @Sendable func cancel(_ request: Request, context: ServerRequestContext) async throws -> Response {
@@ -106,17 +106,8 @@ struct ActivationRoutes {
         let now = cards.now()
         let result = try await store.cancelPeriod(id: id, now: now)
         CardMetrics.cancelled()
-        return try JSONExchange.response([
-            "period": AnyEncodable(PeriodBody(result.period, now: now)),
-            "coverage": AnyEncodable(CoverageBody(coverageEnd: result.coverageEnd, now: now)),
-            "cards_revoked_before": AnyEncodable(AlgiersCalendar.iso8601(result.revokedBefore)),
-        ])
+        return try JSONExchange.response(CancellationBody(
+            period: PeriodBody(result.period, now: now), coverage: CoverageBody(coverageEnd: result.coverageEnd, now: now),
+            cards_revoked_before: AlgiersCalendar.iso8601(result.revokedBefore)))
     }
-}
-
-/// Wraps values of different types for one JSON object.
-struct AnyEncodable: Encodable {
-    let value: any Encodable
-    init(_ value: any Encodable) { self.value = value }
-    func encode(to encoder: any Encoder) throws { try value.encode(to: encoder) }
 }

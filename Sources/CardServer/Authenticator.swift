@@ -21,7 +21,8 @@ public struct Authenticator: RouterMiddleware {
     public func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var context = context
         if let header = request.headers[.authorization] {
-            guard header.hasPrefix("Bearer "), header.utf8.count <= 512 else {
+            // The scheme name is case-insensitive (RFC 9110 §11.1); the header is bounded before any work.
+            guard header.utf8.count <= 512, header.prefix(7).lowercased() == "bearer " else {
                 throw MembershipError(.unauthenticated, "The Authorization header must be 'Bearer <secret>'.")
             }
             let hash = APISecret.hash(String(header.dropFirst(7)).trimmingCharacters(in: .whitespaces), sha256: SHA256.hash)

@@ -57,6 +57,8 @@ struct APIContractTests {
             #expect(wrongType.status == .unprocessableContent && wrongType.errorFields["token"] != nil)
             let badAuth = try await client.send(.get, "/v1/keys", headers: [.authorization: "Basic YWRtaW46YWRtaW4="])
             #expect(badAuth.status == .unauthorized)
+            let lowerCaseScheme = try await client.send(.get, "/v1/keys", headers: [.authorization: "bearer \(ServerHarness.vendorSecret)"])
+            #expect(lowerCaseScheme.status == .ok)
         }
     }
 

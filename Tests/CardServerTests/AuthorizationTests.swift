@@ -53,8 +53,7 @@ struct AuthorizationTests {
         try await ServerHarness.withLiveServer { harness, client in
             let member = try await client.createMember()
             let token = try await client.cardToken(member)
-            let sale = try await client.activate(token: token)
-            let period = try #require((sale.json["period"] as? [String: Any])?["id"] as? String)
+            #expect(try await client.activate(token: token).status == .created)
             for (template, method, allowed) in Self.matrix {
                 let path = template.replacingOccurrences(of: "{member}", with: member)
                     .replacingOccurrences(of: "{period}", with: UUID().uuidString)
@@ -70,7 +69,6 @@ struct AuthorizationTests {
                     }
                 }
             }
-            _ = period
         }
     }
 
