@@ -37,8 +37,12 @@ public struct CardService: Sendable {
 
     /// The member's current card. Activations replace the stored card and cancellations delete it in the same
     /// transaction as the coverage change, so a stored card is always current; one is minted only when missing.
-    public func currentCard(for member: Member) async throws -> StoredCard {
-        if let card = try await store.card(memberUUID: member.uuid) { return card }
+    /// The member is read only for minting, unless the caller already has it.
+    public func currentCard(memberUUID: UUID, knownMember: Member? = nil) async throws -> StoredCard {
+        if let card = try await store.card(memberUUID: memberUUID) { return card }
+        var member = knownMember
+        if member == nil { member = try await store.member(uuid: memberUUID) }
+        guard let member else { throw MembershipError(.notFound, "No member has uuid \(memberUUID).") }
         let coverageEnd = CoverageSchedule.coverageEnd(try await store.periods(memberUUID: member.uuid))
         let card = try mint(member, coverageEnd, now())
         try await store.saveCard(card)

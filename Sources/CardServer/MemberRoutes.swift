@@ -41,7 +41,7 @@ struct MemberRoutes {
     @Sendable func card(_ request: Request, context: ServerRequestContext) async throws -> Response {
         _ = try context.require(.backend, .admin)
         let member = try await member(context)
-        let card = try await cards.currentCard(for: member)
+        let card = try await cards.currentCard(memberUUID: member.uuid, knownMember: member)
         let body = CardBody(
             member: MemberBody(member), subscription: CoverageBody(coverageEnd: card.coverageEnd, now: cards.now()),
             token: card.token, token_id: card.tokenID, issued_at: AlgiersCalendar.iso8601(card.issuedAt),
@@ -51,13 +51,7 @@ struct MemberRoutes {
 
     @Sendable func cardPNG(_ request: Request, context: ServerRequestContext) async throws -> Response {
         _ = try context.require(.backend, .admin)
-        let uuid = try memberUUID(context)
-        let card: StoredCard
-        if let stored = try await store.card(memberUUID: uuid) {
-            card = stored
-        } else {
-            card = try await cards.currentCard(for: try await member(context))
-        }
+        let card = try await cards.currentCard(memberUUID: try memberUUID(context))
         let etag = "\"\(card.tokenID)\""
         let headers: HTTPFields = [.eTag: etag, .cacheControl: "private, no-cache"]
         if request.headers[.ifNoneMatch] == etag { return Response(status: .notModified, headers: headers) }
