@@ -53,12 +53,12 @@ struct ActivationRoutes {
             try Pricing.validate(months: body.months, amountDZD: body.amount_dzd)
             let member = try await identify(body)
             let now = cards.now()
-            let result = try await store.activate(
-                Activation(memberUUID: member.uuid, vendorID: vendorID, months: body.months, amountDZD: body.amount_dzd),
+            let sale = try await store.activate(
+                Activation(member: member, vendorID: vendorID, months: body.months, amountDZD: body.amount_dzd),
                 key: key, now: now, mintCard: cards.mint,
                 response: { result in StoredResponse(status: 201, body: try JSONExchange.encode(Self.body(result, now: now))) })
             CardMetrics.activated()
-            return try JSONExchange.response(Self.body(result, now: now), status: .created)
+            return JSONExchange.response(bytes: sale.response.body, status: .created)
         } catch {
             // Nothing was sold: free the key so the vendor can correct the request and retry.
             try? await store.abandonIdempotentRequest(key)
@@ -66,15 +66,13 @@ struct ActivationRoutes {
         }
     }
 
-    private func identify(_ body: ActivationRequest) async throws -> Member {
+    /// The member the sale is for: the one the scanned card names, or the membership id typed in.
+    private func identify(_ body: ActivationRequest) async throws -> MemberReference {
         switch (body.card_token, body.membership_id) {
         case (let token?, nil):
-            return try await cards.member(identifiedBy: token)
+            return .membershipID(try await cards.membershipID(identifiedBy: token))
         case (nil, let membershipID?):
-            guard let member = try await store.member(membershipID: membershipID) else {
-                throw MembershipError(.notFound, "No member has membership id \(membershipID).")
-            }
-            return member
+            return .membershipID(membershipID)
         default:
             throw MembershipError(.invalidFields, "Identify the member one way.",
                                   fields: ["card_token": "give the scanned card token or a membership_id, not both"])

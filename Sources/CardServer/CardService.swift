@@ -1,4 +1,4 @@
-public import CardCrypto
+import CardCrypto
 public import CardQR
 public import CardToken
 public import Foundation
@@ -35,18 +35,10 @@ public struct CardService: Sendable {
         }
     }
 
-    /// The member's current card. Activations replace the stored card and cancellations delete it in the same
-    /// transaction as the coverage change, so a stored card is always current; one is minted only when missing.
-    /// The member is read only for minting, unless the caller already has it.
-    public func currentCard(memberUUID: UUID, knownMember: Member? = nil) async throws -> StoredCard {
-        if let card = try await store.card(memberUUID: memberUUID) { return card }
-        var member = knownMember
-        if member == nil { member = try await store.member(uuid: memberUUID) }
-        guard let member else { throw MembershipError(.notFound, "No member has uuid \(memberUUID).") }
-        let coverageEnd = CoverageSchedule.coverageEnd(try await store.periods(memberUUID: member.uuid))
-        let card = try mint(member, coverageEnd, now())
-        try await store.saveCard(card)
-        return card
+    /// The member's current card: the stored one, or one signed and stored now (see
+    /// ``MembershipStore/currentCard(memberUUID:now:mintCard:)``).
+    public func currentCard(memberUUID: UUID) async throws -> StoredCard {
+        try await store.currentCard(memberUUID: memberUUID, now: now(), mintCard: mint)
     }
 
     /// Verifies a token as the counter verifier does, against the published keys and the live revocation list.
@@ -61,17 +53,14 @@ public struct CardService: Sendable {
         return result
     }
 
-    /// The member a scanned card names, if the card is authentic (an expired or revoked card still identifies
-    /// its member, so a lapsed member can renew with the card in their phone).
-    public func member(identifiedBy token: String) async throws -> Member {
+    /// The membership id a scanned card names, if the card is authentic (an expired or revoked card still
+    /// identifies its member, so a lapsed member can renew with the card in their phone).
+    public func membershipID(identifiedBy token: String) async throws -> String {
         let result = try await verify(token)
         guard let claims = result.claims else {
             throw MembershipError(.invalidFields, "The card cannot identify a member.",
                                   fields: ["card_token": "is \(result.verdict.rawValue): \(result.detail)"])
         }
-        guard let member = try await store.member(membershipID: claims.subject) else {
-            throw MembershipError(.notFound, "No member has membership id \(claims.subject).")
-        }
-        return member
+        return claims.subject
     }
 }

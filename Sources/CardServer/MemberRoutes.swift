@@ -34,14 +34,14 @@ struct MemberRoutes {
         _ = try context.require(.backend, .admin)
         let body = try await JSONExchange.decode(UpdateMemberRequest.self, request, context: context)
         let patch = MemberPatch(name: body.name, phone: body.phone, email: body.email, neighbourhood: body.neighbourhood, language: body.language)
-        let updated = try await store.updateMember(uuid: try memberUUID(context), patch: patch)
+        let updated = try await store.updateMember(uuid: try memberUUID(context), patch: patch, now: cards.now())
         return try JSONExchange.response(MemberBody(updated))
     }
 
     @Sendable func card(_ request: Request, context: ServerRequestContext) async throws -> Response {
         _ = try context.require(.backend, .admin)
         let member = try await member(context)
-        let card = try await cards.currentCard(memberUUID: member.uuid, knownMember: member)
+        let card = try await cards.currentCard(memberUUID: member.uuid)
         let body = CardBody(
             member: MemberBody(member), subscription: CoverageBody(coverageEnd: card.coverageEnd, now: cards.now()),
             token: card.token, token_id: card.tokenID, issued_at: AlgiersCalendar.iso8601(card.issuedAt),

@@ -1,14 +1,29 @@
 public import Foundation
 
+/// How a request names a member.
+public enum MemberReference: Sendable, Hashable, CustomStringConvertible {
+    /// The backend's user id.
+    case uuid(UUID)
+    /// The `PEEZ-YYYYMMDD-NNNNN` id printed on the card.
+    case membershipID(String)
+
+    public var description: String {
+        switch self {
+        case .uuid(let uuid): return "uuid \(uuid)"
+        case .membershipID(let id): return "membership id \(id)"
+        }
+    }
+}
+
 /// A vendor's cash sale of 1 to 3 months, checked against the price list.
 public struct Activation: Sendable, Hashable {
-    public var memberUUID: UUID
+    public var member: MemberReference
     public var vendorID: UUID
     public var months: Int
     public var amountDZD: Int
 
-    public init(memberUUID: UUID, vendorID: UUID, months: Int, amountDZD: Int) {
-        self.memberUUID = memberUUID
+    public init(member: MemberReference, vendorID: UUID, months: Int, amountDZD: Int) {
+        self.member = member
         self.vendorID = vendorID
         self.months = months
         self.amountDZD = amountDZD

@@ -11,9 +11,9 @@ public protocol MembershipStore: Sendable {
     func createMember(_ draft: MemberDraft, now: Int64) async throws -> (member: Member, created: Bool)
     func member(uuid: UUID) async throws -> Member?
     func member(membershipID: String) async throws -> Member?
-    /// Applies `patch`; a phone or email already taken by another member is a `conflict`. A new name drops the
-    /// stored card (the name is printed on it), so the next read issues a fresh one.
-    func updateMember(uuid: UUID, patch: MemberPatch) async throws -> Member
+    /// Applies `patch`; a phone or email already taken by another member is a `conflict`. A new name makes the
+    /// stored card stale (the name is printed on it), so the next read issues a fresh one.
+    func updateMember(uuid: UUID, patch: MemberPatch, now: Int64) async throws -> Member
 
     func createVendor(name: String, category: String, neighbourhood: String, now: Int64) async throws -> Vendor
     func vendor(id: UUID) async throws -> Vendor?
@@ -34,18 +34,20 @@ public protocol MembershipStore: Sendable {
     func abandonIdempotentRequest(_ key: IdempotencyKey) async throws
 
     /// In one transaction: appends a period after the member's coverage, mints the new card, stores it and
-    /// stores `response(result)` as the idempotent response for `key`. Concurrent activations of one member
-    /// serialise and both stack.
+    /// stores `response(result)` as the idempotent response for `key`; returns both. Concurrent activations of
+    /// one member all stack, exactly. An unknown member is `notFound`.
     func activate(_ activation: Activation, key: IdempotencyKey, now: Int64, mintCard: CardMinting,
-                  response: @Sendable (ActivationResult) throws -> StoredResponse) async throws -> ActivationResult
+                  response: @Sendable (ActivationResult) throws -> StoredResponse) async throws -> (result: ActivationResult, response: StoredResponse)
 
     /// In one transaction: cancels the period, lays the member's later periods out again, revokes every card
     /// issued before now and forgets the stored card.
     func cancelPeriod(id: UUID, now: Int64) async throws -> CancellationResult
 
-    /// The member's current stored card, if any.
+    /// The member's stored card, if it is still current (nothing it shows has changed since it was made).
     func card(memberUUID: UUID) async throws -> StoredCard?
-    func saveCard(_ card: StoredCard) async throws
+    /// The member's current card: the stored one, or one minted with `mintCard` and stored now. An unknown
+    /// member is `notFound`.
+    func currentCard(memberUUID: UUID, now: Int64, mintCard: CardMinting) async throws -> StoredCard
 
     func revocations() async throws -> RevocationSnapshot
 }

@@ -86,6 +86,16 @@ public enum CoverageSchedule {
         }
     }
 
+    /// A period bought after every period of a laid-out schedule whose paid time ends at `coverageEnd`, placed
+    /// where ``laidOut(_:)`` would put it: at the later of its purchase and that end. The periods already laid
+    /// out do not move, so a sale needs only the coverage end, not the whole history.
+    public static func placed(_ period: SubscriptionPeriod, after coverageEnd: Int64?) -> SubscriptionPeriod {
+        var laid = period
+        laid.startsAt = max(period.purchasedAt, coverageEnd ?? .min)
+        laid.endsAt = AlgiersCalendar.adding(months: period.months, to: laid.startsAt)
+        return laid
+    }
+
     /// The end of the member's paid time: the end of the last live period, or nil when there is none.
     public static func coverageEnd(_ periods: [SubscriptionPeriod]) -> Int64? {
         periods.filter { $0.cancelledAt == nil }.map(\.endsAt).max()

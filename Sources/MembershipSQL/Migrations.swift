@@ -47,6 +47,45 @@ enum Migrations {
                     PRIMARY KEY (scope, key))
                 """,
             ]),
+            ("002_member_versions", [
+                // Every change to what a member's card shows (a sale, a cancellation, a new name) takes the
+                // member's next version; two writers that read the same version cannot both commit.
+                """
+                CREATE TABLE member_changes (
+                    member_uuid TEXT NOT NULL REFERENCES members(uuid), version BIGINT NOT NULL, kind TEXT NOT NULL,
+                    changed_at BIGINT NOT NULL, PRIMARY KEY (member_uuid, version))
+                """,
+                // The member row carries its ledger's head, written with each change, so a sale reads one row.
+                "ALTER TABLE members ADD COLUMN ledger_version BIGINT NOT NULL DEFAULT 0",
+                "ALTER TABLE members ADD COLUMN coverage_end BIGINT",
+                "ALTER TABLE members ADD COLUMN last_period_seq BIGINT NOT NULL DEFAULT 0",
+                """
+                UPDATE members SET
+                    coverage_end = (SELECT MAX(p.ends_at) FROM periods p WHERE p.member_uuid = members.uuid AND p.cancelled_at IS NULL),
+                    last_period_seq = (SELECT COALESCE(MAX(p.seq), 0) FROM periods p WHERE p.member_uuid = members.uuid)
+                """,
+                // A stored card is current only while its member is still at the version it was made for.
+                "ALTER TABLE cards ADD COLUMN member_version BIGINT NOT NULL DEFAULT 0",
+            ] + changeAnnouncement(dialect)),
+        ]
+    }
+
+    /// Where the database can announce changes, a trigger announces each one at commit.
+    private static func changeAnnouncement(_ dialect: SQLDialect) -> [String] {
+        guard let channel = dialect.memberChangeChannel else { return [] }
+        return [
+            """
+            CREATE FUNCTION peez_announce_member_change() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN
+                PERFORM pg_notify('\(channel)', NEW.member_uuid);
+                RETURN NULL;
+            END
+            $$
+            """,
+            """
+            CREATE TRIGGER member_changes_announce AFTER INSERT ON member_changes
+                FOR EACH ROW EXECUTE FUNCTION peez_announce_member_change()
+            """,
         ]
     }
 

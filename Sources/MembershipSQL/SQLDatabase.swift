@@ -68,6 +68,17 @@ extension SQLExecutor {
     }
 }
 
+/// One statement and its values, to run as part of a batch.
+public struct SQLStatement: Sendable {
+    public var sql: String
+    public var binds: [SQLValue]
+
+    public init(_ sql: String, _ binds: [SQLValue] = []) {
+        self.sql = sql
+        self.binds = binds
+    }
+}
+
 /// What differs between the SQL the two stores speak.
 public struct SQLDialect: Sendable {
     /// The column type for binary data.
@@ -77,15 +88,15 @@ public struct SQLDialect: Sendable {
     /// Appended to a SELECT that must lock the rows it reads until the transaction ends ("" where a
     /// write transaction already excludes other writers).
     public var lockRowsClause: String
-    /// Whether every write transaction excludes every other (SQLite), rather than only those touching the
-    /// same rows (PostgreSQL). Work done inside a write is then worth moving out of it.
-    public var serializesAllWrites: Bool
+    /// The channel on which the database announces, at commit, the uuid of every member whose ledger changed
+    /// (nil where it cannot).
+    public var memberChangeChannel: String?
 
-    public init(blobType: String, serialPrimaryKey: String, lockRowsClause: String, serializesAllWrites: Bool) {
+    public init(blobType: String, serialPrimaryKey: String, lockRowsClause: String, memberChangeChannel: String? = nil) {
         self.blobType = blobType
         self.serialPrimaryKey = serialPrimaryKey
         self.lockRowsClause = lockRowsClause
-        self.serializesAllWrites = serializesAllWrites
+        self.memberChangeChannel = memberChangeChannel
     }
 }
 
@@ -98,4 +109,22 @@ public protocol SQLDatabase: Sendable {
     func write<T: Sendable>(_ body: @Sendable (any SQLExecutor) async throws -> T) async throws -> T
     /// Runs one statement as a transaction of its own (no BEGIN/COMMIT round trips).
     func writeStatement(_ sql: String, _ binds: [SQLValue]) async throws -> [SQLRow]
+    /// Runs the statements as one transaction, in one round trip where the database can. The statements
+    /// must not depend on each other's effects and must not change the same rows: they may run on one
+    /// snapshot, in any order.
+    func writeBatch(_ statements: [SQLStatement]) async throws
+    /// Where other processes' ledger changes are announced, if the database announces them (see
+    /// ``SQLDialect/memberChangeChannel``); the store keeps cards in memory only then.
+    var memberChanges: MemberChangeFeed? { get }
+}
+
+extension SQLDatabase {
+    /// The statements in order, in one transaction.
+    public func writeBatch(_ statements: [SQLStatement]) async throws {
+        try await write { db in
+            for statement in statements { try await db.execute(statement.sql, statement.binds) }
+        }
+    }
+
+    public var memberChanges: MemberChangeFeed? { nil }
 }

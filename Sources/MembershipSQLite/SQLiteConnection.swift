@@ -5,13 +5,17 @@ import MembershipSQL
 ///
 /// SQLite statements take microseconds (a commit adds one fsync), so they run on the calling task's thread
 /// instead of hopping to a thread pool per statement; ``SQLiteDatabase`` makes sure only one task uses a
-/// connection at a time. The handle is closed when the connection goes.
+/// connection at a time (so SQLite's own per-call mutex is off). Prepared statements are kept and reused,
+/// keyed by their SQL. The handle is closed when the connection goes.
 final class SQLiteConnection: @unchecked Sendable {
     private let handle: OpaquePointer
+    /// Prepared statements by SQL; emptied when it reaches ``statementCacheLimit``.
+    private var statements: [String: OpaquePointer] = [:]
+    static let statementCacheLimit = 64
 
     init(path: String) throws {
         var handle: OpaquePointer? = nil
-        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX
+        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
         let status = sqlite3_open_v2(path, &handle, flags, nil)
         guard status == SQLITE_OK, let handle else {
             let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
@@ -21,15 +25,18 @@ final class SQLiteConnection: @unchecked Sendable {
         self.handle = handle
     }
 
-    deinit { sqlite3_close_v2(handle) }
+    deinit {
+        finalizeStatements()
+        sqlite3_close_v2(handle)
+    }
 
     /// Runs one statement and returns its rows.
     func query(_ sql: String, _ binds: [SQLValue]) throws -> [SQLRow] {
-        var statement: OpaquePointer? = nil
-        guard sqlite3_prepare_v2(handle, sql, -1, &statement, nil) == SQLITE_OK, let statement else {
-            throw currentError(sql)
+        let statement = try prepared(sql)
+        defer {
+            sqlite3_reset(statement)
+            sqlite3_clear_bindings(statement)
         }
-        defer { sqlite3_finalize(statement) }
         for (offset, value) in binds.enumerated() {
             let index = Int32(offset + 1)
             let status: Int32
@@ -50,6 +57,22 @@ final class SQLiteConnection: @unchecked Sendable {
             default: throw currentError(sql)
             }
         }
+    }
+
+    private func prepared(_ sql: String) throws -> OpaquePointer {
+        if let statement = statements[sql] { return statement }
+        var statement: OpaquePointer? = nil
+        guard sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil) == SQLITE_OK, let statement else {
+            throw currentError(sql)
+        }
+        if statements.count >= Self.statementCacheLimit { finalizeStatements() }
+        statements[sql] = statement
+        return statement
+    }
+
+    private func finalizeStatements() {
+        for statement in statements.values { sqlite3_finalize(statement) }
+        statements.removeAll()
     }
 
     private func row(_ statement: OpaquePointer) -> SQLRow {

@@ -8,7 +8,7 @@ import Synchronization
 /// Durability: `synchronous = FULL`, so a transaction acknowledged as committed is on disk, through a process
 /// kill or a power loss. Foreign keys are enforced; `busy_timeout` covers another process holding the file.
 public final class SQLiteDatabase: SQLDatabase {
-    public let dialect = SQLDialect(blobType: "BLOB", serialPrimaryKey: "INTEGER PRIMARY KEY AUTOINCREMENT", lockRowsClause: "", serializesAllWrites: true)
+    public let dialect = SQLDialect(blobType: "BLOB", serialPrimaryKey: "INTEGER PRIMARY KEY AUTOINCREMENT", lockRowsClause: "")
 
     private let writer: SQLiteConnection
     private let writerLock = AsyncLock()

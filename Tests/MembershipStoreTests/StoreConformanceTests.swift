@@ -1,6 +1,6 @@
 import Foundation
 import Membership
-import MembershipSQL
+@testable import MembershipSQL
 import Testing
 
 /// One storage contract, proven against every real database.
@@ -44,7 +44,7 @@ struct StoreConformanceTests {
             #expect(error?.code == .conflict && error?.fields["phone"] != nil)
             let other = try await store.createMember(Sample.draft(3), now: 1_000).member
             let taken = await #expect(throws: MembershipError.self) {
-                try await store.updateMember(uuid: other.uuid, patch: MemberPatch(email: Sample.draft(1).email))
+                try await store.updateMember(uuid: other.uuid, patch: MemberPatch(email: Sample.draft(1).email), now: 2_000)
             }
             #expect(taken?.fields["email"] != nil)
         }
@@ -54,13 +54,13 @@ struct StoreConformanceTests {
     func updatesAreValidatedAndStored(kind: StoreKind) async throws {
         try await kind.withStore { store in
             let member = try await store.createMember(Sample.draft(), now: 1_000).member
-            let updated = try await store.updateMember(uuid: member.uuid, patch: MemberPatch(name: "  Amina Benali ", language: .ar))
+            let updated = try await store.updateMember(uuid: member.uuid, patch: MemberPatch(name: "  Amina Benali ", language: .ar), now: 2_000)
             #expect(updated.name == "Amina Benali" && updated.language == .ar)
             #expect(try await store.member(uuid: member.uuid) == updated)
             await #expect(throws: MembershipError(.invalidFields, "")) {
-                try await store.updateMember(uuid: member.uuid, patch: MemberPatch(phone: "0550123456"))
+                try await store.updateMember(uuid: member.uuid, patch: MemberPatch(phone: "0550123456"), now: 2_000)
             }
-            await #expect(throws: MembershipError(.notFound, "")) { try await store.updateMember(uuid: UUID(), patch: MemberPatch()) }
+            await #expect(throws: MembershipError(.notFound, "")) { try await store.updateMember(uuid: UUID(), patch: MemberPatch(), now: 2_000) }
         }
     }
 
@@ -130,9 +130,10 @@ struct StoreConformanceTests {
             #expect(try await store.beginIdempotentRequest(key, now: 100, abandonAfter: 60) == .proceed)
             #expect(try await store.beginIdempotentRequest(key, now: 101, abandonAfter: 60) == .inFlight)
             #expect(try await store.beginIdempotentRequest(Sample.key("retry-1", hash: "other"), now: 101, abandonAfter: 60) == .mismatch)
-            let result = try await store.activate(Activation(memberUUID: member.uuid, vendorID: vendor.id, months: 1, amountDZD: 300),
-                                                  key: key, now: 102, mintCard: Sample.mint, response: Sample.respond)
-            #expect(try await store.beginIdempotentRequest(key, now: 103, abandonAfter: 60) == .replay(try Sample.respond(result)))
+            let sale = try await store.activate(Activation(member: .uuid(member.uuid), vendorID: vendor.id, months: 1, amountDZD: 300),
+                                                key: key, now: 102, mintCard: Sample.mint, response: Sample.respond)
+            #expect(sale.response == (try Sample.respond(sale.result)))
+            #expect(try await store.beginIdempotentRequest(key, now: 103, abandonAfter: 60) == .replay(sale.response))
             #expect(try await store.beginIdempotentRequest(Sample.key("retry-1", hash: "other"), now: 103, abandonAfter: 60) == .mismatch)
 
             let crashed = Sample.key("crashed")
@@ -163,16 +164,16 @@ struct StoreConformanceTests {
             let member = try await store.createMember(Sample.draft(), now: 1_000).member
             struct MintFailure: Error {}
             await #expect(throws: MintFailure.self) {
-                try await store.activate(Activation(memberUUID: member.uuid, vendorID: vendor.id, months: 1, amountDZD: 300),
+                try await store.activate(Activation(member: .uuid(member.uuid), vendorID: vendor.id, months: 1, amountDZD: 300),
                                          key: Sample.key(), now: 1_000, mintCard: { _, _, _ in throw MintFailure() }, response: Sample.respond)
             }
             #expect(try await store.periods(memberUUID: member.uuid).isEmpty, "the transaction rolled back")
             await #expect(throws: MembershipError(.invalidFields, "")) {
-                try await store.activate(Activation(memberUUID: member.uuid, vendorID: vendor.id, months: 2, amountDZD: 300),
+                try await store.activate(Activation(member: .uuid(member.uuid), vendorID: vendor.id, months: 2, amountDZD: 300),
                                          key: Sample.key(), now: 1_000, mintCard: Sample.mint, response: Sample.respond)
             }
             await #expect(throws: MembershipError(.notFound, "")) {
-                try await store.activate(Activation(memberUUID: UUID(), vendorID: vendor.id, months: 1, amountDZD: 300),
+                try await store.activate(Activation(member: .uuid(UUID()), vendorID: vendor.id, months: 1, amountDZD: 300),
                                          key: Sample.key(), now: 1_000, mintCard: Sample.mint, response: Sample.respond)
             }
         }
@@ -232,14 +233,68 @@ struct StoreConformanceTests {
     }
 
     @Test(arguments: StoreKind.available)
-    func cardsAreReplacedNotDuplicated(kind: StoreKind) async throws {
+    func aCardIsMintedOnceAndReissuedOnlyWhenWhatItShowsChanges(kind: StoreKind) async throws {
         try await kind.withStore { store in
+            let vendor = try await store.createVendor(name: "A", category: "boucherie", neighbourhood: "usto", now: 1_000)
             let member = try await store.createMember(Sample.draft(), now: 1_000).member
-            let first = try Sample.mint(member, nil, 1_000)
-            let second = try Sample.mint(member, 90_000, 2_000)
-            try await store.saveCard(first)
-            try await store.saveCard(second)
-            #expect(try await store.card(memberUUID: member.uuid) == second)
+            let first = try await store.currentCard(memberUUID: member.uuid, now: 2_000, mintCard: Sample.mint)
+            #expect(first.expiresAt == 2_000, "no paid time: the card expires as it is issued")
+            #expect(try await store.currentCard(memberUUID: member.uuid, now: 3_000, mintCard: Sample.mint) == first)
+
+            let sale = try await activate(store, member: member, vendor: vendor, months: 1, now: 4_000)
+            #expect(try await store.currentCard(memberUUID: member.uuid, now: 5_000, mintCard: Sample.mint) == sale.card)
+
+            _ = try await store.updateMember(uuid: member.uuid, patch: MemberPatch(language: .ar), now: 6_000)
+            #expect(try await store.card(memberUUID: member.uuid) == sale.card, "the language is not on the card")
+            _ = try await store.updateMember(uuid: member.uuid, patch: MemberPatch(name: "Amina Benali"), now: 6_000)
+            #expect(try await store.card(memberUUID: member.uuid) == nil, "the name is on the card")
+            let renamed = try await store.currentCard(memberUUID: member.uuid, now: 7_000, mintCard: Sample.mint)
+            #expect(renamed.token.contains(member.membershipID) && renamed.issuedAt == 7_000 && renamed.expiresAt == sale.coverageEnd)
+            await #expect(throws: MembershipError(.notFound, "")) {
+                try await store.currentCard(memberUUID: UUID(), now: 7_000, mintCard: Sample.mint)
+            }
+        }
+    }
+
+    @Test(arguments: StoreKind.available)
+    func aCardMadeForAnOlderVersionIsNeitherServedNorSavedOverANewerOne(kind: StoreKind) async throws {
+        try await kind.withStore { store in
+            let vendor = try await store.createVendor(name: "A", category: "boucherie", neighbourhood: "usto", now: 1_000)
+            let member = try await store.createMember(Sample.draft(), now: 1_000).member
+            let sale = try await activate(store, member: member, vendor: vendor, months: 1, now: 4_000)  // version 1
+            // A read that began before the sale minted a card for version 0 and saves it late.
+            let late = SQLMembershipStore.saveCard(try Sample.mint(member, nil, 3_000), version: 0)
+            _ = try await store.database.writeStatement(late.sql, late.binds)
+            #expect(try await store.card(memberUUID: member.uuid) == sale.card)
+            // After a cancellation (version 2) deletes the card, a late save for version 1 is stored but not served.
+            _ = try await store.cancelPeriod(id: sale.period.id, now: 5_000)
+            let stale = SQLMembershipStore.saveCard(sale.card, version: 1)
+            _ = try await store.database.writeStatement(stale.sql, stale.binds)
+            #expect(try await store.card(memberUUID: member.uuid) == nil)
+            let fresh = try await store.currentCard(memberUUID: member.uuid, now: 6_000, mintCard: Sample.mint)
+            #expect(fresh.coverageEnd == nil && fresh.issuedAt == 6_000)
+        }
+    }
+
+    @Test(arguments: StoreKind.available)
+    func aCancellationRacingSalesLeavesOneContiguousSchedule(kind: StoreKind) async throws {
+        try await kind.withStore { store in
+            let vendor = try await store.createVendor(name: "A", category: "boucherie", neighbourhood: "usto", now: 1_000)
+            let member = try await store.createMember(Sample.draft(), now: 1_000).member
+            let now = Sample.january31
+            let mistaken = try await activate(store, member: member, vendor: vendor, months: 3, now: now)
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for _ in 0..<8 { group.addTask { _ = try await activate(store, member: member, vendor: vendor, months: 1, now: now + 60) } }
+                group.addTask { _ = try await store.cancelPeriod(id: mistaken.period.id, now: now + 60) }
+                try await group.waitForAll()
+            }
+            let periods = try await store.periods(memberUUID: member.uuid)
+            let live = periods.filter { $0.cancelledAt == nil }
+            #expect(periods.count == 9 && live.count == 8)
+            #expect(live.first?.startsAt == now + 60, "the cancelled months are given back to the sales after them")
+            for (previous, next) in zip(live, live.dropFirst()) { #expect(next.startsAt == previous.endsAt) }
+            let card = try #require(try await store.currentCard(memberUUID: member.uuid, now: now + 120, mintCard: Sample.mint))
+            #expect(card.coverageEnd == live.last?.endsAt, "the stored card shows the final coverage")
         }
     }
 }
@@ -249,6 +304,6 @@ struct StoreConformanceTests {
 func activate(_ store: SQLMembershipStore, member: Member, vendor: Vendor, months: Int, now: Int64) async throws -> ActivationResult {
     let key = Sample.key()
     _ = try await store.beginIdempotentRequest(key, now: now, abandonAfter: 60)
-    return try await store.activate(Activation(memberUUID: member.uuid, vendorID: vendor.id, months: months, amountDZD: 300 * months),
-                                    key: key, now: now, mintCard: Sample.mint, response: Sample.respond)
+    return try await store.activate(Activation(member: .uuid(member.uuid), vendorID: vendor.id, months: months, amountDZD: 300 * months),
+                                    key: key, now: now, mintCard: Sample.mint, response: Sample.respond).result
 }

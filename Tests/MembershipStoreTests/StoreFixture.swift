@@ -34,26 +34,34 @@ enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
                 throw error
             }
         case .postgres:
-            let adminURL = try #require(Self.postgresURL, "CI must run the PostgreSQL tests: set PEEZ_TEST_DATABASE_URL (make test does)")
-            let name = "peez_test_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(12).lowercased()
-            try psql(adminURL, "CREATE DATABASE \(name)")
-            defer { try? psql(adminURL, "DROP DATABASE IF EXISTS \(name) WITH (FORCE)") }
-            let url = adminURL.replacingOccurrences(of: "/postgres", with: "/\(name)")
-            let database = try PostgresDatabase(url: url)
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                group.addTask { await database.run() }
-                do {
-                    try await body(try await SQLMembershipStore(database: database))
-                } catch {
-                    group.cancelAll()
-                    throw error
-                }
-                group.cancelAll()
-            }
+            try await Self.withPostgresInstances(1) { try await body($0[0]) }
         }
     }
 
-    private func psql(_ url: String, _ statement: String) throws {
+    /// Runs `body` with `count` stores on one brand-new PostgreSQL database, as that many service instances
+    /// behind a load balancer would have, then removes it.
+    static func withPostgresInstances(_ count: Int, _ body: ([SQLMembershipStore]) async throws -> Void) async throws {
+        let adminURL = try #require(postgresURL, "CI must run the PostgreSQL tests: set PEEZ_TEST_DATABASE_URL (make test does)")
+        let name = "peez_test_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(12).lowercased()
+        try psql(adminURL, "CREATE DATABASE \(name)")
+        defer { try? psql(adminURL, "DROP DATABASE IF EXISTS \(name) WITH (FORCE)") }
+        let url = adminURL.replacingOccurrences(of: "/postgres", with: "/\(name)")
+        let databases = try (0..<count).map { _ in try PostgresDatabase(url: url, connections: 4) }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for database in databases { group.addTask { await database.run() } }
+            do {
+                var stores: [SQLMembershipStore] = []
+                for database in databases { stores.append(try await SQLMembershipStore(database: database)) }
+                try await body(stores)
+            } catch {
+                group.cancelAll()
+                throw error
+            }
+            group.cancelAll()
+        }
+    }
+
+    static func psql(_ url: String, _ statement: String) throws {
         let result = try ProcessRunner.run(["psql", url, "-v", "ON_ERROR_STOP=1", "-q", "-c", statement])
         guard result.status == 0 else { throw StoreFixtureError(message: result.standardError) }
     }

@@ -36,6 +36,26 @@ struct MembershipRuleTests {
         #expect(CoverageSchedule.coverageEnd([]) == nil)
     }
 
+    @Test func aNewPeriodIsPlacedWhereLayingOutTheWholeHistoryWouldPutIt() {
+        var generator = SystemRandomNumberGenerator()
+        let member = UUID()
+        for _ in 0..<2_000 {
+            var purchase = january31
+            let history = (0..<Int.random(in: 0...6, using: &generator)).map { _ in
+                purchase += Int64.random(in: 0...(60 * 86_400), using: &generator)
+                return SubscriptionPeriod(id: UUID(), memberUUID: member, months: Int.random(in: 1...3, using: &generator), amountDZD: 300,
+                                          source: .vendor, vendorID: nil, purchasedAt: purchase, startsAt: 0, endsAt: 0,
+                                          cancelledAt: Bool.random(using: &generator) && Bool.random(using: &generator) ? purchase + 1 : nil)
+            }
+            let laid = CoverageSchedule.laidOut(history)
+            purchase += Int64.random(in: 0...(60 * 86_400), using: &generator)
+            let sale = SubscriptionPeriod(id: UUID(), memberUUID: member, months: Int.random(in: 1...3, using: &generator), amountDZD: 300,
+                                          source: .vendor, vendorID: nil, purchasedAt: purchase, startsAt: purchase, endsAt: purchase)
+            #expect(CoverageSchedule.placed(sale, after: CoverageSchedule.coverageEnd(laid)) == CoverageSchedule.laidOut(laid + [sale]).last)
+            #expect(Array(CoverageSchedule.laidOut(laid + [sale]).dropLast()) == laid, "the periods already laid out do not move")
+        }
+    }
+
     @Test func periodStatusFollowsTheClock() {
         let period = SubscriptionPeriod(id: UUID(), memberUUID: UUID(), months: 1, amountDZD: 300, source: .vendor, vendorID: nil,
                                         purchasedAt: 100, startsAt: 200, endsAt: 300)

@@ -1,0 +1,75 @@
+public import Foundation
+public import Membership
+
+/// Cards and revocations. A stored card is current while the member is still at the version it was made for;
+/// where the database announces changes, current cards are also kept in memory.
+extension SQLMembershipStore {
+    public func card(memberUUID: UUID) async throws -> StoredCard? {
+        guard let cardCache else { return try await database.read { db in try await Self.currentCard(db, memberUUID: memberUUID) } }
+        if let card = cardCache.card(for: memberUUID) { return card }
+        let ticket = cardCache.ticket()
+        let card = try await database.read { db in try await Self.currentCard(db, memberUUID: memberUUID) }
+        if let card { cardCache.keep(card, readAfter: ticket) }
+        return card
+    }
+
+    public func currentCard(memberUUID: UUID, now: Int64, mintCard: CardMinting) async throws -> StoredCard {
+        if let card = try await card(memberUUID: memberUUID) { return card }
+        let ticket = cardCache?.ticket()
+        guard let ledger = try await database.read({ db in try await Self.ledgerSummary(db, where: "m.uuid = ?", [.text(memberUUID.uuidString)]) }) else {
+            throw MembershipError(.notFound, "No member has uuid \(memberUUID).")
+        }
+        let minted = try mintCard(ledger.member, ledger.coverageEnd, now)
+        let save = Self.saveCard(minted, version: ledger.version)
+        let saved = try await database.writeStatement(save.sql + " RETURNING member_uuid", save.binds)
+        if saved.isEmpty, let stored = try await card(memberUUID: memberUUID) {
+            return stored  // another read stored a card for this version (or a sale a later one) first
+        }
+        if let ticket { cardCache?.keep(minted, readAfter: ticket) }
+        return minted
+    }
+
+    /// The stored card, if it was made for the member's current version.
+    static func currentCard(_ db: any SQLExecutor, memberUUID: UUID) async throws -> StoredCard? {
+        try await db.query(
+            """
+            SELECT k.token_id, k.token, k.png, k.issued_at, k.expires_at, k.coverage_end
+            FROM cards k JOIN members m ON m.uuid = k.member_uuid AND m.ledger_version = k.member_version
+            WHERE k.member_uuid = ?
+            """,
+            [.text(memberUUID.uuidString)]).first.map { row in
+            StoredCard(memberUUID: memberUUID, tokenID: try row.text("token_id"), token: try row.text("token"), png: try row.blob("png"),
+                       issuedAt: try row.int("issued_at"), expiresAt: try row.int("expires_at"), coverageEnd: try row.optionalInt("coverage_end"))
+        }
+    }
+
+    /// Stores `card` as made for the member's `version`, unless a card for that version or a later one is stored.
+    static func saveCard(_ card: StoredCard, version: Int64) -> SQLStatement {
+        SQLStatement(
+            """
+            INSERT INTO cards (member_uuid, token_id, token, png, issued_at, expires_at, coverage_end, member_version) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+            ON CONFLICT (member_uuid) DO UPDATE SET token_id = excluded.token_id, token = excluded.token, png = excluded.png,
+                issued_at = excluded.issued_at, expires_at = excluded.expires_at, coverage_end = excluded.coverage_end,
+                member_version = excluded.member_version
+            WHERE cards.member_version < excluded.member_version
+            """,
+            [.text(card.memberUUID.uuidString), .text(card.tokenID), .text(card.token), .blob(card.png), .int(card.issuedAt),
+             .int(card.expiresAt), card.coverageEnd.map(SQLValue.int) ?? .null, .int(version)])
+    }
+
+    public func revocations() async throws -> RevocationSnapshot {
+        try await database.read { db in
+            var tokenIDs: [String] = []
+            var members: [String: Int64] = [:]
+            var version: Int64 = 0
+            for row in try await db.query("SELECT seq, token_id, membership_id, revoked_before FROM revocations ORDER BY seq", []) {
+                version = max(version, try row.int("seq"))
+                if let tokenID = try row.optionalText("token_id") { tokenIDs.append(tokenID) }
+                if let member = try row.optionalText("membership_id"), let before = try row.optionalInt("revoked_before") {
+                    members[member] = max(members[member] ?? before, before)
+                }
+            }
+            return RevocationSnapshot(tokenIDs: tokenIDs, members: members, version: version)
+        }
+    }
+}

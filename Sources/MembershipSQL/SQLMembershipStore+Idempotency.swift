@@ -1,0 +1,50 @@
+public import Membership
+
+/// Idempotency keys: claiming one for a request, replaying its stored response, giving it up.
+extension SQLMembershipStore {
+    public func beginIdempotentRequest(_ key: IdempotencyKey, now: Int64, abandonAfter: Int64) async throws -> IdempotencyDecision {
+        // The common case, a new key, is one statement; an existing key is looked at in a transaction.
+        let inserted = try await database.writeStatement(
+            "INSERT INTO idempotency_keys (scope, key, request_hash, state, created_at) VALUES (?, ?, ?, 'in_flight', ?) ON CONFLICT (scope, key) DO NOTHING RETURNING state",
+            [.text(key.scope), .text(key.key), .text(key.requestHash), .int(now)])
+        if !inserted.isEmpty { return .proceed }
+        do {
+            return try await beginIdempotentRequestOnce(key, now: now, abandonAfter: abandonAfter)
+        } catch SQLError.uniqueViolation {
+            // Two first attempts raced (a row that does not exist yet cannot be locked): the other one won and
+            // is in flight.
+            return .inFlight
+        }
+    }
+
+    private func beginIdempotentRequestOnce(_ key: IdempotencyKey, now: Int64, abandonAfter: Int64) async throws -> IdempotencyDecision {
+        try await database.write { db in
+            let rows = try await db.query(
+                "SELECT request_hash, state, response_status, response_body, created_at FROM idempotency_keys WHERE scope = ? AND key = ?\(lock)",
+                [.text(key.scope), .text(key.key)])
+            guard let row = rows.first else {
+                try await db.execute("INSERT INTO idempotency_keys (scope, key, request_hash, state, created_at) VALUES (?, ?, ?, 'in_flight', ?)",
+                                     [.text(key.scope), .text(key.key), .text(key.requestHash), .int(now)])
+                return .proceed
+            }
+            guard try row.text("request_hash") == key.requestHash else { return .mismatch }
+            if try row.text("state") == "done" {
+                return .replay(StoredResponse(status: Int(try row.int("response_status")), body: try row.blob("response_body")))
+            }
+            guard now - (try row.int("created_at")) > abandonAfter else { return .inFlight }
+            try await db.execute("UPDATE idempotency_keys SET created_at = ? WHERE scope = ? AND key = ?", [.int(now), .text(key.scope), .text(key.key)])
+            return .proceed
+        }
+    }
+
+    public func abandonIdempotentRequest(_ key: IdempotencyKey) async throws {
+        _ = try await database.writeStatement("DELETE FROM idempotency_keys WHERE scope = ? AND key = ? AND state = 'in_flight'",
+                                              [.text(key.scope), .text(key.key)])
+    }
+
+    /// Stores the response to replay for `key`, in the same batch as the work it answers.
+    static func completeIdempotentRequest(_ key: IdempotencyKey, with response: StoredResponse) -> SQLStatement {
+        SQLStatement("UPDATE idempotency_keys SET state = 'done', response_status = ?, response_body = ? WHERE scope = ? AND key = ?",
+                     [.int(Int64(response.status)), .blob(response.body), .text(key.scope), .text(key.key)])
+    }
+}

@@ -1,0 +1,114 @@
+import Foundation
+import Membership
+@testable import MembershipSQL
+import Testing
+
+/// Cards kept in memory: never one read across a change, never any while changes go unheard.
+@Suite("Card cache")
+struct CardCacheTests {
+    static func card(_ member: UUID, issuedAt: Int64 = 1) -> StoredCard {
+        StoredCard(memberUUID: member, tokenID: "00", token: "PEEZ1:X", png: [1], issuedAt: issuedAt, expiresAt: 2, coverageEnd: nil)
+    }
+
+    @Test func keepsNothingUntilListening() {
+        let cache = CardCache()
+        let member = UUID()
+        cache.keep(Self.card(member), readAfter: cache.ticket())
+        #expect(cache.card(for: member) == nil)
+        cache.apply(.listening)
+        cache.keep(Self.card(member), readAfter: cache.ticket())
+        #expect(cache.card(for: member) == Self.card(member))
+    }
+
+    @Test func aCardReadWhileAChangeWasHeardIsNotKept() {
+        let cache = CardCache()
+        cache.apply(.listening)
+        let member = UUID()
+        let ticket = cache.ticket()
+        cache.apply(.changed(UUID()))  // any member: the read may have seen the old ledger
+        cache.keep(Self.card(member), readAfter: ticket)
+        #expect(cache.card(for: member) == nil)
+    }
+
+    @Test func aChangeOrAnInterruptionDropsKeptCards() {
+        let cache = CardCache()
+        cache.apply(.listening)
+        let (first, second) = (UUID(), UUID())
+        cache.keep(Self.card(first), readAfter: cache.ticket())
+        cache.keep(Self.card(second), readAfter: cache.ticket())
+        cache.apply(.changed(first))
+        #expect(cache.card(for: first) == nil && cache.card(for: second) != nil)
+        cache.apply(.interrupted)
+        #expect(cache.card(for: second) == nil)
+        cache.apply(.listening)
+        #expect(cache.count == 0, "changes made while not listening were not heard")
+    }
+
+    @Test func keepsAtMostItsCapacity() {
+        let cache = CardCache(capacity: 3)
+        cache.apply(.listening)
+        for _ in 0..<10 { cache.keep(Self.card(UUID()), readAfter: cache.ticket()) }
+        #expect(cache.count == 3)
+    }
+
+    @Test func aFeedTellsANewSubscriberThatItIsListening() {
+        let feed = MemberChangeFeed()
+        let cache = CardCache()
+        feed.publish(.listening)
+        feed.subscribe { cache.apply($0) }
+        let member = UUID()
+        cache.keep(Self.card(member), readAfter: cache.ticket())
+        #expect(cache.card(for: member) != nil && feed.isListening)
+    }
+}
+
+/// Two service instances on one PostgreSQL database: a change made through one reaches the other's memory.
+@Suite("Card cache across PostgreSQL instances", .enabled(if: StoreKind.available.contains(.postgres)))
+struct SharedDatabaseCardTests {
+    @Test func aSaleThroughOneInstanceReplacesTheCardTheOtherKeeps() async throws {
+        try await StoreKind.withPostgresInstances(2) { stores in
+            let (a, b) = (stores[0], stores[1])
+            try await Self.waitUntil { b.database.memberChanges?.isListening == true && a.database.memberChanges?.isListening == true }
+            let vendor = try await a.createVendor(name: "A", category: "boucherie", neighbourhood: "usto", now: 1_000)
+            let member = try await a.createMember(Sample.draft(), now: 1_000).member
+            let before = try await b.currentCard(memberUUID: member.uuid, now: 2_000, mintCard: Sample.mint)
+            #expect(try await b.card(memberUUID: member.uuid) == before)
+            #expect(b.cardCache?.count == 1, "the second read was served from memory")
+
+            let sale = try await activate(a, member: member, vendor: vendor, months: 1, now: 3_000)
+            try await Self.waitUntil { try await b.card(memberUUID: member.uuid) == sale.card }
+            #expect(try await a.card(memberUUID: member.uuid) == sale.card, "the selling instance reads its own write at once")
+        }
+    }
+
+    @Test func whileTheListenerIsDownCardsAreReadFromTheDatabase() async throws {
+        try await StoreKind.withPostgresInstances(2) { stores in
+            let (a, b) = (stores[0], stores[1])
+            let feed = try #require(b.database.memberChanges)
+            try await Self.waitUntil { feed.isListening }
+            let vendor = try await a.createVendor(name: "A", category: "boucherie", neighbourhood: "usto", now: 1_000)
+            let member = try await a.createMember(Sample.draft(), now: 1_000).member
+            _ = try await b.currentCard(memberUUID: member.uuid, now: 2_000, mintCard: Sample.mint)
+
+            _ = try await a.database.writeStatement(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query LIKE 'LISTEN%' AND datname = current_database()", [])
+            try await Self.waitUntil { !feed.isListening }
+            #expect(b.cardCache?.count == 0)
+            let sale = try await activate(a, member: member, vendor: vendor, months: 1, now: 3_000)
+            #expect(try await b.card(memberUUID: member.uuid) == sale.card, "no notification reached b, and b did not need one")
+
+            try await Self.waitUntil { feed.isListening }  // it reconnects by itself
+            _ = try await b.card(memberUUID: member.uuid)
+            #expect(b.cardCache?.count == 1)
+        }
+    }
+
+    /// Polls `condition` every 10 ms for up to 10 s.
+    static func waitUntil(_ condition: () async throws -> Bool) async throws {
+        for _ in 0..<1_000 {
+            if try await condition() { return }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        Issue.record("the condition did not become true within 10 s")
+    }
+}
