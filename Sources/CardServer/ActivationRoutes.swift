@@ -37,7 +37,17 @@ struct ActivationRoutes {
         let bytes = try await JSONExchange.bodyBytes(request, context: context)
         let key = IdempotencyKey(scope: credential.id.uuidString, key: keyText, requestHash: Hex.encode(JSONExchange.requestHash(bytes, sha256: SHA256.hash)))
 
-        switch try await store.beginIdempotentRequest(key, now: cards.now(), abandonAfter: Self.abandonAfterSeconds) {
+        let body = try JSONExchange.decode(ActivationRequest.self, from: bytes)
+        try Pricing.validate(months: body.months, amountDZD: body.amount_dzd)
+        let member = try await identify(body)
+        let now = cards.now()
+        switch try await store.activate(
+            Activation(member: member, vendorID: vendorID, months: body.months, amountDZD: body.amount_dzd),
+            key: key, now: now, abandonAfter: Self.abandonAfterSeconds, mintCard: cards.mint,
+            response: { result in StoredResponse(status: 201, body: try JSONExchange.encode(Self.body(result, now: now))) }) {
+        case .sold(_, let response):
+            CardMetrics.activated()
+            return JSONExchange.response(bytes: response.body, status: .created)
         case .replay(let stored):
             CardMetrics.activationReplayed()
             return JSONExchange.response(bytes: stored.body, status: HTTPResponse.Status(code: stored.status), headers: [Self.replayedHeader: "true"])
@@ -45,24 +55,6 @@ struct ActivationRoutes {
             throw MembershipError(.requestInFlight, "A request with this Idempotency-Key is still being processed; retry in a moment.")
         case .mismatch:
             throw MembershipError(.idempotencyKeyReused, "This Idempotency-Key was used for a different request; use a new key for a new sale.")
-        case .proceed:
-            break
-        }
-        do {
-            let body = try JSONExchange.decode(ActivationRequest.self, from: bytes)
-            try Pricing.validate(months: body.months, amountDZD: body.amount_dzd)
-            let member = try await identify(body)
-            let now = cards.now()
-            let sale = try await store.activate(
-                Activation(member: member, vendorID: vendorID, months: body.months, amountDZD: body.amount_dzd),
-                key: key, now: now, mintCard: cards.mint,
-                response: { result in StoredResponse(status: 201, body: try JSONExchange.encode(Self.body(result, now: now))) })
-            CardMetrics.activated()
-            return JSONExchange.response(bytes: sale.response.body, status: .created)
-        } catch {
-            // Nothing was sold: free the key so the vendor can correct the request and retry.
-            try? await store.abandonIdempotentRequest(key)
-            throw error
         }
     }
 

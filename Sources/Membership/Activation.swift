@@ -47,6 +47,18 @@ public struct ActivationResult: Sendable, Hashable {
     }
 }
 
+/// How an activation with an idempotency key was answered.
+public enum ActivationOutcome: Sendable, Hashable {
+    /// The sale was made now; the response is stored for replays.
+    case sold(ActivationResult, StoredResponse)
+    /// The key was used before for this same request, which finished: send its response again.
+    case replay(StoredResponse)
+    /// The key's first request is still being processed (409).
+    case inFlight
+    /// The key was used for a different request (422).
+    case mismatch
+}
+
 /// What a cancellation changed.
 public struct CancellationResult: Sendable, Hashable {
     public var period: SubscriptionPeriod

@@ -33,11 +33,12 @@ public protocol MembershipStore: Sendable {
     /// Forgets an in-flight request that failed, so the client may retry with the same key.
     func abandonIdempotentRequest(_ key: IdempotencyKey) async throws
 
-    /// In one transaction: appends a period after the member's coverage, mints the new card, stores it and
-    /// stores `response(result)` as the idempotent response for `key`; returns both. Concurrent activations of
-    /// one member all stack, exactly. An unknown member is `notFound`.
-    func activate(_ activation: Activation, key: IdempotencyKey, now: Int64, mintCard: CardMinting,
-                  response: @Sendable (ActivationResult) throws -> StoredResponse) async throws -> (result: ActivationResult, response: StoredResponse)
+    /// Sells the months once for `key`: claims the key (or answers a repeat as ``beginIdempotentRequest(_:now:abandonAfter:)``
+    /// would), then in one transaction appends a period after the member's coverage, stores the card `mintCard`
+    /// signs for it and the response `response` makes, to replay. Concurrent activations of one member all
+    /// stack, exactly. An unknown member is `notFound`; after any failure the key is free again.
+    func activate(_ activation: Activation, key: IdempotencyKey, now: Int64, abandonAfter: Int64, mintCard: CardMinting,
+                  response: @Sendable (ActivationResult) throws -> StoredResponse) async throws -> ActivationOutcome
 
     /// In one transaction: cancels the period, lays the member's later periods out again, revokes every card
     /// issued before now and forgets the stored card.

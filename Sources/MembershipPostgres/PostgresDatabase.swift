@@ -15,6 +15,7 @@ public final class PostgresDatabase: SQLDatabase {
     public let client: PostgresClient
     public let memberChanges: MemberChangeFeed?
     private let listenerConfiguration: PostgresConnection.Configuration
+    private let statements = PreparedStatements()
     private let logger: Logger
 
     /// A pool of `connections` to the server `configuration` names.
@@ -88,13 +89,13 @@ public final class PostgresDatabase: SQLDatabase {
 
     public func read<T: Sendable>(_ body: @Sendable (any SQLExecutor) async throws -> T) async throws -> T {
         try await client.withConnection { connection in
-            try await body(PostgresExecutor(connection: connection, logger: logger))
+            try await body(PostgresExecutor(connection: connection, statements: statements, logger: logger))
         }
     }
 
     public func writeStatement(_ sql: String, _ binds: [SQLValue]) async throws -> [SQLRow] {
         try await client.withConnection { connection in
-            try await PostgresExecutor(connection: connection, logger: logger).query(sql, binds)
+            try await PostgresExecutor(connection: connection, statements: statements, logger: logger).query(sql, binds)
         }
     }
 
@@ -107,10 +108,24 @@ public final class PostgresDatabase: SQLDatabase {
         _ = try await writeStatement(sql, statements.flatMap(\.binds))
     }
 
+    /// One statement: the write as a data-modifying `WITH` clause, and the read's rows (if any) joined to one
+    /// row that counts what the write wrote. A write that need not be durable turns `synchronous_commit` off for
+    /// its own transaction.
+    public func writeThenRead(_ write: SQLStatement, durable: Bool, _ read: SQLStatement) async throws -> (written: Int, rows: [SQLRow]) {
+        let rows = try await writeStatement(
+            """
+            WITH written AS (\(write.sql) RETURNING 1)
+            SELECT (SELECT COUNT(*) FROM written) AS peez_written, r.*
+            FROM (SELECT set_config('synchronous_commit', '\(durable ? "on" : "off")', true)) AS one
+            LEFT JOIN (SELECT 1 AS peez_read, q.* FROM (\(read.sql)) AS q) AS r ON TRUE
+            """, write.binds + read.binds)
+        return (Int(try rows.first?.int("peez_written") ?? 0), rows.filter { $0.values["peez_read"] != .null })
+    }
+
     public func write<T: Sendable>(_ body: @Sendable (any SQLExecutor) async throws -> T) async throws -> T {
         do {
             return try await client.withTransaction(logger: logger) { connection in
-                try await body(PostgresExecutor(connection: connection, logger: logger))
+                try await body(PostgresExecutor(connection: connection, statements: statements, logger: logger))
             }
         } catch let error as PostgresTransactionError {
             // Surface what the closure threw (a MembershipError, a unique violation), not the wrapper.
@@ -132,9 +147,56 @@ public struct PostgresURLError: Error, CustomStringConvertible {
 /// violations are translated.
 struct PostgresExecutor: SQLExecutor {
     let connection: PostgresConnection
+    let statements: PreparedStatements
     let logger: Logger
 
     func query(_ sql: String, _ binds: [SQLValue]) async throws -> [SQLRow] {
+        try await query(sql, binds, retryStale: true)
+    }
+
+    private func query(_ sql: String, _ binds: [SQLValue], retryStale: Bool) async throws -> [SQLRow] {
+        let numbered = Self.numberedPlaceholders(sql)
+        do {
+            var result: [SQLRow] = []
+            if let statement = try await statements.statement(numbered, on: connection) {
+                for row in try await statement.execute(binds.map(Self.data)).get() { result.append(try Self.row(row)) }
+            } else {
+                for try await row in try await connection.query(PostgresQuery(unsafeSQL: numbered, binds: Self.bindings(binds)), logger: logger) {
+                    result.append(try Self.row(row))
+                }
+            }
+            return result
+        } catch let error as PSQLError where error.serverInfo?[.sqlState] == "23505" {
+            throw SQLError.uniqueViolation(error.serverInfo?[.constraintName] ?? "unique")
+        } catch PostgresError.server(let error) where error.fields[.sqlState] == "23505" {
+            throw SQLError.uniqueViolation(error.fields[.constraintName] ?? "unique")
+        } catch PostgresError.server(let error) where error.fields[.sqlState] == Self.featureNotSupported && retryStale {
+            // "cached plan must not change result type": another instance's migration changed a table under a
+            // prepared statement. Prepare afresh.
+            statements.forget(connection)
+            return try await query(sql, binds, retryStale: false)
+        }
+    }
+
+    /// SQLSTATE 0A000, which PostgreSQL reports for a prepared statement made stale by a schema change.
+    static let featureNotSupported = "0A000"
+
+    private static func row(_ row: PostgresRow) throws -> SQLRow {
+        var values: [String: SQLValue] = [:]
+        for cell in row { values[cell.columnName] = try value(of: cell) }
+        return SQLRow(values: values)
+    }
+
+    private static func data(_ value: SQLValue) -> PostgresData {
+        switch value {
+        case .int(let number): return PostgresData(int64: number)
+        case .text(let text): return PostgresData(string: text)
+        case .blob(let bytes): return PostgresData(bytes: bytes)
+        case .null: return .null
+        }
+    }
+
+    private static func bindings(_ binds: [SQLValue]) -> PostgresBindings {
         var bindings = PostgresBindings(capacity: binds.count)
         for value in binds {
             switch value {
@@ -144,28 +206,32 @@ struct PostgresExecutor: SQLExecutor {
             case .null: bindings.appendNull()
             }
         }
-        do {
-            let rows = try await connection.query(PostgresQuery(unsafeSQL: Self.numberedPlaceholders(sql), binds: bindings), logger: logger)
-            var result: [SQLRow] = []
-            for try await row in rows {
-                var values: [String: SQLValue] = [:]
-                for cell in row { values[cell.columnName] = try Self.value(of: cell) }
-                result.append(SQLRow(values: values))
-            }
-            return result
-        } catch let error as PSQLError where error.serverInfo?[.sqlState] == "23505" {
-            throw SQLError.uniqueViolation(error.serverInfo?[.constraintName] ?? "unique")
-        }
+        return bindings
     }
 
+    /// A cell as the store's value, read from its binary form. (Results always come in binary; cells of
+    /// prepared statements are labelled text by PostgresNIO's `prepare`, so the label is not consulted.)
     private static func value(of cell: PostgresCell) throws -> SQLValue {
-        guard cell.bytes != nil else { return .null }
+        guard var bytes = cell.bytes else { return .null }
         switch cell.dataType {
-        case .int8: return .int(try cell.decode(Int64.self))
-        case .int4: return .int(Int64(try cell.decode(Int32.self)))
-        case .int2: return .int(Int64(try cell.decode(Int16.self)))
-        case .bytea: return .blob(Array(try cell.decode(ByteBuffer.self).readableBytesView))
-        default: return .text(try cell.decode(String.self))
+        case .int8:
+            guard bytes.readableBytes == 8, let number = bytes.readInteger(as: Int64.self) else { throw SQLError.unexpectedValue(cell.columnName) }
+            return .int(number)
+        case .int4:
+            guard bytes.readableBytes == 4, let number = bytes.readInteger(as: Int32.self) else { throw SQLError.unexpectedValue(cell.columnName) }
+            return .int(Int64(number))
+        case .int2:
+            guard bytes.readableBytes == 2, let number = bytes.readInteger(as: Int16.self) else { throw SQLError.unexpectedValue(cell.columnName) }
+            return .int(Int64(number))
+        case .bool:
+            guard bytes.readableBytes == 1, let flag = bytes.readInteger(as: UInt8.self) else { throw SQLError.unexpectedValue(cell.columnName) }
+            return .int(Int64(flag))
+        case .bytea:
+            return .blob(Array(bytes.readableBytesView))
+        case .text, .varchar, .name, .bpchar:
+            return .text(String(buffer: bytes))
+        default:
+            throw SQLError.unexpectedValue(cell.columnName)
         }
     }
 

@@ -113,6 +113,12 @@ public protocol SQLDatabase: Sendable {
     /// must not depend on each other's effects and must not change the same rows: they may run on one
     /// snapshot, in any order.
     func writeBatch(_ statements: [SQLStatement]) async throws
+    /// Runs `write` (committed on its own) and `read`, in one round trip where the database can, and returns
+    /// how many rows `write` wrote and the rows `read` found. `write` must not end in `RETURNING`; `read` may
+    /// see the data as it was before `write`. A write that is not `durable` does not wait for the disk: a crash
+    /// may lose it until the next durable commit, which makes it durable too (for records whose loss is
+    /// harmless, like the claim on an idempotency key).
+    func writeThenRead(_ write: SQLStatement, durable: Bool, _ read: SQLStatement) async throws -> (written: Int, rows: [SQLRow])
     /// Where other processes' ledger changes are announced, if the database announces them (see
     /// ``SQLDialect/memberChangeChannel``); the store keeps cards in memory only then.
     var memberChanges: MemberChangeFeed? { get }
@@ -124,6 +130,12 @@ extension SQLDatabase {
         try await write { db in
             for statement in statements { try await db.execute(statement.sql, statement.binds) }
         }
+    }
+
+    /// The write, then the read: two statements, the write durable.
+    public func writeThenRead(_ write: SQLStatement, durable: Bool, _ read: SQLStatement) async throws -> (written: Int, rows: [SQLRow]) {
+        let written = try await writeStatement(write.sql + " RETURNING 1", write.binds).count
+        return (written, try await self.read { db in try await db.query(read.sql, read.binds) })
     }
 
     public var memberChanges: MemberChangeFeed? { nil }

@@ -16,7 +16,9 @@ extension SQLMembershipStore {
     public func currentCard(memberUUID: UUID, now: Int64, mintCard: CardMinting) async throws -> StoredCard {
         if let card = try await card(memberUUID: memberUUID) { return card }
         let ticket = cardCache?.ticket()
-        guard let ledger = try await database.read({ db in try await Self.ledgerSummary(db, where: "m.uuid = ?", [.text(memberUUID.uuidString)]) }) else {
+        guard let ledger = try await database.read({ db in
+            try await db.query(Self.ledgerSummarySQL("m.uuid = ?"), [.text(memberUUID.uuidString)]).first.map(Self.ledgerSummary)
+        }) else {
             throw MembershipError(.notFound, "No member has uuid \(memberUUID).")
         }
         let minted = try mintCard(ledger.member, ledger.coverageEnd, now)

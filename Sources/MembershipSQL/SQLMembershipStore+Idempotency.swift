@@ -4,15 +4,24 @@ public import Membership
 extension SQLMembershipStore {
     public func beginIdempotentRequest(_ key: IdempotencyKey, now: Int64, abandonAfter: Int64) async throws -> IdempotencyDecision {
         // The common case, a new key, is one statement; an existing key is looked at in a transaction.
-        let inserted = try await database.writeStatement(
-            "INSERT INTO idempotency_keys (scope, key, request_hash, state, created_at) VALUES (?, ?, ?, 'in_flight', ?) ON CONFLICT (scope, key) DO NOTHING RETURNING state",
-            [.text(key.scope), .text(key.key), .text(key.requestHash), .int(now)])
-        if !inserted.isEmpty { return .proceed }
+        let claim = Self.claim(key, now: now)
+        if try await !database.writeStatement(claim.sql + " RETURNING 1", claim.binds).isEmpty { return .proceed }
+        return try await existingIdempotentRequest(key, now: now, abandonAfter: abandonAfter)
+    }
+
+    /// Records `key` as in flight, unless it is already recorded.
+    static func claim(_ key: IdempotencyKey, now: Int64) -> SQLStatement {
+        SQLStatement("INSERT INTO idempotency_keys (scope, key, request_hash, state, created_at) VALUES (?, ?, ?, 'in_flight', ?) ON CONFLICT (scope, key) DO NOTHING",
+                     [.text(key.scope), .text(key.key), .text(key.requestHash), .int(now)])
+    }
+
+    /// How to answer a request whose key could not be claimed because it is already recorded.
+    func existingIdempotentRequest(_ key: IdempotencyKey, now: Int64, abandonAfter: Int64) async throws -> IdempotencyDecision {
         do {
             return try await beginIdempotentRequestOnce(key, now: now, abandonAfter: abandonAfter)
         } catch SQLError.uniqueViolation {
-            // Two first attempts raced (a row that does not exist yet cannot be locked): the other one won and
-            // is in flight.
+            // The record went (abandoned) and two attempts raced to record it again (a row that does not exist
+            // yet cannot be locked): the other one won and is in flight.
             return .inFlight
         }
     }

@@ -29,34 +29,64 @@ extension SQLMembershipStore {
     /// How many times a change is worked out again before the caller is told to retry.
     static let ledgerAttempts = 50
 
-    public func activate(_ activation: Activation, key: IdempotencyKey, now: Int64, mintCard: CardMinting,
-                         response: @Sendable (ActivationResult) throws -> StoredResponse) async throws -> (result: ActivationResult, response: StoredResponse) {
+    public func activate(_ activation: Activation, key: IdempotencyKey, now: Int64, abandonAfter: Int64, mintCard: CardMinting,
+                         response: @Sendable (ActivationResult) throws -> StoredResponse) async throws -> ActivationOutcome {
         try Pricing.validate(months: activation.months, amountDZD: activation.amountDZD)
         let (condition, binds) = Self.condition(activation.member)
-        let sale = try await withLedgerRetry { () -> (result: ActivationResult, response: StoredResponse) in
-            guard let ledger = try await database.read({ db in try await Self.ledgerSummary(db, where: condition, binds) }) else {
-                throw MembershipError(.notFound, "No member has \(activation.member).")
+        let readLedger = SQLStatement(Self.ledgerSummarySQL(condition), binds)
+        // Claim the key and read the ledger in one round trip; a key already recorded is looked at on its own.
+        // The claim need not wait for the disk: lost in a crash, it only frees the key of a sale that was not
+        // made, and the sale's own durable commit makes it durable.
+        let (claimed, rows) = try await database.writeThenRead(Self.claim(key, now: now), durable: false, readLedger)
+        if claimed == 0 {
+            switch try await existingIdempotentRequest(key, now: now, abandonAfter: abandonAfter) {
+            case .proceed: break  // an abandoned attempt, taken over
+            case .replay(let stored): return .replay(stored)
+            case .inFlight: return .inFlight
+            case .mismatch: return .mismatch
             }
-            let member = ledger.member
-            let period = CoverageSchedule.placed(
-                SubscriptionPeriod(id: UUID(), memberUUID: member.uuid, months: activation.months, amountDZD: activation.amountDZD,
-                                   source: .vendor, vendorID: activation.vendorID, purchasedAt: now, startsAt: now, endsAt: now),
-                after: ledger.coverageEnd)
-            let version = ledger.version + 1
-            let card = try mintCard(member, period.endsAt, now)
-            let result = ActivationResult(member: member, period: period, coverageEnd: period.endsAt, card: card)
-            let stored = try response(result)
-            try await database.writeBatch([
-                Self.recordChange(of: member.uuid, version: version, kind: "activation", now: now),
-                Self.saveLedgerHead(of: member.uuid, version: version, coverageEnd: period.endsAt, lastPeriodSeq: ledger.lastPeriodSeq + 1),
-                Self.insertPeriod(period, seq: ledger.lastPeriodSeq + 1),
-                Self.saveCard(card, version: version),
-                Self.completeIdempotentRequest(key, with: stored),
-            ])
-            return (result, stored)
         }
-        cardCache?.forget(sale.result.member.uuid)
-        return sale
+        do {
+            var ledger = try rows.first.map(Self.ledgerSummary)
+            var attempts = 0
+            let sale = try await withLedgerRetry { () -> (result: ActivationResult, response: StoredResponse) in
+                attempts += 1
+                if attempts > 1 {
+                    ledger = try await database.read { db in try await db.query(readLedger.sql, readLedger.binds) }.first.map(Self.ledgerSummary)
+                }
+                guard let ledger else { throw MembershipError(.notFound, "No member has \(activation.member).") }
+                return try await sell(activation, to: ledger, key: key, now: now, mintCard: mintCard, response: response)
+            }
+            cardCache?.forget(sale.result.member.uuid)
+            return .sold(sale.result, sale.response)
+        } catch {
+            // Nothing was sold: free the key so the vendor can correct the request and retry.
+            try? await abandonIdempotentRequest(key)
+            throw error
+        }
+    }
+
+    /// Places the period after the coverage `ledger` shows, signs the card, and writes change, ledger head,
+    /// period, card and stored response in one batch that fails if another writer took the next version.
+    private func sell(_ activation: Activation, to ledger: LedgerSummary, key: IdempotencyKey, now: Int64, mintCard: CardMinting,
+                      response: (ActivationResult) throws -> StoredResponse) async throws -> (result: ActivationResult, response: StoredResponse) {
+        let member = ledger.member
+        let period = CoverageSchedule.placed(
+            SubscriptionPeriod(id: UUID(), memberUUID: member.uuid, months: activation.months, amountDZD: activation.amountDZD,
+                               source: .vendor, vendorID: activation.vendorID, purchasedAt: now, startsAt: now, endsAt: now),
+            after: ledger.coverageEnd)
+        let version = ledger.version + 1
+        let card = try mintCard(member, period.endsAt, now)
+        let result = ActivationResult(member: member, period: period, coverageEnd: period.endsAt, card: card)
+        let stored = try response(result)
+        try await database.writeBatch([
+            Self.recordChange(of: member.uuid, version: version, kind: "activation", now: now),
+            Self.saveLedgerHead(of: member.uuid, version: version, coverageEnd: period.endsAt, lastPeriodSeq: ledger.lastPeriodSeq + 1),
+            Self.insertPeriod(period, seq: ledger.lastPeriodSeq + 1),
+            Self.saveCard(card, version: version),
+            Self.completeIdempotentRequest(key, with: stored),
+        ])
+        return (result, stored)
     }
 
     public func cancelPeriod(id: UUID, now: Int64) async throws -> CancellationResult {
@@ -133,13 +163,14 @@ extension SQLMembershipStore {
         }
     }
 
-    /// Reads the head of the ledger of the member `condition` finds (on `members m`).
-    static func ledgerSummary(_ db: any SQLExecutor, where condition: String, _ binds: [SQLValue]) async throws -> LedgerSummary? {
-        try await db.query("SELECT \(memberColumns("m")), m.ledger_version, m.coverage_end, m.last_period_seq FROM members m WHERE \(condition)", binds)
-            .first.map { row in
-                LedgerSummary(member: try member(row), version: try row.int("ledger_version"), coverageEnd: try row.optionalInt("coverage_end"),
-                              lastPeriodSeq: try row.int("last_period_seq"))
-            }
+    /// The query for the head of the ledger of the member `condition` finds (on `members m`).
+    static func ledgerSummarySQL(_ condition: String) -> String {
+        "SELECT \(memberColumns("m")), m.ledger_version, m.coverage_end, m.last_period_seq FROM members m WHERE \(condition)"
+    }
+
+    static func ledgerSummary(_ row: SQLRow) throws -> LedgerSummary {
+        LedgerSummary(member: try member(row), version: try row.int("ledger_version"), coverageEnd: try row.optionalInt("coverage_end"),
+                      lastPeriodSeq: try row.int("last_period_seq"))
     }
 
     /// Reads the whole ledger of the member `condition` finds (on `members m`).

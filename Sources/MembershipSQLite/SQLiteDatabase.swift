@@ -55,6 +55,17 @@ public final class SQLiteDatabase: SQLDatabase {
         try await writerLock.withLock { try await SQLiteExecutor(connection: writer).query(sql, binds) }
     }
 
+    /// A write that need not be durable commits with `synchronous = NORMAL` (no fsync): the next commit with
+    /// `FULL` syncs the whole write-ahead log, this write included.
+    public func writeThenRead(_ write: SQLStatement, durable: Bool, _ read: SQLStatement) async throws -> (written: Int, rows: [SQLRow]) {
+        let written = try await writerLock.withLock {
+            if !durable { _ = try writer.query("PRAGMA synchronous = NORMAL", []) }
+            defer { if !durable { _ = try? writer.query("PRAGMA synchronous = FULL", []) } }
+            return try writer.query(write.sql + " RETURNING 1", write.binds).count
+        }
+        return (written, try await self.read { db in try await db.query(read.sql, read.binds) })
+    }
+
     public func write<T: Sendable>(_ body: @Sendable (any SQLExecutor) async throws -> T) async throws -> T {
         try await writerLock.withLock {
             let executor = SQLiteExecutor(connection: writer)

@@ -126,15 +126,25 @@ struct StoreConformanceTests {
         try await kind.withStore { store in
             let vendor = try await store.createVendor(name: "A", category: "boucherie", neighbourhood: "usto", now: 1_000)
             let member = try await store.createMember(Sample.draft(), now: 1_000).member
+            let sale = Activation(member: .membershipID(member.membershipID), vendorID: vendor.id, months: 1, amountDZD: 300)
+            func sell(_ key: IdempotencyKey, now: Int64) async throws -> ActivationOutcome {
+                try await store.activate(sale, key: key, now: now, abandonAfter: 60, mintCard: Sample.mint, response: Sample.respond)
+            }
             let key = Sample.key("retry-1")
-            #expect(try await store.beginIdempotentRequest(key, now: 100, abandonAfter: 60) == .proceed)
-            #expect(try await store.beginIdempotentRequest(key, now: 101, abandonAfter: 60) == .inFlight)
-            #expect(try await store.beginIdempotentRequest(Sample.key("retry-1", hash: "other"), now: 101, abandonAfter: 60) == .mismatch)
-            let sale = try await store.activate(Activation(member: .uuid(member.uuid), vendorID: vendor.id, months: 1, amountDZD: 300),
-                                                key: key, now: 102, mintCard: Sample.mint, response: Sample.respond)
-            #expect(sale.response == (try Sample.respond(sale.result)))
-            #expect(try await store.beginIdempotentRequest(key, now: 103, abandonAfter: 60) == .replay(sale.response))
-            #expect(try await store.beginIdempotentRequest(Sample.key("retry-1", hash: "other"), now: 103, abandonAfter: 60) == .mismatch)
+            guard case .sold(let result, let response) = try await sell(key, now: 100) else {
+                Issue.record("the first request with a key sells")
+                return
+            }
+            #expect(response == (try Sample.respond(result)))
+            #expect(try await sell(key, now: 101) == .replay(response), "a retry replays the first response")
+            #expect(try await sell(Sample.key("retry-1", hash: "other"), now: 101) == .mismatch)
+            #expect(try await store.beginIdempotentRequest(key, now: 103, abandonAfter: 60) == .replay(response))
+            #expect(try await store.periods(memberUUID: member.uuid).count == 1, "nothing was sold twice")
+
+            let started = Sample.key("started")
+            #expect(try await store.beginIdempotentRequest(started, now: 200, abandonAfter: 60) == .proceed)
+            #expect(try await sell(started, now: 201) == .inFlight, "a retry while the first is in flight")
+            if case .sold = try await sell(started, now: 261) {} else { Issue.record("an attempt whose process died is taken over") }
 
             let crashed = Sample.key("crashed")
             #expect(try await store.beginIdempotentRequest(crashed, now: 200, abandonAfter: 60) == .proceed)
@@ -164,17 +174,23 @@ struct StoreConformanceTests {
             let member = try await store.createMember(Sample.draft(), now: 1_000).member
             struct MintFailure: Error {}
             await #expect(throws: MintFailure.self) {
-                try await store.activate(Activation(member: .uuid(member.uuid), vendorID: vendor.id, months: 1, amountDZD: 300),
-                                         key: Sample.key(), now: 1_000, mintCard: { _, _, _ in throw MintFailure() }, response: Sample.respond)
+                try await store.activate(Activation(member: .uuid(member.uuid), vendorID: vendor.id, months: 1, amountDZD: 300), key: Sample.key("failing"),
+                                         now: 1_000, abandonAfter: 60, mintCard: { _, _, _ in throw MintFailure() }, response: Sample.respond)
             }
             #expect(try await store.periods(memberUUID: member.uuid).isEmpty, "the transaction rolled back")
+            #expect(try await store.beginIdempotentRequest(Sample.key("failing"), now: 1_001, abandonAfter: 60) == .proceed, "the key is free again")
             await #expect(throws: MembershipError(.invalidFields, "")) {
                 try await store.activate(Activation(member: .uuid(member.uuid), vendorID: vendor.id, months: 2, amountDZD: 300),
-                                         key: Sample.key(), now: 1_000, mintCard: Sample.mint, response: Sample.respond)
+                                         key: Sample.key(), now: 1_000, abandonAfter: 60, mintCard: Sample.mint, response: Sample.respond)
             }
             await #expect(throws: MembershipError(.notFound, "")) {
+                try await store.activate(Activation(member: .membershipID("PEEZ-20260131-99999"), vendorID: vendor.id, months: 1, amountDZD: 300),
+                                         key: Sample.key("unknown"), now: 1_000, abandonAfter: 60, mintCard: Sample.mint, response: Sample.respond)
+            }
+            #expect(try await store.beginIdempotentRequest(Sample.key("unknown"), now: 1_001, abandonAfter: 60) == .proceed, "the key is free again")
+            await #expect(throws: MembershipError(.notFound, "")) {
                 try await store.activate(Activation(member: .uuid(UUID()), vendorID: vendor.id, months: 1, amountDZD: 300),
-                                         key: Sample.key(), now: 1_000, mintCard: Sample.mint, response: Sample.respond)
+                                         key: Sample.key(), now: 1_000, abandonAfter: 60, mintCard: Sample.mint, response: Sample.respond)
             }
         }
     }
@@ -302,8 +318,8 @@ struct StoreConformanceTests {
 /// One vendor activation with a fresh idempotency key.
 @discardableResult
 func activate(_ store: SQLMembershipStore, member: Member, vendor: Vendor, months: Int, now: Int64) async throws -> ActivationResult {
-    let key = Sample.key()
-    _ = try await store.beginIdempotentRequest(key, now: now, abandonAfter: 60)
-    return try await store.activate(Activation(member: .uuid(member.uuid), vendorID: vendor.id, months: months, amountDZD: 300 * months),
-                                    key: key, now: now, mintCard: Sample.mint, response: Sample.respond).result
+    let outcome = try await store.activate(Activation(member: .uuid(member.uuid), vendorID: vendor.id, months: months, amountDZD: 300 * months),
+                                           key: Sample.key(), now: now, abandonAfter: 60, mintCard: Sample.mint, response: Sample.respond)
+    guard case .sold(let result, _) = outcome else { throw StoreFixtureError(message: "a fresh key did not sell: \(outcome)") }
+    return result
 }

@@ -1,0 +1,50 @@
+import Foundation
+import MembershipSQL
+import Testing
+
+/// What the PostgreSQL driver adds under the store: prepared statements and one-round-trip batches.
+@Suite("PostgreSQL driver", .enabled(if: StoreKind.available.contains(.postgres)))
+struct PostgresDriverTests {
+    @Test func aStatementPreparedBeforeASchemaChangeIsPreparedAfresh() async throws {
+        try await StoreKind.withPostgresInstances(1) { stores in
+            let database = stores[0].database
+            try await database.write { db in try await db.execute("CREATE TABLE scratch (a BIGINT)") }
+            _ = try await database.writeStatement("INSERT INTO scratch (a) VALUES (?)", [.int(7)])
+            for _ in 0..<4 { #expect(try await database.read { db in try await db.query("SELECT * FROM scratch", []) }.count == 1) }
+            // Another instance's migration changes what `*` means.
+            try await database.write { db in try await db.execute("ALTER TABLE scratch ADD COLUMN b TEXT") }
+            for _ in 0..<4 {
+                let rows = try await database.read { db in try await db.query("SELECT * FROM scratch", []) }
+                #expect(try rows.first?.int("a") == 7 && rows.first?.values["b"] == .null)
+            }
+        }
+    }
+
+    @Test func aBatchIsAllOrNothing() async throws {
+        try await StoreKind.withPostgresInstances(1) { stores in
+            let database = stores[0].database
+            try await database.write { db in try await db.execute("CREATE TABLE scratch (a BIGINT PRIMARY KEY, b BYTEA)") }
+            try await database.writeBatch([SQLStatement("INSERT INTO scratch (a, b) VALUES (?, ?)", [.int(1), .blob([0, 255])]),
+                                           SQLStatement("INSERT INTO scratch (a, b) VALUES (?, ?)", [.int(2), .null])])
+            await #expect(throws: SQLError.uniqueViolation("scratch_pkey")) {
+                try await database.writeBatch([SQLStatement("INSERT INTO scratch (a) VALUES (?)", [.int(3)]),
+                                               SQLStatement("INSERT INTO scratch (a) VALUES (?)", [.int(1)])])
+            }
+            let rows = try await database.read { db in try await db.query("SELECT a, b FROM scratch ORDER BY a", []) }
+            #expect(try rows.map { try $0.int("a") } == [1, 2], "the failed batch wrote nothing")
+            #expect(try rows[0].blob("b") == [0, 255])
+        }
+    }
+
+    @Test func aWriteAndAReadShareOneRoundTrip() async throws {
+        try await StoreKind.withPostgresInstances(1) { stores in
+            let database = stores[0].database
+            try await database.write { db in try await db.execute("CREATE TABLE scratch (a BIGINT PRIMARY KEY)") }
+            let insert = SQLStatement("INSERT INTO scratch (a) VALUES (?) ON CONFLICT DO NOTHING", [.int(1)])
+            let first = try await database.writeThenRead(insert, durable: false, SQLStatement("SELECT a FROM scratch WHERE a = ?", [.int(1)]))
+            #expect(first.written == 1 && first.rows.isEmpty, "the read sees the table as it was before the write")
+            let again = try await database.writeThenRead(insert, durable: true, SQLStatement("SELECT a FROM scratch WHERE a = ?", [.int(1)]))
+            #expect(again.written == 0 && again.rows.count == 1)
+        }
+    }
+}
