@@ -10,7 +10,10 @@ public import PostgresNIO
 /// every committed ledger change (``memberChanges``) and can keep current cards in memory.
 public final class PostgresDatabase: SQLDatabase {
     public let dialect = SQLDialect(blobType: "BYTEA", serialPrimaryKey: "BIGSERIAL PRIMARY KEY",
-                                    lockRowsClause: " FOR NO KEY UPDATE", memberChangeChannel: "peez_member_changes")
+                                    lockRowsClause: " FOR NO KEY UPDATE", memberChangeChannel: "peez_member_changes",
+                                    migrationLockStatement: "SELECT pg_advisory_xact_lock(\(migrationLockKey))")
+    /// The advisory lock migrations take ("PEEZ" in ASCII).
+    static let migrationLockKey = 0x5045_455A
     /// The connection pool.
     public let client: PostgresClient
     public let memberChanges: MemberChangeFeed?
@@ -228,10 +231,8 @@ struct PostgresExecutor: SQLExecutor {
             return .int(Int64(flag))
         case .bytea:
             return .blob(Array(bytes.readableBytesView))
-        case .text, .varchar, .name, .bpchar:
+        default:  // text, varchar, and the empty result of a void function
             return .text(String(buffer: bytes))
-        default:
-            throw SQLError.unexpectedValue(cell.columnName)
         }
     }
 

@@ -90,12 +90,17 @@ enum Migrations {
     }
 
     /// Applies the migrations not yet recorded in `schema_migrations`.
+    /// Instances starting together take turns: each transaction first takes the database's migration lock
+    /// (where it has one; SQLite's write transactions already exclude each other).
     static func apply(to database: any SQLDatabase, now: Int64) async throws {
+        let lock = database.dialect.migrationLockStatement
         try await database.write { db in
+            if let lock { try await db.execute(lock) }
             try await db.execute("CREATE TABLE IF NOT EXISTS schema_migrations (name TEXT PRIMARY KEY, applied_at BIGINT NOT NULL)")
         }
         for migration in all(database.dialect) {
             try await database.write { db in
+                if let lock { try await db.execute(lock) }
                 let applied = try await db.query("SELECT name FROM schema_migrations WHERE name = ?", [.text(migration.name)])
                 guard applied.isEmpty else { return }
                 for statement in migration.statements { try await db.execute(statement) }

@@ -91,12 +91,17 @@ public struct SQLDialect: Sendable {
     /// The channel on which the database announces, at commit, the uuid of every member whose ledger changed
     /// (nil where it cannot).
     public var memberChangeChannel: String?
+    /// A statement that makes the transaction it runs in wait for every other migrating transaction, if one is
+    /// needed to let several instances start at once.
+    public var migrationLockStatement: String?
 
-    public init(blobType: String, serialPrimaryKey: String, lockRowsClause: String, memberChangeChannel: String? = nil) {
+    public init(blobType: String, serialPrimaryKey: String, lockRowsClause: String, memberChangeChannel: String? = nil,
+                migrationLockStatement: String? = nil) {
         self.blobType = blobType
         self.serialPrimaryKey = serialPrimaryKey
         self.lockRowsClause = lockRowsClause
         self.memberChangeChannel = memberChangeChannel
+        self.migrationLockStatement = migrationLockStatement
     }
 }
 
