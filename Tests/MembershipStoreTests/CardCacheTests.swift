@@ -69,8 +69,7 @@ struct SharedDatabaseCardTests {
         try await StoreKind.withPostgresInstances(2) { stores in
             let (a, b) = (stores[0], stores[1])
             try await Self.waitUntil { b.database.memberChanges?.isListening == true && a.database.memberChanges?.isListening == true }
-            let vendor = try await a.createVendor(name: "A", category: "boucherie", neighbourhood: "usto", now: 1_000)
-            let member = try await a.createMember(Sample.draft(), now: 1_000).member
+            let (vendor, member) = try await Sample.vendorAndMember(in: a)
             let before = try await b.currentCard(memberUUID: member.uuid, now: 2_000, mintCard: Sample.mint)
             #expect(try await b.card(memberUUID: member.uuid) == before)
             #expect(b.cardCache?.count == 1, "the second read was served from memory")
@@ -86,8 +85,7 @@ struct SharedDatabaseCardTests {
             let (a, b) = (stores[0], stores[1])
             let feed = try #require(b.database.memberChanges)
             try await Self.waitUntil { feed.isListening }
-            let vendor = try await a.createVendor(name: "A", category: "boucherie", neighbourhood: "usto", now: 1_000)
-            let member = try await a.createMember(Sample.draft(), now: 1_000).member
+            let (vendor, member) = try await Sample.vendorAndMember(in: a)
             _ = try await b.currentCard(memberUUID: member.uuid, now: 2_000, mintCard: Sample.mint)
 
             _ = try await a.database.writeStatement(

@@ -124,8 +124,7 @@ struct StoreConformanceTests {
     @Test(arguments: StoreKind.available)
     func idempotencyKeysProceedReplayRefuseAndRecover(kind: StoreKind) async throws {
         try await kind.withStore { store in
-            let vendor = try await store.createVendor(name: "A", category: "boucherie", neighbourhood: "usto", now: 1_000)
-            let member = try await store.createMember(Sample.draft(), now: 1_000).member
+            let (vendor, member) = try await Sample.vendorAndMember(in: store)
             let sale = Activation(member: .membershipID(member.membershipID), vendorID: vendor.id, months: 1, amountDZD: 300)
             func sell(_ key: IdempotencyKey, now: Int64) async throws -> ActivationOutcome {
                 try await store.activate(sale, key: key, now: now, abandonAfter: 60, mintCard: Sample.mint, response: Sample.respond)
@@ -170,8 +169,7 @@ struct StoreConformanceTests {
     @Test(arguments: StoreKind.available)
     func failedActivationLeavesNoTrace(kind: StoreKind) async throws {
         try await kind.withStore { store in
-            let vendor = try await store.createVendor(name: "A", category: "boucherie", neighbourhood: "usto", now: 1_000)
-            let member = try await store.createMember(Sample.draft(), now: 1_000).member
+            let (vendor, member) = try await Sample.vendorAndMember(in: store)
             struct MintFailure: Error {}
             await #expect(throws: MintFailure.self) {
                 try await store.activate(Activation(member: .uuid(member.uuid), vendorID: vendor.id, months: 1, amountDZD: 300), key: Sample.key("failing"),
@@ -198,8 +196,7 @@ struct StoreConformanceTests {
     @Test(arguments: StoreKind.available)
     func cancellationShiftsLaterPeriodsBackAndRevokesOlderCards(kind: StoreKind) async throws {
         try await kind.withStore { store in
-            let vendor = try await store.createVendor(name: "A", category: "boucherie", neighbourhood: "usto", now: 1_000)
-            let member = try await store.createMember(Sample.draft(), now: 1_000).member
+            let (vendor, member) = try await Sample.vendorAndMember(in: store)
             let now = Sample.january31
             let first = try await activate(store, member: member, vendor: vendor, months: 1, now: now)
             let second = try await activate(store, member: member, vendor: vendor, months: 1, now: now + 60)
@@ -251,8 +248,7 @@ struct StoreConformanceTests {
     @Test(arguments: StoreKind.available)
     func aCardIsMintedOnceAndReissuedOnlyWhenWhatItShowsChanges(kind: StoreKind) async throws {
         try await kind.withStore { store in
-            let vendor = try await store.createVendor(name: "A", category: "boucherie", neighbourhood: "usto", now: 1_000)
-            let member = try await store.createMember(Sample.draft(), now: 1_000).member
+            let (vendor, member) = try await Sample.vendorAndMember(in: store)
             let first = try await store.currentCard(memberUUID: member.uuid, now: 2_000, mintCard: Sample.mint)
             #expect(first.expiresAt == 2_000, "no paid time: the card expires as it is issued")
             #expect(try await store.currentCard(memberUUID: member.uuid, now: 3_000, mintCard: Sample.mint) == first)
@@ -275,8 +271,7 @@ struct StoreConformanceTests {
     @Test(arguments: StoreKind.available)
     func aCardMadeForAnOlderVersionIsNeitherServedNorSavedOverANewerOne(kind: StoreKind) async throws {
         try await kind.withStore { store in
-            let vendor = try await store.createVendor(name: "A", category: "boucherie", neighbourhood: "usto", now: 1_000)
-            let member = try await store.createMember(Sample.draft(), now: 1_000).member
+            let (vendor, member) = try await Sample.vendorAndMember(in: store)
             let sale = try await activate(store, member: member, vendor: vendor, months: 1, now: 4_000)  // version 1
             // A read that began before the sale minted a card for version 0 and saves it late.
             let late = SQLMembershipStore.saveCard(try Sample.mint(member, nil, 3_000), version: 0)
@@ -295,8 +290,7 @@ struct StoreConformanceTests {
     @Test(arguments: StoreKind.available)
     func aCancellationRacingSalesLeavesOneContiguousSchedule(kind: StoreKind) async throws {
         try await kind.withStore { store in
-            let vendor = try await store.createVendor(name: "A", category: "boucherie", neighbourhood: "usto", now: 1_000)
-            let member = try await store.createMember(Sample.draft(), now: 1_000).member
+            let (vendor, member) = try await Sample.vendorAndMember(in: store)
             let now = Sample.january31
             let mistaken = try await activate(store, member: member, vendor: vendor, months: 3, now: now)
             try await withThrowingTaskGroup(of: Void.self) { group in

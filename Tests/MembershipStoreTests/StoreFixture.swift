@@ -93,6 +93,12 @@ enum Sample {
                    expiresAt: coverageEnd ?? now, coverageEnd: coverageEnd)
     }
 
+    /// A vendor and a member, the cast of most ledger tests.
+    static func vendorAndMember(in store: SQLMembershipStore) async throws -> (Vendor, Member) {
+        let vendor = try await store.createVendor(name: "A", category: "boucherie", neighbourhood: "usto", now: 1_000)
+        return (vendor, try await store.createMember(draft(), now: 1_000).member)
+    }
+
     static let respond: @Sendable (ActivationResult) throws -> StoredResponse = { result in
         StoredResponse(status: 201, body: Array("{\"period\":\"\(result.period.id)\"}".utf8))
     }
