@@ -1,4 +1,4 @@
-public import Hummingbird
+import Hummingbird
 
 /// Registers routes and remembers them as `METHOD /path` operations, so tests can hold the served API
 /// against its OpenAPI document.

@@ -16,8 +16,8 @@ public enum ProcessRunner {
     public static func run(_ arguments: [String], input: Data? = nil, timeout: TimeInterval = 60) throws -> ProcessResult {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        FileManager.default.createFile(atPath: folder.file("out"), contents: nil)
-        FileManager.default.createFile(atPath: folder.file("err"), contents: nil)
+        _ = FileManager.default.createFile(atPath: folder.file("out"), contents: nil)  // a failure shows when it is opened
+        _ = FileManager.default.createFile(atPath: folder.file("err"), contents: nil)
         let output = try FileHandle(forWritingTo: URL(fileURLWithPath: folder.file("out")))
         let error = try FileHandle(forWritingTo: URL(fileURLWithPath: folder.file("err")))
         defer { try? output.close(); try? error.close() }
