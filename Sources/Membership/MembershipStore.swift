@@ -51,4 +51,7 @@ public protocol MembershipStore: Sendable {
     func currentCard(memberUUID: UUID, now: Int64, mintCard: CardMinting) async throws -> StoredCard
 
     func revocations() async throws -> RevocationSnapshot
+
+    /// Throws unless the database answers (one trivial query).
+    func ping() async throws
 }

@@ -30,6 +30,10 @@ public struct SQLMembershipStore: MembershipStore {
 
     var lock: String { database.dialect.lockRowsClause }
 
+    public func ping() async throws {
+        _ = try await database.read { db in try await db.query("SELECT 1 AS one", []) }
+    }
+
     // MARK: Members
 
     public func createMember(_ draft: MemberDraft, now: Int64) async throws -> (member: Member, created: Bool) {
