@@ -22,20 +22,13 @@ struct PostgresDriverTests {
     }
 
     @Test func instancesStartingTogetherMigrateOnce() async throws {
-        let adminURL = try #require(StoreKind.postgresURL)
-        let name = "peez_test_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(12).lowercased()
-        try StoreKind.psql(adminURL, "CREATE DATABASE \(name)")
-        defer { try? StoreKind.psql(adminURL, "DROP DATABASE IF EXISTS \(name) WITH (FORCE)") }
-        let databases = try (0..<4).map { _ in try PostgresDatabase(url: adminURL.replacingOccurrences(of: "/postgres", with: "/\(name)"), connections: 2) }
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            for database in databases { group.addTask { await database.run() } }
+        try await StoreKind.withPostgresDatabases(4) { databases in
             try await withThrowingTaskGroup(of: Void.self) { starts in
                 for database in databases { starts.addTask { _ = try await SQLMembershipStore(database: database) } }
                 try await starts.waitForAll()
             }
             let applied = try await databases[0].read { db in try await db.query("SELECT name FROM schema_migrations ORDER BY name", []) }
             #expect(try applied.map { try $0.text("name") } == ["001_ledger", "002_member_versions"])
-            group.cancelAll()
         }
     }
 

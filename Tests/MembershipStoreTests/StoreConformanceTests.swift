@@ -309,6 +309,39 @@ struct StoreConformanceTests {
     }
 }
 
+/// A ledger written before member versions existed keeps working after the upgrade.
+@Suite("Upgrading a ledger")
+struct LedgerUpgradeTests {
+    @Test(arguments: StoreKind.available)
+    func aLedgerFromBeforeMemberVersionsIsCarriedOver(kind: StoreKind) async throws {
+        try await kind.withDatabase { database in
+            // The schema and data as the first release left them.
+            let member = "00000000-0000-4000-8000-00000000000A"  // as the store writes uuids: upper case
+            try await database.write { db in
+                for statement in Migrations.all(database.dialect)[0].statements { try await db.execute(statement) }
+                try await db.execute("CREATE TABLE schema_migrations (name TEXT PRIMARY KEY, applied_at BIGINT NOT NULL)")
+                try await db.execute("INSERT INTO schema_migrations (name, applied_at) VALUES ('001_ledger', 1)")
+                try await db.execute("INSERT INTO members (uuid, membership_id, name, phone, email, neighbourhood, language, created_at) VALUES (?, 'PEEZ-20260131-00001', 'Ahmed', '+213550000001', 'a@example.dz', 'usto', 'fr', 1)",
+                                     [.text(member)])
+                for (seq, ends, cancelled) in [(1, 5_000, nil), (2, 9_000, nil), (3, 12_000, Optional(8_000))] as [(Int64, Int64, Int64?)] {
+                    try await db.execute(
+                        "INSERT INTO periods (id, member_uuid, seq, months, amount_dzd, source, purchased_at, starts_at, ends_at, cancelled_at) VALUES (?, ?, ?, 1, 300, 'vendor', 1, 1, ?, ?)",
+                        [.text(UUID().uuidString), .text(member), .int(seq), .int(ends), cancelled.map(SQLValue.int) ?? .null])
+                }
+                try await db.execute("INSERT INTO cards (member_uuid, token_id, token, png, issued_at, expires_at, coverage_end) VALUES (?, 'aa', 'PEEZ1:OLD', ?, 2, 9000, 9000)",
+                                     [.text(member), .blob([1])])
+            }
+            let store = try await SQLMembershipStore(database: database)
+            let card = try #require(try await store.card(memberUUID: UUID(uuidString: member)!), "the stored card is still current")
+            #expect(card.token == "PEEZ1:OLD")
+            let vendor = try await store.createVendor(name: "A", category: "boucherie", neighbourhood: "usto", now: 1_000)
+            let sale = try await activate(store, member: try #require(try await store.member(uuid: UUID(uuidString: member)!)), vendor: vendor, months: 1, now: 100)
+            #expect(sale.period.startsAt == 9_000, "the sale follows the coverage carried over (a cancelled period takes no room)")
+            #expect(try await store.periods(memberUUID: sale.member.uuid).last?.id == sale.period.id, "and takes the next seq")
+        }
+    }
+}
+
 /// One vendor activation with a fresh idempotency key.
 @discardableResult
 func activate(_ store: SQLMembershipStore, member: Member, vendor: Vendor, months: Int, now: Int64) async throws -> ActivationResult {

@@ -21,26 +21,40 @@ enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
 
     /// Runs `body` on a store over a brand-new, empty database of this kind, then removes it.
     func withStore(_ body: (SQLMembershipStore) async throws -> Void) async throws {
+        try await withDatabase { database in try await body(try await SQLMembershipStore(database: database)) }
+    }
+
+    /// Runs `body` on a brand-new, empty database of this kind (no schema yet), then removes it.
+    func withDatabase(_ body: (any SQLDatabase) async throws -> Void) async throws {
         switch self {
         case .sqlite:
             let folder = try TemporaryFolder()
             defer { folder.remove() }
             let database = try await SQLiteDatabase.open(path: folder.file("ledger.sqlite"))
             do {
-                try await body(try await SQLMembershipStore(database: database))
+                try await body(database)
                 try await database.close()
             } catch {
                 try? await database.close()
                 throw error
             }
         case .postgres:
-            try await Self.withPostgresInstances(1) { try await body($0[0]) }
+            try await Self.withPostgresDatabases(1) { try await body($0[0]) }
         }
     }
 
     /// Runs `body` with `count` stores on one brand-new PostgreSQL database, as that many service instances
     /// behind a load balancer would have, then removes it.
     static func withPostgresInstances(_ count: Int, _ body: ([SQLMembershipStore]) async throws -> Void) async throws {
+        try await withPostgresDatabases(count) { databases in
+            var stores: [SQLMembershipStore] = []
+            for database in databases { stores.append(try await SQLMembershipStore(database: database)) }
+            try await body(stores)
+        }
+    }
+
+    /// Runs `body` with `count` running connections to one brand-new PostgreSQL database, then removes it.
+    static func withPostgresDatabases(_ count: Int, _ body: ([PostgresDatabase]) async throws -> Void) async throws {
         let adminURL = try #require(postgresURL, "CI must run the PostgreSQL tests: set PEEZ_TEST_DATABASE_URL (make test does)")
         let name = "peez_test_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(12).lowercased()
         try psql(adminURL, "CREATE DATABASE \(name)")
@@ -50,9 +64,7 @@ enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
         try await withThrowingTaskGroup(of: Void.self) { group in
             for database in databases { group.addTask { await database.run() } }
             do {
-                var stores: [SQLMembershipStore] = []
-                for database in databases { stores.append(try await SQLMembershipStore(database: database)) }
-                try await body(stores)
+                try await body(databases)
             } catch {
                 group.cancelAll()
                 throw error
