@@ -122,6 +122,9 @@ public struct RevocationSnapshot: Sendable, Hashable {
     public var tokenIDs: [String]
     /// Membership id → cards issued before this time are revoked.
     public var members: [String: Int64]
+    /// How many revocations have been recorded. Records are never removed, so this grows with every change,
+    /// even when PostgreSQL commits two revocations out of their sequence order (which the highest sequence
+    /// number would miss).
     public var version: Int64
 
     public init(tokenIDs: [String], members: [String: Int64], version: Int64) {

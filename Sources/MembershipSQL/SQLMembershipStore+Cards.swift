@@ -63,15 +63,14 @@ extension SQLMembershipStore {
         try await database.read { db in
             var tokenIDs: [String] = []
             var members: [String: Int64] = [:]
-            var version: Int64 = 0
-            for row in try await db.query("SELECT seq, token_id, membership_id, revoked_before FROM revocations ORDER BY seq", []) {
-                version = max(version, try row.int("seq"))
+            let rows = try await db.query("SELECT token_id, membership_id, revoked_before FROM revocations ORDER BY seq", [])
+            for row in rows {
                 if let tokenID = try row.optionalText("token_id") { tokenIDs.append(tokenID) }
                 if let member = try row.optionalText("membership_id"), let before = try row.optionalInt("revoked_before") {
                     members[member] = max(members[member] ?? before, before)
                 }
             }
-            return RevocationSnapshot(tokenIDs: tokenIDs, members: members, version: version)
+            return RevocationSnapshot(tokenIDs: tokenIDs, members: members, version: Int64(rows.count))
         }
     }
 }
