@@ -13,12 +13,19 @@ struct StoreOptions: ParsableArguments {
     @Option(help: "A PostgreSQL server instead of SQLite: postgres://user:password@host:5432/database (or PEEZ_DATABASE_URL).")
     var databaseURL: String?
 
+    @Option(help: "How many PostgreSQL connections this instance keeps open (1 to 100).")
+    var databaseConnections = 8
+
     var effectiveDatabaseURL: String? { databaseURL ?? ProcessInfo.processInfo.environment["PEEZ_DATABASE_URL"] }
+
+    func validate() throws {
+        guard (1...100).contains(databaseConnections) else { throw ValidationError("--database-connections must be 1 to 100") }
+    }
 
     /// Opens the store and runs `body` with it; a PostgreSQL pool runs for as long as `body` does.
     func withStore<T: Sendable>(_ body: @Sendable (SQLMembershipStore) async throws -> T) async throws -> T {
         if let url = effectiveDatabaseURL {
-            let database = try PostgresDatabase(url: url)
+            let database = try PostgresDatabase(url: url, connections: databaseConnections)
             return try await withThrowingTaskGroup(of: T?.self) { group in
                 group.addTask {
                     await database.run()

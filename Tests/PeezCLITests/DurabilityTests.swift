@@ -53,4 +53,9 @@ struct DurabilityTests {
         let noKey = try PeezCommand.run(["serve", "--database", folder.file("db.sqlite")])
         #expect(noKey.status == 2 && noKey.standardError.contains("--signing-key"))
     }
+
+    @Test func aPoolSizeOutOfRangeIsRefusedBeforeAnythingStarts() throws {
+        let refused = try PeezCommand.run(["serve", "--development", "--database-connections", "0"])
+        #expect(refused.status == 2 && refused.standardError.contains("--database-connections must be 1 to 100"))
+    }
 }
