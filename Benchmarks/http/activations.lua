@@ -1,6 +1,8 @@
 -- wrk script: POST /v1/activations with a distinct Idempotency-Key per request, spread over the members
--- listed in members.lua (written by Benchmarks/http/run).
+-- listed in PEEZ_BENCH_MEMBERS (written by Benchmarks/http/run): membership ids, or card tokens when
+-- PEEZ_BENCH_BY is card_token.
 local members = dofile(os.getenv("PEEZ_BENCH_MEMBERS"))
+local by = os.getenv("PEEZ_BENCH_BY") or "membership_id"
 local run = os.getenv("PEEZ_BENCH_RUN") or tostring(os.time())
 local threads = {}
 local counter = 0
@@ -13,7 +15,7 @@ end
 request = function()
   counter = counter + 1
   local member = members[(counter % #members) + 1]
-  local body = '{"membership_id":"' .. member .. '","months":1,"amount_dzd":300}'
+  local body = '{"' .. by .. '":"' .. member .. '","months":1,"amount_dzd":300}'
   local headers = {
     ["Authorization"] = "Bearer " .. os.getenv("PEEZ_BENCH_VENDOR_SECRET"),
     ["Content-Type"] = "application/json",

@@ -39,7 +39,7 @@ struct ActivationRoutes {
 
         let body = try JSONExchange.decode(ActivationRequest.self, from: bytes)
         try Pricing.validate(months: body.months, amountDZD: body.amount_dzd)
-        let member = try await identify(body)
+        let member = try identify(body)
         let now = cards.now()
         switch try await store.activate(
             Activation(member: member, vendorID: vendorID, months: body.months, amountDZD: body.amount_dzd),
@@ -59,10 +59,10 @@ struct ActivationRoutes {
     }
 
     /// The member the sale is for: the one the scanned card names, or the membership id typed in.
-    private func identify(_ body: ActivationRequest) async throws -> MemberReference {
+    private func identify(_ body: ActivationRequest) throws -> MemberReference {
         switch (body.card_token, body.membership_id) {
         case (let token?, nil):
-            return .membershipID(try await cards.membershipID(identifiedBy: token))
+            return .membershipID(try cards.membershipID(identifiedBy: token))
         case (nil, let membershipID?):
             return .membershipID(membershipID)
         default:

@@ -53,10 +53,11 @@ public struct CardService: Sendable {
         return result
     }
 
-    /// The membership id a scanned card names, if the card is authentic (an expired or revoked card still
-    /// identifies its member, so a lapsed member can renew with the card in their phone).
-    public func membershipID(identifiedBy token: String) async throws -> String {
-        let result = try await verify(token)
+    /// The membership id a scanned card names, if the card is authentic. Any authentic card identifies its
+    /// member, expired or revoked included (a lapsed member renews with the card in their phone), so the
+    /// revocation list is not read: only the signature and the token's form are checked.
+    public func membershipID(identifiedBy token: String) throws -> String {
+        let result = CardVerifier(trustedKeys: keyRing.trustedKeys).verify(token, now: UInt64(max(0, now())))
         guard let claims = result.claims else {
             throw MembershipError(.invalidFields, "The card cannot identify a member.",
                                   fields: ["card_token": "is \(result.verdict.rawValue): \(result.detail)"])

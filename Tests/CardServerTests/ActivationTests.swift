@@ -149,6 +149,7 @@ struct ActivationTests {
             #expect(verdict.json["verdict"] as? String == "revoked")
             let revocations = try await client.send(.get, "/v1/revocations", secret: ServerHarness.vendorSecret, headers: [.ifNoneMatch: etag])
             #expect(revocations.status == .ok && revocations.headers[.eTag] != etag)
+            #expect(try await client.activate(token: cardBefore, months: 1).status == .created, "a revoked card still identifies its member for a renewal")
             harness.advance(by: 1)
             let fresh = try await client.cardToken(uuid)
             #expect(try await client.send(.post, "/v1/verify", secret: ServerHarness.vendorSecret, json: ["token": fresh]).json["verdict"] as? String == "valid")
