@@ -158,13 +158,13 @@ struct PostgresExecutor: SQLExecutor {
     }
 
     private func query(_ sql: String, _ binds: [SQLValue], retryStale: Bool) async throws -> [SQLRow] {
-        let numbered = Self.numberedPlaceholders(sql)
         do {
             var result: [SQLRow] = []
-            if let statement = try await statements.statement(numbered, on: connection) {
+            if let statement = try await statements.statement(sql, on: connection, preparing: Self.numberedPlaceholders) {
                 for row in try await statement.execute(binds.map(Self.data)).get() { result.append(try Self.row(row)) }
             } else {
-                for try await row in try await connection.query(PostgresQuery(unsafeSQL: numbered, binds: Self.bindings(binds)), logger: logger) {
+                let query = PostgresQuery(unsafeSQL: Self.numberedPlaceholders(sql), binds: Self.bindings(binds))
+                for try await row in try await connection.query(query, logger: logger) {
                     result.append(try Self.row(row))
                 }
             }

@@ -5,8 +5,8 @@ import Synchronization
 /// each of the store's statements once per connection instead of on every call (measured at half the server's
 /// time for an activation's two statements).
 ///
-/// A connection's statements are forgotten once it is closed. Each connection keeps at most `limit`;
-/// statements past that run unprepared.
+/// The statements of a closed connection are dropped when a new connection prepares its first one. Each
+/// connection keeps at most `limit`; statements past that run unprepared.
 final class PreparedStatements: Sendable {
     private struct Entry {
         let connection: PostgresConnection
@@ -25,8 +25,9 @@ final class PreparedStatements: Sendable {
         _ = entries.withLock { $0.removeValue(forKey: ObjectIdentifier(connection)) }
     }
 
-    /// The statement prepared on `connection`, preparing it now if needed; nil past the limit.
-    func statement(_ sql: String, on connection: PostgresConnection) async throws -> PreparedQuery? {
+    /// The statement prepared on `connection` for the store's `sql`, preparing `serverSQL(sql)` now if needed;
+    /// nil past the limit.
+    func statement(_ sql: String, on connection: PostgresConnection, preparing serverSQL: (String) -> String) async throws -> PreparedQuery? {
         let id = ObjectIdentifier(connection)
         let known = entries.withLock { entries -> PreparedQuery?? in
             guard let entry = entries[id] else { return .some(nil) }
@@ -35,7 +36,7 @@ final class PreparedStatements: Sendable {
         }
         guard let known else { return nil }
         if let known { return known }
-        let prepared = try await connection.prepare(query: sql).get()
+        let prepared = try await connection.prepare(query: serverSQL(sql)).get()
         entries.withLock { entries in
             if entries[id] == nil {
                 entries = entries.filter { !$0.value.connection.isClosed }  // a connection's first statement: forget closed ones
