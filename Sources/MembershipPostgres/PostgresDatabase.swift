@@ -33,6 +33,8 @@ public final class PostgresDatabase: SQLDatabase {
         poolConfiguration.options.minimumConnections = connections
         poolConfiguration.options.maximumConnections = connections
         poolConfiguration.options.keepAliveBehavior = nil
+        // What a commit promises must not depend on the server's default: a COMMIT returns once it is on disk.
+        poolConfiguration.options.additionalStartupParameters = [("synchronous_commit", "on")]
         self.client = PostgresClient(configuration: poolConfiguration, backgroundLogger: logger)
         self.listenerConfiguration = configuration
         self.memberChanges = MemberChangeFeed()
@@ -96,14 +98,13 @@ public final class PostgresDatabase: SQLDatabase {
         }
     }
 
+    /// One statement in a transaction of its own, returned once its COMMIT is done (see ``write(_:)``).
     public func writeStatement(_ sql: String, _ binds: [SQLValue]) async throws -> [SQLRow] {
-        try await client.withConnection { connection in
-            try await PostgresExecutor(connection: connection, statements: statements, logger: logger).query(sql, binds)
-        }
+        try await write { db in try await db.query(sql, binds) }
     }
 
-    /// One statement: all but the last statement become data-modifying `WITH` clauses of the last, so the batch
-    /// is one round trip and one implicit transaction.
+    /// One statement (all but the last statement become data-modifying `WITH` clauses of the last) in a
+    /// transaction of its own, returned once its COMMIT is done.
     public func writeBatch(_ statements: [SQLStatement]) async throws {
         guard let last = statements.last else { return }
         let clauses = statements.dropLast().enumerated().map { "batch\($0.offset) AS (\($0.element.sql))" }
@@ -112,28 +113,51 @@ public final class PostgresDatabase: SQLDatabase {
     }
 
     /// One statement: the write as a data-modifying `WITH` clause, and the read's rows (if any) joined to one
-    /// row that counts what the write wrote. A write that need not be durable turns `synchronous_commit` off for
-    /// its own transaction.
+    /// row that counts what the write wrote.
+    ///
+    /// A write that need not be durable runs as an implicit transaction, one round trip, and turns
+    /// `synchronous_commit` off for it: the answer comes before the commit (see ``write(_:)``), which is
+    /// acceptable only because losing such a write is harmless. A durable one is a transaction of its own.
     public func writeThenRead(_ write: SQLStatement, durable: Bool, _ read: SQLStatement) async throws -> (written: Int, rows: [SQLRow]) {
-        let rows = try await writeStatement(
-            """
+        let sql = """
             WITH written AS (\(write.sql) RETURNING 1)
             SELECT (SELECT COUNT(*) FROM written) AS peez_written, r.*
             FROM (SELECT set_config('synchronous_commit', '\(durable ? "on" : "off")', true)) AS one
             LEFT JOIN (SELECT 1 AS peez_read, q.* FROM (\(read.sql)) AS q) AS r ON TRUE
-            """, write.binds + read.binds)
+            """
+        let binds = write.binds + read.binds
+        let rows = durable
+            ? try await writeStatement(sql, binds)
+            : try await client.withConnection { connection in
+                try await PostgresExecutor(connection: connection, statements: statements, logger: logger).query(sql, binds)
+            }
         return (Int(try rows.first?.int("peez_written") ?? 0), rows.filter { $0.values["peez_read"] != .null })
     }
 
+    /// Runs `body` between `BEGIN` and `COMMIT`, and returns only once PostgreSQL has answered the COMMIT
+    /// with the tag `COMMIT`: the transaction is then committed and, with `synchronous_commit` on (which
+    /// every connection of the pool sets), flushed to the server's disk.
+    ///
+    /// A write is never left to an implicit transaction. In the extended query protocol, which PostgresNIO
+    /// speaks, an implicit transaction commits when the server handles the Sync message, after it has sent
+    /// the statement's CommandComplete; PostgresNIO reports the statement done at CommandComplete. A server
+    /// that dies in between has answered a write it never committed. A COMMIT statement, by contrast, is
+    /// committed before its CommandComplete is sent. A transaction that failed inside answers COMMIT with
+    /// the tag `ROLLBACK` and no error, hence the tag check.
     public func write<T: Sendable>(_ body: @Sendable (any SQLExecutor) async throws -> T) async throws -> T {
-        do {
-            return try await client.withTransaction(logger: logger) { connection in
-                try await body(PostgresExecutor(connection: connection, statements: statements, logger: logger))
+        try await client.withConnection { connection in
+            let executor = PostgresExecutor(connection: connection, statements: statements, logger: logger)
+            try await executor.execute("BEGIN")
+            let value: T
+            do {
+                value = try await body(executor)
+            } catch {
+                try? await executor.execute("ROLLBACK")
+                throw error
             }
-        } catch let error as PostgresTransactionError {
-            // Surface what the closure threw (a MembershipError, a unique violation), not the wrapper.
-            if let closureError = error.closureError { throw closureError }
-            throw error
+            let tag = try await connection.query("COMMIT", []).get().metadata.command
+            guard tag == "COMMIT" else { throw SQLError.notCommitted(tag) }
+            return value
         }
     }
 }

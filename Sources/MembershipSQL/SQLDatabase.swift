@@ -47,11 +47,14 @@ public enum SQLError: Error, Hashable, CustomStringConvertible {
     case uniqueViolation(String)
     /// A column held a value of an unexpected type: the schema and the code disagree.
     case unexpectedValue(String)
+    /// The database answered a COMMIT with another tag (the text): the transaction was rolled back.
+    case notCommitted(String)
 
     public var description: String {
         switch self {
         case .uniqueViolation(let what): return "unique constraint violated: \(what)"
         case .unexpectedValue(let column): return "column \(column) holds an unexpected value"
+        case .notCommitted(let tag): return "the database answered COMMIT with \(tag): the transaction was not committed"
         }
     }
 }
@@ -110,9 +113,10 @@ public protocol SQLDatabase: Sendable {
     var dialect: SQLDialect { get }
     /// Runs `body` with a connection for reading.
     func read<T: Sendable>(_ body: @Sendable (any SQLExecutor) async throws -> T) async throws -> T
-    /// Runs `body` in one transaction, committed when it returns and rolled back when it throws.
+    /// Runs `body` in one transaction, committed when it returns and rolled back when it throws. It returns
+    /// only once the commit is durable.
     func write<T: Sendable>(_ body: @Sendable (any SQLExecutor) async throws -> T) async throws -> T
-    /// Runs one statement as a transaction of its own (no BEGIN/COMMIT round trips).
+    /// Runs one statement as a transaction of its own, returned once the commit is durable.
     func writeStatement(_ sql: String, _ binds: [SQLValue]) async throws -> [SQLRow]
     /// Runs the statements as one transaction, in one round trip where the database can. The statements
     /// must not depend on each other's effects and must not change the same rows: they may run on one

@@ -52,8 +52,19 @@ extension SQLMembershipStore {
     }
 
     /// Stores the response to replay for `key`, in the same batch as the work it answers.
-    static func completeIdempotentRequest(_ key: IdempotencyKey, with response: StoredResponse) -> SQLStatement {
-        SQLStatement("UPDATE idempotency_keys SET state = 'done', response_status = ?, response_body = ? WHERE scope = ? AND key = ?",
-                     [.int(Int64(response.status)), .blob(response.body), .text(key.scope), .text(key.key)])
+    ///
+    /// It records the key itself if the claim is gone: a claim is not written durably, so a database crash and
+    /// a quick restart between claim and sale can lose it, and the sale must still leave the record that
+    /// makes a retry replay instead of selling again. A claim by another request (another hash) is left alone.
+    static func completeIdempotentRequest(_ key: IdempotencyKey, with response: StoredResponse, now: Int64) -> SQLStatement {
+        SQLStatement(
+            """
+            INSERT INTO idempotency_keys (scope, key, request_hash, state, response_status, response_body, created_at)
+            VALUES (?, ?, ?, 'done', ?, ?, ?)
+            ON CONFLICT (scope, key) DO UPDATE SET state = 'done', response_status = excluded.response_status,
+                response_body = excluded.response_body
+            WHERE idempotency_keys.request_hash = excluded.request_hash
+            """,
+            [.text(key.scope), .text(key.key), .text(key.requestHash), .int(Int64(response.status)), .blob(response.body), .int(now)])
     }
 }

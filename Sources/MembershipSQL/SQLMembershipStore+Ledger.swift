@@ -36,7 +36,7 @@ extension SQLMembershipStore {
         let readLedger = SQLStatement(Self.ledgerSummarySQL(condition), binds)
         // Claim the key and read the ledger in one round trip; a key already recorded is looked at on its own.
         // The claim need not wait for the disk: lost in a crash, it only frees the key of a sale that was not
-        // made, and the sale's own durable commit makes it durable.
+        // made, and the sale's own transaction records the key again with its response.
         let (claimed, rows) = try await database.writeThenRead(Self.claim(key, now: now), durable: false, readLedger)
         if claimed == 0 {
             switch try await existingIdempotentRequest(key, now: now, abandonAfter: abandonAfter) {
@@ -84,7 +84,7 @@ extension SQLMembershipStore {
             Self.saveLedgerHead(of: member.uuid, version: version, coverageEnd: period.endsAt, lastPeriodSeq: ledger.lastPeriodSeq + 1),
             Self.insertPeriod(period, seq: ledger.lastPeriodSeq + 1),
             Self.saveCard(card, version: version),
-            Self.completeIdempotentRequest(key, with: stored),
+            Self.completeIdempotentRequest(key, with: stored, now: now),
         ])
         return (result, stored)
     }

@@ -59,4 +59,20 @@ struct PostgresDriverTests {
             #expect(again.written == 0 && again.rows.count == 1)
         }
     }
+
+    @Test func aTransactionThatFailedInsideIsNotReportedCommitted() async throws {
+        try await StoreKind.withPostgresInstances(1) { stores in
+            let database = stores[0].database
+            try await database.write { db in try await db.execute("CREATE TABLE scratch (a BIGINT PRIMARY KEY)") }
+            // A statement fails and its error is swallowed: PostgreSQL then answers COMMIT with ROLLBACK, no error.
+            await #expect(throws: SQLError.notCommitted("ROLLBACK")) {
+                try await database.write { db in
+                    try await db.execute("INSERT INTO scratch (a) VALUES (?)", [.int(1)])
+                    _ = try? await db.query("SELECT 1 / 0", [])
+                    return 1
+                }
+            }
+            #expect(try await database.read { db in try await db.query("SELECT a FROM scratch", []) }.isEmpty)
+        }
+    }
 }

@@ -154,6 +154,25 @@ struct StoreConformanceTests {
     }
 
     @Test(arguments: StoreKind.available)
+    func aSaleWhoseClaimWasLostStillRecordsItsKey(kind: StoreKind) async throws {
+        try await kind.withStore { store in
+            // The claim is written without waiting for the disk; a crash and a quick restart can lose it before
+            // the sale commits. The sale's batch must then record the key itself, so a retry replays.
+            let response = StoredResponse(status: 201, body: Array("sold".utf8))
+            let lost = Sample.key("lost-claim")
+            try await store.database.writeBatch([SQLMembershipStore.completeIdempotentRequest(lost, with: response, now: 100)])
+            #expect(try await store.beginIdempotentRequest(lost, now: 101, abandonAfter: 60) == .replay(response))
+
+            let other = Sample.key("claimed-by-another", hash: "h2")
+            #expect(try await store.beginIdempotentRequest(other, now: 100, abandonAfter: 60) == .proceed)
+            try await store.database.writeBatch([SQLMembershipStore.completeIdempotentRequest(
+                Sample.key("claimed-by-another", hash: "h1"), with: response, now: 100)])
+            #expect(try await store.beginIdempotentRequest(other, now: 101, abandonAfter: 60) == .inFlight,
+                    "another request's claim is left alone")
+        }
+    }
+
+    @Test(arguments: StoreKind.available)
     func simultaneousFirstAttemptsWithOneKeyProceedExactlyOnce(kind: StoreKind) async throws {
         try await kind.withStore { store in
             let key = Sample.key("raced")

@@ -6,7 +6,7 @@ import FoundationNetworking
 #endif
 
 /// A real `peez serve` process on a loopback port, for tests that stop it the hard way.
-final class ServiceProcess {
+final class ServiceProcess: @unchecked Sendable {
     let process = Process()
     let port: Int
 
@@ -37,10 +37,10 @@ final class ServiceProcess {
     }
 
     func request(_ method: String, _ path: String, secret: String? = nil, json: [String: Any]? = nil,
-                 headers: [String: String] = [:]) async throws -> (status: Int, body: [String: Any], data: Data, headers: [AnyHashable: Any]) {
+                 headers: [String: String] = [:], timeout: TimeInterval = 10) async throws -> (status: Int, body: [String: Any], data: Data, headers: [AnyHashable: Any]) {
         var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)\(path)")!)
         request.httpMethod = method
-        request.timeoutInterval = 10
+        request.timeoutInterval = timeout
         if let secret { request.setValue("Bearer \(secret)", forHTTPHeaderField: "Authorization") }
         for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
         if let json {

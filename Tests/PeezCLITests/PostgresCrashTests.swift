@@ -1,0 +1,118 @@
+import Foundation
+import Synchronization
+import TestSupport
+import Testing
+
+/// What a 201 promises on PostgreSQL: the sale is committed and flushed on the database server, so a crash
+/// of PostgreSQL right after the answer loses nothing.
+@Suite("PostgreSQL crash under load", .serialized)
+struct PostgresCrashTests {
+    /// Crash rounds (`PEEZ_CRASH_ROUNDS` runs more when hunting a rare loss).
+    static let rounds = Int(ProcessInfo.processInfo.environment["PEEZ_CRASH_ROUNDS"] ?? "") ?? 6
+
+    @Test func everySaleAnsweredCreatedSurvivesAnImmediatePostgresShutdown() async throws {
+        let postgres = try PostgresServer()
+        defer { postgres.remove() }
+        try postgres.start()
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        #expect(try PeezCommand.run(["keys", "generate", "--out", folder.file("keys")]).status == 0)
+        let admin = try PeezCommand.run(["admin", "create-token", "--role", "admin", "--database-url", postgres.url])
+        let adminSecret = admin.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
+        try #require(admin.status == 0, "\(admin.standardError)")
+        let arguments = ["--database-url", postgres.url, "--database-connections", "4",
+                         "--signing-key", folder.file("keys/signing-key.pem"), "--published-keys", folder.file("published")]
+
+        var instances = try await Self.startInstances(arguments)
+        let vendor = try await instances[0].request("POST", "/v1/vendors", secret: adminSecret,
+                                                    json: ["name": "Boucherie Centrale", "category": "boucherie", "neighbourhood": "centre-ville"])
+        let vendorSecret = try #require(vendor.body["api_secret"] as? String)
+        var membershipIDs: [String] = []
+        for number in 0..<16 {
+            let member = try await instances[0].request("POST", "/v1/members", secret: adminSecret, json: [
+                "uuid": UUID().uuidString.lowercased(), "name": "Membre \(number)", "phone": "+2135500000\(10 + number)",
+                "email": "membre\(number)@example.dz", "neighbourhood": "usto"])
+            membershipIDs.append(try #require(member.body["membership_id"] as? String, "\(member.body)"))
+        }
+
+        var acknowledged: Set<String> = []
+        for round in 1...Self.rounds {
+            if round > 1 {
+                try postgres.start()
+                instances = try await Self.startInstances(arguments)
+            }
+            let load = SaleLoad(instances: instances, vendorSecret: vendorSecret, membershipIDs: membershipIDs)
+            let clients = Task { await load.run(clients: 8) }
+            // Crash at a random moment once sales are flowing.
+            let deadline = ContinuousClock.now + .seconds(60)
+            while load.acknowledged.count < 30 && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(50)) }
+            try await Task.sleep(for: .milliseconds(Int.random(in: 200...1_000)))
+            try postgres.crash()
+            try await Task.sleep(for: .milliseconds(500))
+            load.stop()
+            await clients.value
+            for instance in instances { instance.killHard() }
+
+            let answered = load.acknowledged
+            #expect(answered.count >= 30, "round \(round): the crash came under load (\(answered.count) sales answered 201)")
+            acknowledged.formUnion(answered)
+            try postgres.start()
+            let stored = Set(try postgres.psql("SELECT lower(id) FROM periods").split(separator: "\n").map(String.init))
+            let lost = acknowledged.subtracting(stored)
+            #expect(lost.isEmpty, "round \(round): \(lost.count) of \(acknowledged.count) sales answered 201 are not in the database: \(lost.sorted().prefix(5))")
+            try postgres.crash()
+        }
+    }
+
+    /// Two service instances on one database, as behind a load balancer.
+    static func startInstances(_ arguments: [String]) async throws -> [ServiceProcess] {
+        var instances: [ServiceProcess] = []
+        for _ in 0..<2 { instances.append(try ServiceProcess(arguments: arguments, port: Int.random(in: 20_000..<60_000))) }
+        for instance in instances { try await instance.waitUntilReady() }
+        return instances
+    }
+}
+
+/// Clients selling one month at a time through every instance in turn until stopped, each sale with a fresh
+/// idempotency key; remembers the period of every sale answered 201.
+final class SaleLoad: Sendable {
+    private let instances: [ServiceProcess]
+    private let vendorSecret: String
+    private let membershipIDs: [String]
+    private let stopped = Atomic<Bool>(false)
+    private let answered = Mutex<Set<String>>([])
+
+    init(instances: [ServiceProcess], vendorSecret: String, membershipIDs: [String]) {
+        self.instances = instances
+        self.vendorSecret = vendorSecret
+        self.membershipIDs = membershipIDs
+    }
+
+    /// The ids (lower case) of the periods whose sale was answered 201.
+    var acknowledged: Set<String> { answered.withLock { $0 } }
+
+    func stop() { stopped.store(true, ordering: .sequentiallyConsistent) }
+
+    func run(clients: Int) async {
+        await withTaskGroup(of: Void.self) { group in
+            for client in 0..<clients {
+                group.addTask { await self.sell(from: client) }
+            }
+        }
+    }
+
+    private func sell(from client: Int) async {
+        var turn = client
+        while !stopped.load(ordering: .sequentiallyConsistent) {
+            turn += 1
+            let sale: [String: Any] = ["membership_id": membershipIDs[turn % membershipIDs.count], "months": 1, "amount_dzd": 300]
+            let reply = try? await instances[turn % instances.count].request(
+                "POST", "/v1/activations", secret: vendorSecret, json: sale, headers: ["Idempotency-Key": UUID().uuidString], timeout: 5)
+            if let reply, reply.status == 201, let period = reply.body["period"] as? [String: Any], let id = period["id"] as? String {
+                _ = answered.withLock { $0.insert(id.lowercased()) }
+            } else {
+                try? await Task.sleep(for: .milliseconds(20))  // the database is down: do not spin
+            }
+        }
+    }
+}
