@@ -64,10 +64,17 @@ struct ActivationRoutes {
         case (let token?, nil):
             return .membershipID(try cards.membershipID(identifiedBy: token))
         case (nil, let membershipID?):
+            guard Member.isMembershipID(membershipID) else {
+                throw MembershipError(.invalidFields, "The membership id is not one.",
+                                      fields: ["membership_id": "must look like PEEZ-20251103-00002"])
+            }
             return .membershipID(membershipID)
-        default:
+        case (nil, nil):
+            throw MembershipError(.invalidFields, "Say which member the months are for.",
+                                  fields: ["card_token": "send the scanned card token, or else membership_id (e.g. PEEZ-20251103-00002)"])
+        case (.some, .some):
             throw MembershipError(.invalidFields, "Identify the member one way.",
-                                  fields: ["card_token": "give the scanned card token or a membership_id, not both"])
+                                  fields: ["card_token": "send the scanned card token or membership_id, not both"])
         }
     }
 

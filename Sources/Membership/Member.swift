@@ -114,6 +114,7 @@ public struct MemberPatch: Sendable, Hashable {
 enum MemberRules {
     static func nameProblem(_ name: String) -> String? {
         if name.isEmpty { return "is required" }
+        if let problem = TextRules.disguisingCharacterProblem(name) { return problem }
         if name.utf8.count > 128 { return "must be at most 128 UTF-8 bytes (it is printed on the card)" }
         return nil
     }
@@ -127,6 +128,7 @@ enum MemberRules {
     }
 
     static func emailProblem(_ email: String) -> String? {
+        if let problem = TextRules.disguisingCharacterProblem(email) { return problem }
         let parts = email.split(separator: "@", omittingEmptySubsequences: false)
         guard email.count <= 254, parts.count == 2, !parts[0].isEmpty, parts[1].contains("."),
               !parts[1].hasPrefix("."), !parts[1].hasSuffix("."), !email.contains(where: \.isWhitespace)
@@ -141,4 +143,14 @@ enum MemberRules {
 
 extension Character {
     var isASCIIDigit: Bool { isASCII && isNumber }
+}
+
+extension Member {
+    /// Whether `text` has the form of a membership id, `PEEZ-YYYYMMDD-NNNNN` (five or more digits at the end),
+    /// in ASCII and nothing else: a look-up by anything else finds no one.
+    public static func isMembershipID(_ text: String) -> Bool {
+        let parts = text.split(separator: "-", omittingEmptySubsequences: false)
+        return parts.count == 3 && parts[0] == "PEEZ" && parts[1].count == 8 && parts[1].allSatisfy(\.isASCIIDigit)
+            && (5...9).contains(parts[2].count) && parts[2].allSatisfy(\.isASCIIDigit)
+    }
 }

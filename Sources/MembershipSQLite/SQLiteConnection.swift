@@ -42,7 +42,16 @@ final class SQLiteConnection: @unchecked Sendable {
             let status: Int32
             switch value {
             case .int(let number): status = sqlite3_bind_int64(statement, index, number)
-            case .text(let text): status = sqlite3_bind_text(statement, index, text, -1, peez_sqlite_transient())
+            case .text(let text):
+                // By byte count: a length of -1 would stop at the first NUL and store a shorter text.
+                var text = text
+                status = text.withUTF8 { bytes in
+                    bytes.withMemoryRebound(to: CChar.self) { characters in
+                        characters.isEmpty
+                            ? sqlite3_bind_text(statement, index, "", 0, peez_sqlite_transient())
+                            : sqlite3_bind_text(statement, index, characters.baseAddress, Int32(characters.count), peez_sqlite_transient())
+                    }
+                }
             case .blob(let bytes):
                 status = bytes.withUnsafeBytes { sqlite3_bind_blob(statement, index, $0.baseAddress, Int32($0.count), peez_sqlite_transient()) }
             case .null: status = sqlite3_bind_null(statement, index)

@@ -48,6 +48,27 @@ struct ActivationTests {
         }
     }
 
+    @Test func aMembershipIDWithSomethingAfterANulSellsNothing() async throws {
+        try await ServerHarness.withLiveServer { _, client in
+            let uuid = try await client.createMember()
+            let membershipID = try #require(try await client.send(.get, "/v1/members/\(uuid)", secret: ServerHarness.backendSecret).json["membership_id"] as? String)
+            let reply = try await client.activate(membershipID: membershipID + "\u{0}anything", months: 1)
+            #expect(reply.status == .unprocessableContent)
+            #expect((reply.json["error"] as? [String: Any])?["fields"] as? [String: String] == ["membership_id": "must look like PEEZ-20251103-00002"])
+            let periods = try await client.send(.get, "/v1/members/\(uuid)/subscription", secret: ServerHarness.backendSecret).json["periods"] as? [Any]
+            #expect(periods?.isEmpty == true)
+        }
+    }
+
+    @Test func aSaleThatNamesNoMemberSaysWhatToSend() async throws {
+        try await ServerHarness.withLiveServer { _, client in
+            let reply = try await client.activate(months: 1)
+            #expect(reply.status == .unprocessableContent)
+            let fields = (reply.json["error"] as? [String: Any])?["fields"] as? [String: String]
+            #expect(fields?["card_token"]?.contains("membership_id") == true && fields?["card_token"]?.contains("not both") == false)
+        }
+    }
+
     @Test func retriesReplayTheFirstResponseExactly() async throws {
         try await ServerHarness.withLiveServer { _, client in
             let uuid = try await client.createMember()

@@ -14,6 +14,16 @@ import Testing
 
 @Suite("Members and cards over HTTP")
 struct MemberAndCardTests {
+    @Test func aNameWithANulIsRefusedNotCut() async throws {
+        try await ServerHarness.withLiveServer { _, client in
+            let reply = try await client.send(.post, "/v1/members", secret: ServerHarness.backendSecret, json: [
+                "uuid": UUID().uuidString, "name": "Ahmed\u{0}Evil", "phone": "+213770123457", "email": "nul@example.dz", "neighbourhood": "usto"])
+            #expect(reply.status == .unprocessableContent)
+            let fields = (reply.json["error"] as? [String: Any])?["fields"] as? [String: String]
+            #expect(fields?.keys.sorted() == ["name"] && fields?["name"]?.contains("U+0000") == true, "\(reply.json)")
+        }
+    }
+
     @Test func membersAreCreatedOnceAndValidatedFieldByField() async throws {
         try await ServerHarness.withLiveServer { _, client in
             let body: [String: Any] = ["uuid": UUID().uuidString, "name": "Amina Benali", "phone": "+213770123456",

@@ -1,0 +1,22 @@
+import Foundation
+import MembershipSQL
+import MembershipSQLite
+import TestSupport
+import Testing
+
+/// What the SQLite driver must get exactly right under the store.
+@Suite("SQLite driver")
+struct SQLiteDriverTests {
+    @Test func textIsStoredByteForByteEvenWithANulInside() async throws {
+        try await StoreKind.sqlite.withDatabase { database in
+            try await database.write { db in try await db.execute("CREATE TABLE scratch (t TEXT NOT NULL)") }
+            for text in ["Ahmed\u{0}Evil", "", "\u{0}", "أحمد"] {
+                _ = try await database.writeStatement("INSERT INTO scratch (t) VALUES (?)", [.text(text)])
+            }
+            let rows = try await database.read { db in try await db.query("SELECT t FROM scratch ORDER BY rowid", []) }
+            #expect(try rows.map { try $0.text("t") } == ["Ahmed\u{0}Evil", "", "\u{0}", "أحمد"])
+            let cut = try await database.read { db in try await db.query("SELECT t FROM scratch WHERE t = ?", [.text("Ahmed\u{0}anything")]) }
+            #expect(cut.isEmpty, "a look-up with a NUL inside matches nothing shorter")
+        }
+    }
+}
