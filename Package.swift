@@ -78,11 +78,24 @@ let package = Package(
             swiftSettings: strictSettings
         ),
 
+        // Wire documents (key set, revocation list): one Codable type each, for the server, the CLI and the tests.
+        .target(name: "CardWire", dependencies: ["CardToken", "CardCrypto"], swiftSettings: strictSettings),
+
+        // The application's services (cards, keys, provisioning) that the HTTP server and the CLI both call.
+        .target(
+            name: "PeezServices",
+            dependencies: [
+                "CardToken", "CardCrypto", "CardQR", "CardWire", "Membership",
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+            ],
+            swiftSettings: strictSettings
+        ),
+
         // The HTTP API (Hummingbird): routes, auth, errors. Knows the storage interface, not the stores.
         .target(
             name: "CardServer",
             dependencies: [
-                "CardToken", "CardCrypto", "CardQR", "Membership",
+                "CardToken", "CardCrypto", "CardWire", "Membership", "PeezServices",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
@@ -97,7 +110,8 @@ let package = Package(
         .executableTarget(
             name: "peez",
             dependencies: [
-                "CardToken", "CardCrypto", "CardQR", "Membership", "MembershipSQL", "MembershipSQLite", "MembershipPostgres", "CardServer",
+                "CardToken", "CardCrypto", "CardQR", "CardWire", "Membership", "MembershipSQL", "MembershipSQLite", "MembershipPostgres",
+                "PeezServices", "CardServer",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
@@ -113,6 +127,7 @@ let package = Package(
         .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: strictSettings),
         .testTarget(name: "CardTokenTests", dependencies: ["CardToken", "CardCrypto"], swiftSettings: strictSettings),
         .testTarget(name: "CardCryptoTests", dependencies: ["CardCrypto", "CardToken", "TestSupport"], swiftSettings: strictSettings),
+        .testTarget(name: "CardWireTests", dependencies: ["CardWire", "CardCrypto", "CardToken", "TestSupport"], swiftSettings: strictSettings),
         .testTarget(name: "CardQRTests", dependencies: ["CardQR", "TestSupport"], swiftSettings: strictSettings),
         .testTarget(name: "MembershipTests", dependencies: ["Membership"], swiftSettings: strictSettings),
         .testTarget(
@@ -123,7 +138,7 @@ let package = Package(
         .testTarget(
             name: "CardServerTests",
             dependencies: [
-                "CardServer", "CardCrypto", "CardToken", "Membership", "MembershipSQL", "MembershipSQLite", "TestSupport",
+                "CardServer", "PeezServices", "CardWire", "CardCrypto", "CardToken", "Membership", "MembershipSQL", "MembershipSQLite", "TestSupport",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ],

@@ -98,7 +98,7 @@ public enum KeyFiles {
     }
 
     /// The bytes of a file, refusing anything larger than a key could be.
-    static func readFile(_ path: String, limit: Int = 64 * 1024) throws(CardCryptoError) -> [UInt8] {
+    public static func readFile(_ path: String, limit: Int = 64 * 1024) throws(CardCryptoError) -> [UInt8] {
         guard let handle = FileHandle(forReadingAtPath: path) else {
             throw CardCryptoError(.fileNotReadable, "cannot read \(path): no such file, or permission denied")
         }

@@ -182,10 +182,3 @@ struct CreatedVendorBody: Codable {
     /// Shown once: only its hash is stored.
     var api_secret: String
 }
-
-struct RevocationsBody: Codable {
-    var version: Int64
-    var token_ids: [String]
-    /// Membership id → every card issued before this time (seconds since the epoch) is revoked.
-    var members: [String: Int64]
-}

@@ -1,9 +1,59 @@
 public import Hummingbird
 import Foundation
 import Logging
-public import Membership
+import Membership
 
-/// The one error body every route answers with: `{"error": {"code", "message", "fields"?}}`.
+/// An error the API answers with: its HTTP status, a stable code, a message a person can act on and, for
+/// invalid input, each field's problem. Every error body has the one shape `{"error": {"code", "message",
+/// "fields"?}}`.
+public struct APIError: Error, HTTPResponseError, CustomStringConvertible {
+    public let status: HTTPResponse.Status
+    /// The stable code in the body, e.g. `invalid_fields`.
+    public let code: String
+    public let message: String
+    /// Field name → what is wrong with it.
+    public let fields: [String: String]
+
+    public init(_ status: HTTPResponse.Status, code: String, _ message: String, fields: [String: String] = [:]) {
+        self.status = status
+        self.code = code
+        self.message = message
+        self.fields = fields
+    }
+
+    public var description: String { "\(status.code) \(code): \(message)" }
+
+    /// No valid credentials (401, with a `WWW-Authenticate` challenge).
+    static func unauthenticated(_ message: String) -> APIError { APIError(.unauthorized, code: "unauthenticated", message) }
+    /// Valid credentials that may not do this (403).
+    static func forbidden(_ message: String) -> APIError { APIError(.forbidden, code: "forbidden", message) }
+    /// A request that is not well formed: not JSON, a missing header (400).
+    static func badRequest(_ message: String) -> APIError { APIError(.badRequest, code: "bad_request", message) }
+    /// A body over the size limit (413).
+    static func payloadTooLarge(_ limit: Int) -> APIError {
+        APIError(.contentTooLarge, code: "payload_too_large", "The request body is larger than \(limit) bytes.")
+    }
+
+    /// A domain error as the API answers it.
+    init(_ error: MembershipError) {
+        let status: HTTPResponse.Status
+        switch error.code {
+        case .invalidFields, .idempotencyKeyReused: status = .unprocessableContent
+        case .notFound: status = .notFound
+        default: status = .conflict  // conflict, request in flight
+        }
+        self.init(status, code: error.code.description, error.message, fields: error.fields)
+    }
+
+    public func response(from request: Request, context: some RequestContext) throws -> Response {
+        let body = ErrorBody(error: .init(code: code, message: message, fields: fields.isEmpty ? nil : fields))
+        var headers: HTTPFields = [.contentType: "application/json; charset=utf-8"]
+        if status == .unauthorized { headers[.wwwAuthenticate] = "Bearer realm=\"peez\"" }
+        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: try JSONEncoder().encode(body))))
+    }
+}
+
+/// The one error body every route answers with.
 struct ErrorBody: Encodable {
     struct Detail: Encodable {
         var code: String
@@ -13,47 +63,25 @@ struct ErrorBody: Encodable {
     var error: Detail
 }
 
-extension MembershipError: HTTPResponseError {
-    /// The HTTP status each domain error code stands for.
-    public var status: HTTPResponse.Status {
-        switch code {
-        case .invalidFields, .idempotencyKeyReused: return .unprocessableContent
-        case .notFound: return .notFound
-        case .conflict, .requestInFlight: return .conflict
-        case .unauthenticated: return .unauthorized
-        case .forbidden: return .forbidden
-        case .payloadTooLarge: return .contentTooLarge
-        default: return .badRequest
-        }
-    }
-
-    public func response(from request: Request, context: some RequestContext) throws -> Response {
-        let body = ErrorBody(error: .init(code: code.description, message: message, fields: fields.isEmpty ? nil : fields))
-        var headers: HTTPFields = [.contentType: "application/json; charset=utf-8"]
-        if code == .unauthenticated { headers[.wwwAuthenticate] = "Bearer realm=\"peez\"" }
-        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: try JSONEncoder().encode(body))))
-    }
-}
-
-/// Renders every error in the one error shape: domain errors as they say, the framework's own (no route,
-/// body too large) translated, and anything else as a 500 whose detail goes to the log, not the client.
+/// Renders every error in the one error shape: API and domain errors as they say, the framework's own (no
+/// route, body too large) translated, and anything else as a 500 whose detail goes to the log, not the client.
 struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         do {
             return try await next(request, context)
-        } catch let error as MembershipError {
+        } catch let error as APIError {
             return try error.response(from: request, context: context)
+        } catch let error as MembershipError {
+            return try APIError(error).response(from: request, context: context)
         } catch let error as HTTPError {
-            let translated: MembershipError
+            let translated: APIError
             switch error.status {
-            case .notFound: translated = MembershipError(.notFound, "No route for \(request.method) \(request.uri.path).")
-            case .contentTooLarge: translated = MembershipError(.payloadTooLarge, "The request body is larger than \(context.maxUploadSize) bytes.")
-            case .methodNotAllowed: translated = MembershipError(.badRequest, "\(request.method) is not allowed on \(request.uri.path).")
-            default: translated = MembershipError(.badRequest, error.body ?? "The request is not well formed.")
+            case .notFound: translated = APIError(.notFound, code: "not_found", "No route for \(request.method) \(request.uri.path).")
+            case .contentTooLarge: translated = .payloadTooLarge(context.maxUploadSize)
+            case .methodNotAllowed: translated = APIError(.methodNotAllowed, code: "bad_request", "\(request.method) is not allowed on \(request.uri.path).")
+            default: translated = .badRequest(error.body ?? "The request is not well formed.")
             }
-            var response = try translated.response(from: request, context: context)
-            if error.status == .notFound || error.status == .methodNotAllowed { response.status = error.status }
-            return response
+            return try translated.response(from: request, context: context)
         } catch {
             context.logger.error("request failed", metadata: ["error": "\(String(reflecting: error))"])
             let body = ErrorBody(error: .init(code: "internal", message: "The service failed; the error is logged.", fields: nil))

@@ -1,3 +1,4 @@
+import PeezServices
 import CardCrypto
 import CardToken
 import Foundation
@@ -28,11 +29,11 @@ struct ActivationRoutes {
     @Sendable func create(_ request: Request, context: ServerRequestContext) async throws -> Response {
         let credential = try context.require(.vendor)
         guard let vendorID = credential.vendorID else {
-            throw MembershipError(.forbidden, "This vendor credential is not tied to a vendor.")
+            throw APIError.forbidden("This vendor credential is not tied to a vendor.")
         }
         guard let keyText = request.headers[Self.idempotencyKeyHeader], !keyText.isEmpty,
               keyText.utf8.count <= IdempotencyKey.maxLength else {
-            throw MembershipError(.badRequest, "Send an Idempotency-Key header (1 to \(IdempotencyKey.maxLength) characters, e.g. a UUID) so a retry cannot sell the months twice.")
+            throw APIError.badRequest("Send an Idempotency-Key header (1 to \(IdempotencyKey.maxLength) characters, e.g. a UUID) so a retry cannot sell the months twice.")
         }
         let bytes = try await JSONExchange.bodyBytes(request, context: context)
         let key = IdempotencyKey(scope: credential.id.uuidString, key: keyText, requestHash: Hex.encode(JSONExchange.requestHash(bytes, sha256: SHA256.hash)))
@@ -44,13 +45,14 @@ struct ActivationRoutes {
         switch try await store.activate(
             Activation(member: member, vendorID: vendorID, months: body.months, amountDZD: body.amount_dzd),
             key: key, now: now, abandonAfter: Self.abandonAfterSeconds, mintCard: cards.mint,
-            response: { result in StoredResponse(status: 201, body: try JSONExchange.encode(Self.body(result, now: now))) }) {
+            response: { result in StoredResponse(try JSONExchange.encode(Self.body(result, now: now))) }) {
         case .sold(_, let response):
             CardMetrics.activated()
-            return JSONExchange.response(bytes: response.body, status: .created)
+            return JSONExchange.response(bytes: response.bytes, status: .created)
         case .replay(let stored):
+            // Only sales are stored, and a sale is answered 201 Created.
             CardMetrics.activationReplayed()
-            return JSONExchange.response(bytes: stored.body, status: HTTPResponse.Status(code: stored.status), headers: [Self.replayedHeader: "true"])
+            return JSONExchange.response(bytes: stored.bytes, status: .created, headers: [Self.replayedHeader: "true"])
         case .inFlight:
             throw MembershipError(.requestInFlight, "A request with this Idempotency-Key is still being processed; retry in a moment.")
         case .mismatch:

@@ -1,3 +1,4 @@
+public import PeezServices
 public import Hummingbird
 public import Logging
 import CoreMetrics

@@ -23,11 +23,11 @@ public struct Authenticator: RouterMiddleware {
         if let header = request.headers[.authorization] {
             // The scheme name is case-insensitive (RFC 9110 §11.1); the header is bounded before any work.
             guard header.utf8.count <= 512, header.prefix(7).lowercased() == "bearer " else {
-                throw MembershipError(.unauthenticated, "The Authorization header must be 'Bearer <secret>'.")
+                throw APIError.unauthenticated("The Authorization header must be 'Bearer <secret>'.")
             }
             let hash = APISecret.hash(String(header.dropFirst(7)).trimmingCharacters(in: .whitespaces), sha256: SHA256.hash)
             guard let credential = try await lookup(hash) else {
-                throw MembershipError(.unauthenticated, "The API secret is not valid.")
+                throw APIError.unauthenticated("The API secret is not valid.")
             }
             context.credential = credential
         }

@@ -13,7 +13,7 @@ enum JSONExchange {
 
     /// The body's bytes, at most the context's upload limit (else 413, before reading where the length is declared).
     static func bodyBytes(_ request: Request, context: ServerRequestContext) async throws -> [UInt8] {
-        let tooLarge = MembershipError(.payloadTooLarge, "The request body is larger than \(context.maxUploadSize) bytes.")
+        let tooLarge = APIError.payloadTooLarge(context.maxUploadSize)
         if let declared = request.headers[.contentLength].flatMap(Int.init), declared > context.maxUploadSize { throw tooLarge }
         var request = request
         do {
@@ -45,7 +45,7 @@ enum JSONExchange {
         } catch let DecodingError.dataCorrupted(context) where !context.codingPath.isEmpty {
             throw MembershipError(.invalidFields, "A field has an invalid value.", fields: [path(context.codingPath): "is invalid"])
         } catch {
-            throw MembershipError(.badRequest, "The body is not a JSON object of the expected shape.")
+            throw APIError.badRequest("The body is not a JSON object of the expected shape.")
         }
     }
 

@@ -1,3 +1,4 @@
+import PeezServices
 import Foundation
 import Hummingbird
 import Membership

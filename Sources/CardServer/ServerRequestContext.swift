@@ -15,12 +15,12 @@ public struct ServerRequestContext: RequestContext {
     public var maxUploadSize: Int { 16 * 1024 }
 
     /// The caller's credential if its role is one of `roles`; otherwise a 401 or 403.
-    func require(_ roles: Role...) throws(MembershipError) -> APICredential {
+    func require(_ roles: Role...) throws(APIError) -> APICredential {
         guard let credential else {
-            throw MembershipError(.unauthenticated, "Send an API secret as 'Authorization: Bearer <secret>'.")
+            throw .unauthenticated("Send an API secret as 'Authorization: Bearer <secret>'.")
         }
         guard roles.contains(credential.role) else {
-            throw MembershipError(.forbidden, "A \(credential.role.rawValue) credential may not do this; it needs: \(roles.map(\.rawValue).joined(separator: " or ")).")
+            throw .forbidden("A \(credential.role.rawValue) credential may not do this; it needs: \(roles.map(\.rawValue).joined(separator: " or ")).")
         }
         return credential
     }

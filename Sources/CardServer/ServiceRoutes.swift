@@ -1,4 +1,6 @@
 import CardToken
+import CardWire
+import PeezServices
 import Foundation
 import Hummingbird
 import Membership
@@ -39,7 +41,7 @@ struct ServiceRoutes {
 
     @Sendable func keys(_ request: Request, context: ServerRequestContext) async throws -> Response {
         _ = try context.require(.vendor, .backend, .admin)
-        return try JSONExchange.response(cards.keyRing.document, headers: [.cacheControl: "public, max-age=300"])
+        return try JSONExchange.response(try cards.keyRing.document(), headers: [.cacheControl: "public, max-age=300"])
     }
 
     @Sendable func revocations(_ request: Request, context: ServerRequestContext) async throws -> Response {
@@ -49,8 +51,7 @@ struct ServiceRoutes {
         if request.headers[.ifNoneMatch] == etag {
             return Response(status: .notModified, headers: [.eTag: etag])
         }
-        return try JSONExchange.response(RevocationsBody(version: snapshot.version, token_ids: snapshot.tokenIDs, members: snapshot.members),
-                                         headers: [.eTag: etag, .cacheControl: "no-cache"])
+        return try JSONExchange.response(RevocationListDocument(snapshot), headers: [.eTag: etag, .cacheControl: "no-cache"])
     }
 
     @Sendable func createVendor(_ request: Request, context: ServerRequestContext) async throws -> Response {
@@ -68,7 +69,7 @@ struct ServiceRoutes {
             throw MembershipError(.notFound, "No such vendor.")
         }
         if credential.role == .vendor && credential.vendorID != vendor.id {
-            throw MembershipError(.forbidden, "A vendor may only see itself.")
+            throw APIError.forbidden("A vendor may only see itself.")
         }
         return try JSONExchange.response(VendorBody(vendor))
     }

@@ -53,9 +53,9 @@ public enum ActivationOutcome: Sendable, Hashable {
     case sold(ActivationResult, StoredResponse)
     /// The key was used before for this same request, which finished: send its response again.
     case replay(StoredResponse)
-    /// The key's first request is still being processed (409).
+    /// The key's first request is still being processed: the caller should retry later.
     case inFlight
-    /// The key was used for a different request (422).
+    /// The key was used for a different request: the caller must use a new key for a new sale.
     case mismatch
 }
 
@@ -94,14 +94,13 @@ public struct IdempotencyKey: Sendable, Hashable {
     public static let maxLength = 255
 }
 
-/// A stored response to replay.
+/// The answer to a finished idempotent request, stored by the caller to replay; opaque to the ledger.
 public struct StoredResponse: Sendable, Hashable {
-    public var status: Int
-    public var body: [UInt8]
+    /// What the caller stored; the ledger neither reads nor changes it.
+    public var bytes: [UInt8]
 
-    public init(status: Int, body: [UInt8]) {
-        self.status = status
-        self.body = body
+    public init(_ bytes: [UInt8]) {
+        self.bytes = bytes
     }
 }
 
@@ -111,9 +110,9 @@ public enum IdempotencyDecision: Sendable, Hashable {
     case proceed
     /// Seen and finished: send this response again.
     case replay(StoredResponse)
-    /// Seen with the same body and still being processed: 409.
+    /// Seen with the same request, which is still being carried out.
     case inFlight
-    /// Seen with a different body: 422.
+    /// Seen with a different request.
     case mismatch
 }
 

@@ -27,10 +27,6 @@ public struct MembershipError: Error, Hashable, CustomStringConvertible, Sendabl
             case conflict
             case idempotencyKeyReused = "idempotency_key_reused"
             case requestInFlight = "request_in_flight"
-            case unauthenticated
-            case forbidden
-            case badRequest = "bad_request"
-            case payloadTooLarge = "payload_too_large"
         }
         private let backing: Backing
         private init(_ backing: Backing) { self.backing = backing }
@@ -41,19 +37,11 @@ public struct MembershipError: Error, Hashable, CustomStringConvertible, Sendabl
         public static let invalidFields = Code(.invalidFields)
         /// No such member, vendor or period.
         public static let notFound = Code(.notFound)
-        /// The request contradicts what is stored (a phone or email already taken, a uuid with other fields).
+        /// The change contradicts what is stored (a phone or email already taken, a uuid with other fields).
         public static let conflict = Code(.conflict)
         /// An idempotency key was reused with a different request body.
         public static let idempotencyKeyReused = Code(.idempotencyKeyReused)
-        /// A request with the same idempotency key is still being processed.
+        /// A request with the same idempotency key is still being carried out.
         public static let requestInFlight = Code(.requestInFlight)
-        /// No valid credentials.
-        public static let unauthenticated = Code(.unauthenticated)
-        /// Valid credentials that may not do this.
-        public static let forbidden = Code(.forbidden)
-        /// The request is not well formed (not JSON, missing header).
-        public static let badRequest = Code(.badRequest)
-        /// The request body is larger than allowed.
-        public static let payloadTooLarge = Code(.payloadTooLarge)
     }
 }

@@ -29,7 +29,7 @@ extension SQLMembershipStore {
     private func beginIdempotentRequestOnce(_ key: IdempotencyKey, now: Int64, abandonAfter: Int64) async throws -> IdempotencyDecision {
         try await database.write { db in
             let rows = try await db.query(
-                "SELECT request_hash, state, response_status, response_body, created_at FROM idempotency_keys WHERE scope = ? AND key = ?\(lock)",
+                "SELECT request_hash, state, response_body, created_at FROM idempotency_keys WHERE scope = ? AND key = ?\(lock)",
                 [.text(key.scope), .text(key.key)])
             guard let row = rows.first else {
                 try await db.execute("INSERT INTO idempotency_keys (scope, key, request_hash, state, created_at) VALUES (?, ?, ?, 'in_flight', ?)",
@@ -38,7 +38,7 @@ extension SQLMembershipStore {
             }
             guard try row.text("request_hash") == key.requestHash else { return .mismatch }
             if try row.text("state") == "done" {
-                return .replay(StoredResponse(status: Int(try row.int("response_status")), body: try row.blob("response_body")))
+                return .replay(StoredResponse(try row.blob("response_body")))
             }
             guard now - (try row.int("created_at")) > abandonAfter else { return .inFlight }
             try await db.execute("UPDATE idempotency_keys SET created_at = ? WHERE scope = ? AND key = ?", [.int(now), .text(key.scope), .text(key.key)])
@@ -59,12 +59,11 @@ extension SQLMembershipStore {
     static func completeIdempotentRequest(_ key: IdempotencyKey, with response: StoredResponse, now: Int64) -> SQLStatement {
         SQLStatement(
             """
-            INSERT INTO idempotency_keys (scope, key, request_hash, state, response_status, response_body, created_at)
-            VALUES (?, ?, ?, 'done', ?, ?, ?)
-            ON CONFLICT (scope, key) DO UPDATE SET state = 'done', response_status = excluded.response_status,
-                response_body = excluded.response_body
+            INSERT INTO idempotency_keys (scope, key, request_hash, state, response_body, created_at)
+            VALUES (?, ?, ?, 'done', ?, ?)
+            ON CONFLICT (scope, key) DO UPDATE SET state = 'done', response_body = excluded.response_body
             WHERE idempotency_keys.request_hash = excluded.request_hash
             """,
-            [.text(key.scope), .text(key.key), .text(key.requestHash), .int(Int64(response.status)), .blob(response.body), .int(now)])
+            [.text(key.scope), .text(key.key), .text(key.requestHash), .blob(response.bytes), .int(now)])
     }
 }

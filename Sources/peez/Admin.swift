@@ -1,5 +1,5 @@
 public import ArgumentParser
-import CardServer
+import PeezServices
 import Foundation
 import Membership
 

@@ -1,3 +1,4 @@
+import PeezServices
 import ArgumentParser
 import CardCrypto
 import CardServer

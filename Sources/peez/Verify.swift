@@ -1,6 +1,7 @@
 import ArgumentParser
 import CardCrypto
 import CardToken
+import CardWire
 import Foundation
 
 extension Peez {
@@ -24,7 +25,7 @@ extension Peez {
             """
         )
 
-        @Option(name: .long, help: "Trusted public keys: a PEM file or a folder of them (repeat for several).")
+        @Option(name: .long, help: "Trusted public keys: a PEM file, a folder of them, or a key set from GET /v1/keys (.json); repeat for several.")
         var keys: [String]
 
         @Option(help: "A revocation list as JSON ({\"token_ids\": [hex], \"members\": {id: epoch}}).")
@@ -47,7 +48,7 @@ extension Peez {
         }
 
         func run() async throws {
-            var verifier = CardVerifier(trustedKeys: try KeySetLoader.load(paths: keys), leeway: leeway)
+            var verifier = CardVerifier(trustedKeys: try TrustedKeyFiles.load(paths: keys), leeway: leeway)
             if let revocations {
                 verifier.revocations = try RevocationFile.load(path: revocations)
             }

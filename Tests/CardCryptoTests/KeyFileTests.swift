@@ -94,18 +94,6 @@ struct KeyFileTests {
         #expect(set.keys.map(\.keyID) == [first.keyID, second.keyID])
     }
 
-    @Test func keySetLoadsTheServiceJSONDocumentAndChecksItsKids() throws {
-        let folder = try TemporaryFolder()
-        defer { folder.remove() }
-        let key = try Ed25519PrivateKey.generate().publicKey
-        let pem = try key.pemRepresentation().replacingOccurrences(of: "\n", with: "\\n")
-        try "{\"keys\": [{\"kid\": \"\(key.keyID.hex)\", \"pem\": \"\(pem)\", \"status\": \"current\"}]}"
-            .write(toFile: folder.file("keys.json"), atomically: true, encoding: .utf8)
-        #expect(try KeySetLoader.load(paths: [folder.file("keys.json")]).keys.map(\.keyID) == [key.keyID])
-        try "{\"keys\": [{\"kid\": \"0000000000000000\", \"pem\": \"\(pem)\"}]}".write(toFile: folder.file("lying.json"), atomically: true, encoding: .utf8)
-        #expect(throws: CardCryptoError(.invalidKey, "")) { try KeySetLoader.load(paths: [folder.file("lying.json")]) }
-    }
-
     @Test func keySetRefusesAPrivateKey() throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }

@@ -1,3 +1,4 @@
+import PeezServices
 import CardCrypto
 import CardServer
 import CardToken

@@ -158,7 +158,7 @@ struct StoreConformanceTests {
         try await kind.withStore { store in
             // The claim is written without waiting for the disk; a crash and a quick restart can lose it before
             // the sale commits. The sale's batch must then record the key itself, so a retry replays.
-            let response = StoredResponse(status: 201, body: Array("sold".utf8))
+            let response = StoredResponse(Array("sold".utf8))
             let lost = Sample.key("lost-claim")
             try await store.database.writeBatch([SQLMembershipStore.completeIdempotentRequest(lost, with: response, now: 100)])
             #expect(try await store.beginIdempotentRequest(lost, now: 101, abandonAfter: 60) == .replay(response))

@@ -112,6 +112,6 @@ enum Sample {
     }
 
     static let respond: @Sendable (ActivationResult) throws -> StoredResponse = { result in
-        StoredResponse(status: 201, body: Array("{\"period\":\"\(result.period.id)\"}".utf8))
+        StoredResponse(Array("{\"period\":\"\(result.period.id)\"}".utf8))
     }
 }

@@ -1,4 +1,5 @@
 import CardCrypto
+import CardWire
 public import CardQR
 public import CardToken
 public import Foundation
@@ -43,10 +44,7 @@ public struct CardService: Sendable {
 
     /// Verifies a token as the counter verifier does, against the published keys and the live revocation list.
     public func verify(_ token: String) async throws -> VerificationResult {
-        let snapshot = try await store.revocations()
-        let revocations = RevocationList(
-            revokedTokenIDs: Set(snapshot.tokenIDs.compactMap(TokenID.init(hex:))),
-            revokedBefore: snapshot.members.mapValues { UInt64(max(0, $0)) })
+        let revocations = try RevocationListDocument(try await store.revocations()).revocationList()
         let verifier = CardVerifier(trustedKeys: keyRing.trustedKeys, revocations: revocations)
         let result = verifier.verify(token, now: UInt64(max(0, now())))
         CardMetrics.verification(result.verdict)

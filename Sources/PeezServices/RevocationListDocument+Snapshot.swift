@@ -1,0 +1,9 @@
+public import CardWire
+public import Membership
+
+extension RevocationListDocument {
+    /// The document for the ledger's revocations.
+    public init(_ snapshot: RevocationSnapshot) {
+        self.init(version: snapshot.version, tokenIDs: snapshot.tokenIDs, members: snapshot.members)
+    }
+}
