@@ -25,9 +25,12 @@ deps: ## Install the missing Debian packages (idempotent; needs root or sudo)
 build: deps ## Build the peez command line (debug)
 	swift build $(SWIFT_BUILD_FLAGS)
 
-serve: build ## Start the card service on SQLite (var/) with the development key and demo data
+serve: deps ## Build in release mode and start the card service on SQLite (var/) with the development key and demo data
+	swift build -c release --product peez $(SWIFT_BUILD_FLAGS)
 	@chmod 600 $(DEV_KEY)  # git does not keep file modes; the key is refused unless 0600
-	$(PEEZ) serve --development --database var/peez.sqlite --host $${HOST:-127.0.0.1} --port $${PORT:-8080}
+	@echo "peez is at $(CURDIR)/.build/release/peez (export PATH=\"$(CURDIR)/.build/release:\$$PATH\" to type just peez)"
+	@echo "listening on $${HOST:-127.0.0.1}:$${PORT:-8080}; change with: HOST=0.0.0.0 PORT=9090 make serve"
+	.build/release/peez serve --development --database var/peez.sqlite --host $${HOST:-127.0.0.1} --port $${PORT:-8080}
 
 demo: build ## Issue a card with the development key, write its QR PNG and verify it
 	@chmod 600 $(DEV_KEY)  # git does not keep file modes; the key is refused unless 0600

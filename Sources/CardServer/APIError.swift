@@ -49,7 +49,7 @@ public struct APIError: Error, HTTPResponseError, CustomStringConvertible {
         let body = ErrorBody(error: .init(code: code, message: message, fields: fields.isEmpty ? nil : fields))
         var headers: HTTPFields = [.contentType: "application/json; charset=utf-8"]
         if status == .unauthorized { headers[.wwwAuthenticate] = "Bearer realm=\"peez\"" }
-        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: try JSONEncoder().encode(body))))
+        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: try JSONExchange.encoder.encode(body))))
     }
 }
 
@@ -86,7 +86,7 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
             context.logger.error("request failed", metadata: ["error": "\(String(reflecting: error))"])
             let body = ErrorBody(error: .init(code: "internal", message: "The service failed; the error is logged.", fields: nil))
             return Response(status: .internalServerError, headers: [.contentType: "application/json; charset=utf-8"],
-                            body: .init(byteBuffer: ByteBuffer(bytes: try JSONEncoder().encode(body))))
+                            body: .init(byteBuffer: ByteBuffer(bytes: try JSONExchange.encoder.encode(body))))
         }
     }
 }

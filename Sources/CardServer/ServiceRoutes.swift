@@ -65,11 +65,11 @@ struct ServiceRoutes {
 
     @Sendable func showVendor(_ request: Request, context: ServerRequestContext) async throws -> Response {
         let credential = try context.require(.vendor, .admin)
-        guard let id = UUID(uuidString: context.parameters.get("id") ?? ""), let vendor = try await store.vendor(id: id) else {
-            throw MembershipError(.notFound, "No such vendor.")
-        }
-        if credential.role == .vendor && credential.vendorID != vendor.id {
-            throw APIError.forbidden("A vendor may only see itself.")
+        let id = UUID(uuidString: context.parameters.get("id") ?? "")
+        // A vendor may only see itself, and learns nothing of other ids: another vendor's id and an id no
+        // vendor has get the same answer, decided before the store is read.
+        guard let id, credential.role == .admin || credential.vendorID == id, let vendor = try await store.vendor(id: id) else {
+            throw MembershipError(.notFound, "No such vendor (a vendor secret sees only its own vendor).")
         }
         return try JSONExchange.response(VendorBody(vendor))
     }

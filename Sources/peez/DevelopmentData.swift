@@ -40,7 +40,7 @@ enum DevelopmentData {
 
         Try:
           curl -s -H 'Authorization: Bearer \(backendSecret)' \(baseURL)/v1/members/\(memberUUID.uuidString.lowercased())/card
-          curl -s -H 'Authorization: Bearer \(vendorSecret)' -H 'Idempotency-Key: '$(uuidgen) \\
+          curl -s -H 'Authorization: Bearer \(vendorSecret)' -H 'Idempotency-Key: '$(cat /proc/sys/kernel/random/uuid) \\
                -d '{"membership_id": "<from the card>", "months": 1, "amount_dzd": 300}' \(baseURL)/v1/activations
         """)
     }

@@ -75,7 +75,9 @@ struct AuthorizationTests {
     @Test func aVendorActsOnlyAsItself() async throws {
         try await ServerHarness.withLiveServer { harness, client in
             let other = try await client.send(.get, "/v1/vendors/\(harness.otherVendor.id)", secret: ServerHarness.vendorSecret)
-            #expect(other.status == .forbidden)
+            let nobody = try await client.send(.get, "/v1/vendors/\(UUID())", secret: ServerHarness.vendorSecret)
+            #expect(other.status == .notFound && other.body == nobody.body && nobody.status == .notFound,
+                    "another vendor's id and an unknown id are answered alike, byte for byte")
             let itself = try await client.send(.get, "/v1/vendors/\(harness.vendor.id)", secret: ServerHarness.vendorSecret)
             #expect(itself.status == .ok && itself.json["name"] as? String == "Boucherie Centrale")
         }
