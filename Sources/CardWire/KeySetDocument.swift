@@ -1,6 +1,6 @@
 public import CardCrypto
 import CardToken
-public import Foundation
+import Foundation
 
 /// The public keys a verifier trusts, as the card service serves them at `GET /v1/keys` and as
 /// `peez verify --keys keys.json` reads them: one type for the server, the command line and the tests.
@@ -56,12 +56,8 @@ public struct KeySetDocument: Codable, Sendable, Hashable {
 
     /// Decodes a document, refusing one over ``maxSize`` bytes.
     public static func decode(_ bytes: some Collection<UInt8>) throws(CardWireError) -> KeySetDocument {
-        guard bytes.count <= maxSize else { throw CardWireError(.notADocument, "a key set larger than \(maxSize) bytes") }
-        do {
-            return try JSONDecoder().decode(KeySetDocument.self, from: Data(bytes))
-        } catch {
-            throw CardWireError(.notADocument, "not a key set document ({\"keys\": [{\"kid\", \"pem\", \"status\", …}]}): \(error)")
-        }
+        try BoundedJSON.decode(KeySetDocument.self, from: bytes, limit: maxSize, name: "a key set document",
+                               shape: #"{"keys": [{"kid", "pem", "status", …}]}"#)
     }
 
     /// Every key, each checked: its PEM is an Ed25519 public key whose kid and raw form are the ones listed.

@@ -1,5 +1,5 @@
 public import CardToken
-public import Foundation
+import Foundation
 
 /// The revocation list, as the card service serves it at `GET /v1/revocations` and as
 /// `peez verify --revocations` reads it: one type for the server, the command line and the tests.
@@ -40,12 +40,8 @@ public struct RevocationListDocument: Codable, Sendable, Hashable {
 
     /// Decodes a document, refusing one over ``maxSize`` bytes.
     public static func decode(_ bytes: some Collection<UInt8>) throws(CardWireError) -> RevocationListDocument {
-        guard bytes.count <= maxSize else { throw CardWireError(.notADocument, "a revocation list larger than \(maxSize) bytes") }
-        do {
-            return try JSONDecoder().decode(RevocationListDocument.self, from: Data(bytes))
-        } catch {
-            throw CardWireError(.notADocument, "not a revocation list ({\"token_ids\": [...], \"members\": {...}}): \(error)")
-        }
+        try BoundedJSON.decode(RevocationListDocument.self, from: bytes, limit: maxSize, name: "a revocation list",
+                               shape: #"{"token_ids": [...], "members": {...}}"#)
     }
 
     /// The list a verifier checks claims against; a token id that is not 16 hex digits is refused.

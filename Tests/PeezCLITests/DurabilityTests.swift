@@ -14,7 +14,7 @@ struct DurabilityTests {
         let adminSecret = admin.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(admin.status == 0 && adminSecret.hasPrefix("peez_admin_"), "\(admin.standardError)")
         let arguments = ["--database", database, "--signing-key", folder.file("keys/signing-key.pem"), "--published-keys", folder.file("published")]
-        let port = Int.random(in: 20_000..<60_000)
+        let port = TestPorts.unused()
 
         var service = try ServiceProcess(arguments: arguments, port: port)
         try await service.waitUntilReady()

@@ -67,7 +67,7 @@ struct PostgresCrashTests {
     /// Two service instances on one database, as behind a load balancer.
     static func startInstances(_ arguments: [String]) async throws -> [ServiceProcess] {
         var instances: [ServiceProcess] = []
-        for _ in 0..<2 { instances.append(try ServiceProcess(arguments: arguments, port: Int.random(in: 20_000..<60_000))) }
+        for _ in 0..<2 { instances.append(try ServiceProcess(arguments: arguments, port: TestPorts.unused())) }
         for instance in instances { try await instance.waitUntilReady() }
         return instances
     }

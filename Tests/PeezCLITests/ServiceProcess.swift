@@ -9,14 +9,22 @@ import FoundationNetworking
 final class ServiceProcess: @unchecked Sendable {
     let process = Process()
     let port: Int
+    /// Where the process's standard error goes, to quote when it fails.
+    private let errorLog = NSTemporaryDirectory() + "peez-serve-" + UUID().uuidString + ".log"
 
     init(arguments: [String], port: Int) throws {
         self.port = port
         process.executableURL = URL(fileURLWithPath: PeezCommand.binary)
         process.arguments = ["serve", "--host", "127.0.0.1", "--port", String(port)] + arguments
         process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
+        FileManager.default.createFile(atPath: errorLog, contents: nil)
+        process.standardError = FileHandle(forWritingAtPath: errorLog)
         try process.run()
+    }
+
+    /// The end of what the process wrote to standard error.
+    var errorOutput: String {
+        String((try? String(contentsOfFile: errorLog, encoding: .utf8))?.suffix(2_000) ?? "")
     }
 
     /// Waits until `/health` answers, or fails after `seconds`.
@@ -24,7 +32,7 @@ final class ServiceProcess: @unchecked Sendable {
         let deadline = Date().addingTimeInterval(seconds)
         while Date() < deadline {
             if let reply = try? await request("GET", "/health"), reply.status == 200 { return }
-            guard process.isRunning else { throw ServiceError("peez serve exited with status \(process.terminationStatus)") }
+            guard process.isRunning else { throw ServiceError("peez serve exited with status \(process.terminationStatus): \(errorOutput)") }
             try await Task.sleep(for: .milliseconds(100))
         }
         throw ServiceError("peez serve did not answer on port \(port)")
@@ -55,6 +63,7 @@ final class ServiceProcess: @unchecked Sendable {
 
     deinit {
         if process.isRunning { process.terminate() }
+        try? FileManager.default.removeItem(atPath: errorLog)
     }
 }
 

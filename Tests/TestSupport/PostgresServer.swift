@@ -16,7 +16,7 @@ public final class PostgresServer: @unchecked Sendable {
             throw PostgresServerError("PostgreSQL is not installed under /usr/lib/postgresql (make deps installs it)")
         }
         binaries = "/usr/lib/postgresql/\(newest)/bin"
-        port = Int.random(in: 20_000..<60_000)
+        port = TestPorts.unused()
         folder = try TemporaryFolder()
         if getuid() == 0 {
             guard let owner = getpwnam("postgres") else { throw PostgresServerError("no postgres system user") }
