@@ -3,7 +3,7 @@ public import Hummingbird
 public import Logging
 import CoreMetrics
 public import Prometheus
-import Synchronization
+public import ServiceLifecycle
 
 /// Where and how the HTTP server listens.
 public struct ServerConfiguration: Sendable {
@@ -16,31 +16,26 @@ public struct ServerConfiguration: Sendable {
     }
 }
 
-/// The Prometheus registry behind swift-metrics, bootstrapped once per process.
+/// Metrics: swift-metrics backed by a Prometheus registry that `GET /metrics` renders.
 public enum ServerMetrics {
-    private static let state = Mutex<PrometheusCollectorRegistry?>(nil)
-
-    /// The process's registry; the first call installs it as the metrics backend.
-    public static var registry: PrometheusCollectorRegistry {
-        state.withLock { registry in
-            if let registry { return registry }
-            let created = PrometheusCollectorRegistry()
-            MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: created))
-            registry = created
-            return created
-        }
+    /// Makes a registry and installs it as the process's metrics backend. swift-metrics allows this once per
+    /// process: the program that serves calls it once at start and hands the registry to ``buildApplication``.
+    public static func bootstrap() -> PrometheusCollectorRegistry {
+        let registry = PrometheusCollectorRegistry()
+        MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
+        return registry
     }
 }
 
 /// The router: every route of the API, behind error rendering, request metrics and authentication,
 /// and the table of operations it serves.
-public func buildRouter(cards: CardService) -> (router: Router<ServerRequestContext>, routes: RouteTable) {
+public func buildRouter(cards: CardService, metrics: PrometheusCollectorRegistry) -> (router: Router<ServerRequestContext>, routes: RouteTable) {
     let router = Router(context: ServerRequestContext.self)
     router.add(middleware: ErrorMiddleware())
     router.add(middleware: MetricsMiddleware())
     router.add(middleware: Authenticator(store: cards.store))
     let routes = RouteTable(router: router)
-    let service = ServiceRoutes(cards: cards, metrics: ServerMetrics.registry)
+    let service = ServiceRoutes(cards: cards, metrics: metrics)
     routes.add(.get, "/health", service.health)
     routes.add(.get, "/metrics", service.prometheus)
     MemberRoutes(cards: cards).register(on: routes)
@@ -50,12 +45,20 @@ public func buildRouter(cards: CardService) -> (router: Router<ServerRequestCont
 }
 
 /// The application: the router on a socket, ready to run as a service.
-public func buildApplication(cards: CardService, configuration: ServerConfiguration, logger: Logger = Logger(label: "peez.server"))
-    -> some ApplicationProtocol
+///
+/// `services` (a database pool) run in the application's own service group: they start before the server and
+/// stop after it has drained. `beforeServerStarts` runs once they run and before the socket opens (check the
+/// database, migrate, load demo data); if it throws, nothing is served and the error ends the application.
+public func buildApplication(cards: CardService, metrics: PrometheusCollectorRegistry, configuration: ServerConfiguration, services: [any Service] = [],
+                             beforeServerStarts: (@Sendable () async throws -> Void)? = nil,
+                             logger: Logger = Logger(label: "peez.server")) -> some ApplicationProtocol
 {
-    Application(
-        router: buildRouter(cards: cards).router,
+    var application = Application(
+        router: buildRouter(cards: cards, metrics: metrics).router,
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "peez"),
+        services: services,
         logger: logger
     )
+    if let beforeServerStarts { application.beforeServerStarts(perform: beforeServerStarts) }
+    return application
 }

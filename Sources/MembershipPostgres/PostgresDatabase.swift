@@ -2,13 +2,14 @@ import Foundation
 public import Logging
 public import MembershipSQL
 public import PostgresNIO
+public import ServiceLifecycle
 
 /// The store's database on a PostgreSQL server, for several service instances behind a load balancer.
 ///
 /// Connections come from PostgresNIO's pool (`PostgresClient`); ``run()`` must run for as long as the database
 /// is used. It also keeps one more connection listening on the member-change channel, so every instance hears
 /// every committed ledger change (``memberChanges``) and can keep current cards in memory.
-public final class PostgresDatabase: SQLDatabase {
+public final class PostgresDatabase: SQLDatabase, Service {
     public let dialect = SQLDialect(blobType: "BYTEA", serialPrimaryKey: "BIGSERIAL PRIMARY KEY",
                                     lockRowsClause: " FOR NO KEY UPDATE", memberChangeChannel: "peez_member_changes",
                                     migrationLockStatement: "SELECT pg_advisory_xact_lock(\(migrationLockKey))")
@@ -54,11 +55,43 @@ public final class PostgresDatabase: SQLDatabase {
         self.init(configuration: configuration, connections: connections, logger: logger)
     }
 
-    /// Runs the connection pool and the change listener until the task is cancelled.
+    /// Runs the connection pool and the change listener until the task is cancelled or, in a service group,
+    /// until graceful shutdown (which a group gives its services after the ones started later have stopped).
     public func run() async {
-        await withDiscardingTaskGroup { group in
-            group.addTask { await self.client.run() }
-            group.addTask { await self.listenForMemberChanges() }
+        await cancelWhenGracefulShutdown {
+            await withDiscardingTaskGroup { group in
+                group.addTask { await self.client.run() }
+                group.addTask { await self.listenForMemberChanges() }
+            }
+        }
+    }
+
+    /// Connects once, outside the pool, and fails within `timeout` with one clear sentence if the server cannot
+    /// be reached, refuses the credentials, or has no such database; the pool itself would retry for ever.
+    public func checkReachable(within timeout: Duration) async throws {
+        let configuration = listenerConfiguration
+        let target = "PostgreSQL at \(configuration.host ?? "localhost"):\(configuration.port ?? 5432), database \(configuration.database ?? configuration.username)"
+        let logger = logger
+        do {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    let connection = try await PostgresConnection.connect(configuration: configuration, id: 0, logger: logger)
+                    try? await connection.close()
+                }
+                group.addTask {
+                    try await Task.sleep(for: timeout)
+                    throw PostgresStartError("no answer from \(target) within \(timeout)")
+                }
+                try await group.next()
+                group.cancelAll()
+            }
+        } catch let error as PostgresStartError {
+            throw error
+        } catch let error as PSQLError {
+            let reason = error.serverInfo?[.message] ?? error.underlying.map { "\($0)" } ?? "\(error.code)"
+            throw PostgresStartError("cannot use \(target): \(reason)")
+        } catch {
+            throw PostgresStartError("cannot use \(target): \(error)")
         }
     }
 
@@ -160,6 +193,12 @@ public final class PostgresDatabase: SQLDatabase {
             return value
         }
     }
+}
+
+/// The database cannot be used at start: the sentence says what was tried and what went wrong.
+public struct PostgresStartError: Error, CustomStringConvertible {
+    public let description: String
+    init(_ description: String) { self.description = description }
 }
 
 /// A database URL that is not `postgres://user[:password]@host[:port]/database`.

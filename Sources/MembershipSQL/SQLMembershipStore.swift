@@ -17,6 +17,13 @@ public struct SQLMembershipStore: MembershipStore {
 
     /// Opens the store on `database`, applying any migrations it has not seen.
     public init(database: any SQLDatabase, now: Int64 = Int64(Date().timeIntervalSince1970), cardCacheCapacity: Int = 10_000) async throws {
+        self.init(opening: database, cardCacheCapacity: cardCacheCapacity)
+        try await migrate(now: now)
+    }
+
+    /// The store on `database`, touching nothing yet: call ``migrate(now:)`` before the first use (a service
+    /// does so once its database pool runs).
+    public init(opening database: any SQLDatabase, cardCacheCapacity: Int = 10_000) {
         self.database = database
         if let feed = database.memberChanges {
             let cache = CardCache(capacity: cardCacheCapacity)
@@ -25,6 +32,10 @@ public struct SQLMembershipStore: MembershipStore {
         } else {
             cardCache = nil
         }
+    }
+
+    /// Applies the migrations the database has not seen (instances starting together take turns).
+    public func migrate(now: Int64 = Int64(Date().timeIntervalSince1970)) async throws {
         try await Migrations.apply(to: database, now: now)
     }
 

@@ -5,7 +5,13 @@ import CardServer
 import CardToken
 import Foundation
 import Hummingbird
+import Logging
 import Membership
+import MembershipSQL
+import MembershipSQLite
+import MembershipPostgres
+import ServiceLifecycle
+import UnixSignals
 
 extension Peez {
     /// `peez serve`: the card service over HTTP.
@@ -41,8 +47,16 @@ extension Peez {
         @Flag(help: "Development mode: the development key, demo data and demo secrets.")
         var development = false
 
+        @Option(help: "Seconds to wait at start for the database to answer before giving up with an error.")
+        var startTimeout = 15
+
+        @Option(help: "Seconds SIGTERM or SIGINT leaves requests already accepted to finish before they are cancelled.")
+        var drainTimeout = 10
+
         func validate() throws {
             guard (1...65_535).contains(port) else { throw ValidationError("--port must be 1 to 65535") }
+            guard (1...600).contains(startTimeout) else { throw ValidationError("--start-timeout must be 1 to 600 seconds") }
+            guard (1...600).contains(drainTimeout) else { throw ValidationError("--drain-timeout must be 1 to 600 seconds") }
         }
 
         func run() async throws {
@@ -59,15 +73,36 @@ extension Peez {
                 ? try KeySetLoader.load(paths: [publishedKeys]).keys.compactMap { $0 as? Ed25519PublicKey } : []
             let keyRing = KeyRing(signingKey: key, publishedKeys: published)
             let (host, port, development, storeOptions) = (host, port, development, store)
+            let startTimeout = Duration.seconds(startTimeout)
 
-            try await store.withStore { store in
-                if development { try await DevelopmentData.seed(store: store) }
-                let cards = CardService(store: store, keyRing: keyRing)
-                let app = buildApplication(cards: cards, configuration: ServerConfiguration(host: host, port: port))
-                printNow("PEEZ card service on http://\(host):\(port)  (store: \(storeOptions.effectiveDatabaseURL == nil ? storeOptions.database : "PostgreSQL"), signing kid \(key.keyID.hex))")
-                if development { DevelopmentData.printGuide(baseURL: "http://\(host):\(port)") }
-                try await app.runService()
+            // One service group: the database pool starts first, the server opens its socket once the database
+            // answered and is migrated; SIGTERM drains the server, then stops the pool.
+            let (database, pool) = try await store.openDatabase()
+            // Before anything runs: a database that cannot be used is one clear error, not a pool retrying.
+            try await pool?.checkReachable(within: startTimeout)
+            let ledger = SQLMembershipStore(opening: database)
+            let app = buildApplication(
+                cards: CardService(store: ledger, keyRing: keyRing),
+                metrics: ServerMetrics.bootstrap(),
+                configuration: ServerConfiguration(host: host, port: port),
+                services: pool.map { [$0] } ?? [],
+                beforeServerStarts: {
+                    try await ledger.migrate()
+                    if development { try await DevelopmentData.seed(store: ledger) }
+                    printNow("PEEZ card service on http://\(host):\(port)  (store: \(storeOptions.effectiveDatabaseURL == nil ? storeOptions.database : "PostgreSQL"), signing kid \(key.keyID.hex))")
+                    if development { DevelopmentData.printGuide(baseURL: "http://\(host):\(port)") }
+                })
+            var configuration = ServiceGroupConfiguration(services: [app], gracefulShutdownSignals: [.sigterm, .sigint],
+                                                          logger: Logger(label: "peez.lifecycle"))
+            configuration.maximumGracefulShutdownDuration = .seconds(drainTimeout)
+            configuration.maximumCancellationDuration = .seconds(5)
+            do {
+                try await ServiceGroup(configuration: configuration).run()
+            } catch {
+                try? await (database as? SQLiteDatabase)?.close()
+                throw error
             }
+            try await (database as? SQLiteDatabase)?.close()
         }
     }
 }

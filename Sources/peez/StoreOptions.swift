@@ -22,6 +22,18 @@ struct StoreOptions: ParsableArguments {
         guard (1...100).contains(databaseConnections) else { throw ValidationError("--database-connections must be 1 to 100") }
     }
 
+    /// The database these options name, opened but not queried yet. A PostgreSQL pool is returned as a service
+    /// too: it must run (in the service group) before the first query. Close a SQLite database when done.
+    func openDatabase() async throws -> (database: any SQLDatabase, pool: PostgresDatabase?) {
+        if let url = effectiveDatabaseURL {
+            let database = try PostgresDatabase(url: url, connections: databaseConnections)
+            return (database, database)
+        }
+        let folder = (database as NSString).deletingLastPathComponent
+        if !folder.isEmpty { try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true) }
+        return (try await SQLiteDatabase.open(path: database), nil)
+    }
+
     /// Opens the store and runs `body` with it; a PostgreSQL pool runs for as long as `body` does.
     func withStore<T: Sendable>(_ body: @Sendable (SQLMembershipStore) async throws -> T) async throws -> T {
         if let url = effectiveDatabaseURL {

@@ -27,7 +27,7 @@ struct APIContractTests {
     @Test func servedRoutesAreExactlyTheOpenAPIDocument() async throws {
         let harness = try await ServerHarness.make()
         defer { harness.folder.remove() }
-        let served = Set(buildRouter(cards: harness.cards).routes.operations)
+        let served = Set(buildRouter(cards: harness.cards, metrics: ServerHarness.metrics).routes.operations)
         #expect(served == Self.documentedOperations)
         try await harness.database.close()
     }
@@ -75,13 +75,26 @@ struct APIContractTests {
     @Test func healthIsPublicAndMetricsCountTheWork() async throws {
         try await ServerHarness.withLiveServer { _, client in
             #expect(try await client.send(.get, "/health").json["status"] as? String == "ok")
+            func sample(_ name: String) async throws -> Double {
+                let metrics = try await client.send(.get, "/metrics", secret: ServerHarness.adminSecret)
+                #expect(metrics.status == .ok && metrics.headers[.contentType]?.hasPrefix("text/plain") == true)
+                let line = String(decoding: metrics.body, as: UTF8.self).split(separator: "\n").first { $0.hasPrefix(name + " ") }
+                return line.flatMap { Double($0.split(separator: " ").last ?? "") } ?? 0
+            }
+            let activationsBefore = try await sample("peez_activations_total")
+            let replaysBefore = try await sample("peez_activation_replays_total")
+            let issuedBefore = try await sample("peez_cards_issued_total")
             let member = try await client.createMember()
-            _ = try await client.activate(token: try await client.cardToken(member))
-            let metrics = try await client.send(.get, "/metrics", secret: ServerHarness.adminSecret)
-            let text = String(decoding: metrics.body, as: UTF8.self)
-            #expect(metrics.status == .ok && metrics.headers[.contentType]?.hasPrefix("text/plain") == true)
-            #expect(text.contains("peez_activations_total"))
-            #expect(text.contains("peez_cards_issued_total"))
+            let token = try await client.cardToken(member)
+            #expect(try await client.activate(token: token, key: "metrics-1").status == .created)
+            #expect(try await client.activate(token: token, key: "metrics-2").status == .created)
+            #expect(try await client.activate(token: token, key: "metrics-2").status == .created)
+            // Other tests run in this process at the same time and count too: the counters grew by at least
+            // this test's own work.
+            #expect(try await sample("peez_activations_total") - activationsBefore >= 2)
+            #expect(try await sample("peez_activation_replays_total") - replaysBefore >= 1)
+            #expect(try await sample("peez_cards_issued_total") - issuedBefore >= 3, "the first card and one per sale")
+            let text = String(decoding: try await client.send(.get, "/metrics", secret: ServerHarness.adminSecret).body, as: UTF8.self)
             #expect(text.contains("hb_requests"))
         }
     }

@@ -49,6 +49,9 @@ final class ServerHarness: Sendable {
     /// 2026-01-31 10:00 in Algiers.
     static let start: Int64 = 1_769_850_000
 
+    /// The test process's metrics backend, bootstrapped once (swift-metrics allows no second time).
+    static let metrics = ServerMetrics.bootstrap()
+
     static func make() async throws -> ServerHarness {
         let folder = try TemporaryFolder()
         let database = try await SQLiteDatabase.open(path: folder.file("ledger.sqlite"))
@@ -67,7 +70,7 @@ final class ServerHarness: Sendable {
     static func withLiveServer(_ body: @Sendable (ServerHarness, any TestClientProtocol) async throws -> Void) async throws {
         let harness = try await make()
         defer { harness.folder.remove() }
-        let app = buildApplication(cards: harness.cards, configuration: ServerConfiguration(host: "127.0.0.1", port: 0))
+        let app = buildApplication(cards: harness.cards, metrics: metrics, configuration: ServerConfiguration(host: "127.0.0.1", port: 0))
         try await app.test(.live) { client in try await body(harness, client) }
         try await harness.database.close()
     }

@@ -81,6 +81,7 @@ final class SaleLoad: Sendable {
     private let membershipIDs: [String]
     private let stopped = Atomic<Bool>(false)
     private let answered = Mutex<Set<String>>([])
+    private let serverErrors = Atomic<Int>(0)
 
     init(instances: [ServiceProcess], vendorSecret: String, membershipIDs: [String]) {
         self.instances = instances
@@ -90,6 +91,9 @@ final class SaleLoad: Sendable {
 
     /// The ids (lower case) of the periods whose sale was answered 201.
     var acknowledged: Set<String> { answered.withLock { $0 } }
+
+    /// How many requests the service answered with a 5xx.
+    var serverErrorCount: Int { serverErrors.load(ordering: .sequentiallyConsistent) }
 
     func stop() { stopped.store(true, ordering: .sequentiallyConsistent) }
 
@@ -111,6 +115,7 @@ final class SaleLoad: Sendable {
             if let reply, reply.status == 201, let period = reply.body["period"] as? [String: Any], let id = period["id"] as? String {
                 _ = answered.withLock { $0.insert(id.lowercased()) }
             } else {
+                if let reply, reply.status >= 500 { serverErrors.add(1, ordering: .sequentiallyConsistent) }
                 try? await Task.sleep(for: .milliseconds(20))  // the database is down: do not spin
             }
         }

@@ -17,7 +17,7 @@ final class ServiceProcess: @unchecked Sendable {
         process.executableURL = URL(fileURLWithPath: PeezCommand.binary)
         process.arguments = ["serve", "--host", "127.0.0.1", "--port", String(port)] + arguments
         process.standardOutput = FileHandle.nullDevice
-        FileManager.default.createFile(atPath: errorLog, contents: nil)
+        _ = FileManager.default.createFile(atPath: errorLog, contents: nil)
         process.standardError = FileHandle(forWritingAtPath: errorLog)
         try process.run()
     }
@@ -36,6 +36,22 @@ final class ServiceProcess: @unchecked Sendable {
             try await Task.sleep(for: .milliseconds(100))
         }
         throw ServiceError("peez serve did not answer on port \(port)")
+    }
+
+    /// Sends `signal` and waits up to `seconds` for the process to end: its exit status and how long it took,
+    /// or nil if it was still running (it is then killed).
+    func stop(with signal: Int32 = SIGTERM, within seconds: Double) async -> (status: Int32, seconds: Double)? {
+        let start = ContinuousClock.now
+        kill(process.processIdentifier, signal)
+        while process.isRunning && ContinuousClock.now - start < .seconds(seconds) {
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        guard !process.isRunning else {
+            killHard()
+            return nil
+        }
+        let elapsed = ContinuousClock.now - start
+        return (process.terminationStatus, Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
     }
 
     /// Kills the process with SIGKILL: no shutdown code runs.

@@ -1,0 +1,177 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// How `peez serve` starts and stops, as a real process: one service group, SIGTERM drains, a database that
+/// cannot be used is one clear error.
+@Suite("Service lifecycle", .serialized)
+struct LifecycleTests {
+    enum Store: String, CaseIterable { case sqlite, postgres }
+
+    @Test(arguments: Store.allCases)
+    func sigtermUnderLoadDrainsExitsZeroAndLosesNoSale(store: Store) async throws {
+        try await withService(store) { service, setup in
+            let load = SaleLoad(instances: [service.current], vendorSecret: setup.vendorSecret, membershipIDs: setup.membershipIDs)
+            let clients = Task { await load.run(clients: 8) }
+            let deadline = ContinuousClock.now + .seconds(60)
+            while load.acknowledged.count < 30 && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(50)) }
+            let stopped = await service.current.stop(with: SIGTERM, within: 20)
+            load.stop()
+            await clients.value
+            #expect(stopped?.status == 0, "SIGTERM ends the service with status 0: \(String(describing: stopped)) \(service.current.errorOutput)")
+            #expect(load.serverErrorCount == 0, "no accepted request was answered with a 5xx")
+            let acknowledged = load.acknowledged
+            #expect(acknowledged.count >= 30)
+
+            try await service.restart()
+            var stored: Set<String> = []
+            for uuid in setup.memberUUIDs {
+                let subscription = try await service.current.request("GET", "/v1/members/\(uuid)/subscription", secret: setup.adminSecret)
+                for period in subscription.body["periods"] as? [[String: Any]] ?? [] {
+                    if let id = period["id"] as? String { stored.insert(id.lowercased()) }
+                }
+            }
+            #expect(acknowledged.isSubset(of: stored), "\(acknowledged.subtracting(stored).count) sales answered 201 are gone")
+            _ = await service.current.stop(within: 20)
+        }
+    }
+
+    @Test func sigtermEndsTheServiceWithinItsDrainTimeWhenPostgresIsGone() async throws {
+        let postgres = try PostgresServer()
+        defer { postgres.remove() }
+        try postgres.start()
+        try await withService(.postgres, postgres: postgres, extraArguments: ["--drain-timeout", "2"]) { service, setup in
+            try postgres.crash()
+            // Requests that wait for a database that is not coming back.
+            let waiting = Task {
+                await withTaskGroup(of: Void.self) { group in
+                    for membershipID in setup.membershipIDs.prefix(4) {
+                        group.addTask {
+                            _ = try? await service.current.request("POST", "/v1/activations", secret: setup.vendorSecret,
+                                                                   json: ["membership_id": membershipID, "months": 1, "amount_dzd": 300],
+                                                                   headers: ["Idempotency-Key": UUID().uuidString], timeout: 30)
+                        }
+                    }
+                }
+            }
+            try await Task.sleep(for: .milliseconds(500))
+            let stopped = await service.current.stop(with: SIGTERM, within: 15)
+            #expect(stopped != nil, "the service ended within its drain time and the cancellation bound")
+            if let stopped { #expect(stopped.seconds < 10, "ended after \(stopped.seconds) s") }
+            waiting.cancel()
+        }
+    }
+
+    @Test func aDatabaseThatCannotBeUsedAtStartIsOneClearErrorAndANonZeroExit() async throws {
+        let silent = try SilentListener()
+        defer { silent.close() }
+        let postgres = try PostgresServer()
+        defer { postgres.remove() }
+        try postgres.start()
+        let cases: [(url: String, says: String)] = [
+            ("postgres://peez@127.0.0.1:\(TestPorts.unused())/peez", "Connection refused"),
+            ("postgres://peez@127.0.0.1:\(postgres.port)/no_such_database", "database \"no_such_database\" does not exist"),
+            ("postgres://peez@127.0.0.1:\(silent.port)/peez", "no answer"),
+        ]
+        for (url, says) in cases {
+            let started = ContinuousClock.now
+            let result = try PeezCommand.run(["serve", "--development", "--port", String(TestPorts.unused()), "--database-url", url, "--start-timeout", "2"])
+            let elapsed = ContinuousClock.now - started
+            #expect(result.status != 0, "\(url)")
+            #expect(elapsed < .seconds(10), "\(url): gave up after \(elapsed)")
+            let lines = result.standardError.split(separator: "\n")
+            #expect(lines.count == 1 && lines.first?.contains("PostgreSQL at 127.0.0.1") == true && lines.first?.contains(says) == true,
+                    "\(url): \(result.standardError)")
+        }
+    }
+
+    // MARK: A service with a vendor and members
+
+    struct Setup {
+        var adminSecret: String
+        var vendorSecret: String
+        var membershipIDs: [String]
+        var memberUUIDs: [String]
+    }
+
+    /// A running `peez serve` that can be started again on the same database.
+    final class RunningService: @unchecked Sendable {
+        let arguments: [String]
+        var current: ServiceProcess
+
+        init(arguments: [String]) async throws {
+            self.arguments = arguments
+            current = try ServiceProcess(arguments: arguments, port: TestPorts.unused())
+            try await current.waitUntilReady()
+        }
+
+        func restart() async throws {
+            if current.process.isRunning { current.killHard() }
+            current = try ServiceProcess(arguments: arguments, port: TestPorts.unused())
+            try await current.waitUntilReady()
+        }
+    }
+
+    /// Runs `body` with a service on a fresh database of `store` (PostgreSQL: `postgres`, or a server of its
+    /// own), a vendor and eight members.
+    func withService(_ store: Store, postgres given: PostgresServer? = nil, extraArguments: [String] = [],
+                     _ body: (RunningService, Setup) async throws -> Void) async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        var owned: PostgresServer?
+        defer { owned?.remove() }
+        let storeArguments: [String]
+        switch store {
+        case .sqlite:
+            storeArguments = ["--database", folder.file("ledger.sqlite")]
+        case .postgres:
+            let postgres = try given ?? {
+                let server = try PostgresServer()
+                try server.start()
+                owned = server
+                return server
+            }()
+            storeArguments = ["--database-url", postgres.url]
+        }
+        #expect(try PeezCommand.run(["keys", "generate", "--out", folder.file("keys")]).status == 0)
+        let admin = try PeezCommand.run(["admin", "create-token", "--role", "admin"] + storeArguments)
+        try #require(admin.status == 0, "\(admin.standardError)")
+        let adminSecret = admin.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
+        let service = try await RunningService(arguments: storeArguments + extraArguments + [
+            "--signing-key", folder.file("keys/signing-key.pem"), "--published-keys", folder.file("published")])
+        let vendor = try await service.current.request("POST", "/v1/vendors", secret: adminSecret,
+                                                       json: ["name": "Boucherie Centrale", "category": "boucherie", "neighbourhood": "centre-ville"])
+        var setup = Setup(adminSecret: adminSecret, vendorSecret: try #require(vendor.body["api_secret"] as? String), membershipIDs: [], memberUUIDs: [])
+        for number in 0..<8 {
+            let uuid = UUID().uuidString.lowercased()
+            let member = try await service.current.request("POST", "/v1/members", secret: adminSecret, json: [
+                "uuid": uuid, "name": "Membre \(number)", "phone": "+2135500000\(10 + number)",
+                "email": "membre\(number)@example.dz", "neighbourhood": "usto"])
+            setup.membershipIDs.append(try #require(member.body["membership_id"] as? String, "\(member.body)"))
+            setup.memberUUIDs.append(uuid)
+        }
+        defer { if service.current.process.isRunning { service.current.killHard() } }
+        try await body(service, setup)
+    }
+}
+
+/// A loopback socket that accepts connections (the kernel completes them) and never says a word.
+final class SilentListener {
+    let port: Int
+    private let descriptor: Int32
+
+    init() throws {
+        port = TestPorts.unused()
+        descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard bound == 0, listen(descriptor, 16) == 0 else { throw ServiceError("cannot listen on 127.0.0.1:\(port)") }
+    }
+
+    func close() { _ = Glibc.close(descriptor) }
+}
