@@ -20,10 +20,10 @@ struct ActivationRoutes {
     static let idempotencyKeyHeader = HTTPField.Name("Idempotency-Key")!
     static let replayedHeader = HTTPField.Name("Idempotent-Replayed")!
 
-    func register(on routes: RouteTable) {
-        routes.add(.post, "/v1/activations", create)
-        routes.add(.get, "/v1/activations", list)
-        routes.add(.post, "/v1/activations/{id}/cancel", cancel)
+    func register(on router: Router<ServerRequestContext>) {
+        router.on("/v1/activations", method: .post, use: create)
+        router.on("/v1/activations", method: .get, use: list)
+        router.on("/v1/activations/{id}/cancel", method: .post, use: cancel)
     }
 
     @Sendable func create(_ request: Request, context: ServerRequestContext) async throws -> Response {

@@ -8,13 +8,13 @@ struct MemberRoutes {
     let cards: CardService
     var store: any MembershipStore { cards.store }
 
-    func register(on routes: RouteTable) {
-        routes.add(.post, "/v1/members", create)
-        routes.add(.get, "/v1/members/{uuid}", show)
-        routes.add(.patch, "/v1/members/{uuid}", update)
-        routes.add(.get, "/v1/members/{uuid}/card", card)
-        routes.add(.get, "/v1/members/{uuid}/card.png", cardPNG)
-        routes.add(.get, "/v1/members/{uuid}/subscription", subscription)
+    func register(on router: Router<ServerRequestContext>) {
+        router.on("/v1/members", method: .post, use: create)
+        router.on("/v1/members/{uuid}", method: .get, use: show)
+        router.on("/v1/members/{uuid}", method: .patch, use: update)
+        router.on("/v1/members/{uuid}/card", method: .get, use: card)
+        router.on("/v1/members/{uuid}/card.png", method: .get, use: cardPNG)
+        router.on("/v1/members/{uuid}/subscription", method: .get, use: subscription)
     }
 
     @Sendable func create(_ request: Request, context: ServerRequestContext) async throws -> Response {

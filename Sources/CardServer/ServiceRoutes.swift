@@ -12,12 +12,12 @@ struct ServiceRoutes {
     let metrics: PrometheusCollectorRegistry
     var store: any MembershipStore { cards.store }
 
-    func register(on routes: RouteTable) {
-        routes.add(.post, "/v1/verify", verify)
-        routes.add(.get, "/v1/keys", keys)
-        routes.add(.get, "/v1/revocations", revocations)
-        routes.add(.post, "/v1/vendors", createVendor)
-        routes.add(.get, "/v1/vendors/{id}", showVendor)
+    func register(on router: Router<ServerRequestContext>) {
+        router.on("/v1/verify", method: .post, use: verify)
+        router.on("/v1/keys", method: .get, use: keys)
+        router.on("/v1/revocations", method: .get, use: revocations)
+        router.on("/v1/vendors", method: .post, use: createVendor)
+        router.on("/v1/vendors/{id}", method: .get, use: showVendor)
     }
 
     @Sendable func verify(_ request: Request, context: ServerRequestContext) async throws -> Response {
