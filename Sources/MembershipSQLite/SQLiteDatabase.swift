@@ -1,3 +1,4 @@
+import Foundation
 public import MembershipSQL
 import Synchronization
 
@@ -21,7 +22,12 @@ public final class SQLiteDatabase: SQLDatabase {
     }
 
     /// Opens (creating if needed) the database file at `path`.
+    ///
+    /// A new file is created with mode 0600 before SQLite opens it: it holds members' names, phone numbers and
+    /// emails, and SQLite gives its `-wal` and `-shm` files the mode of the database file.
     public static func open(path: String, readerCount: Int = 4) async throws -> SQLiteDatabase {
+        let created = Glibc.open(path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o600)
+        if created >= 0 { Glibc.close(created) }
         let writer = try SQLiteConnection(path: path)
         try configure(writer)
         _ = try writer.query("PRAGMA journal_mode = WAL", [])
@@ -32,6 +38,18 @@ public final class SQLiteDatabase: SQLDatabase {
             readers.append(reader)
         }
         return SQLiteDatabase(writer: writer, readers: readers)
+    }
+
+    /// What is wrong with the modes of the database at `path` and its `-wal` and `-shm` files, if group or
+    /// others may read or write any of them (nil when none can, or none exists yet).
+    public static func permissionProblem(path: String) -> String? {
+        let exposed = [path, path + "-wal", path + "-shm"].filter { file in
+            var status = stat()
+            return stat(file, &status) == 0 && status.st_mode & 0o077 != 0
+        }
+        guard !exposed.isEmpty else { return nil }
+        return "\(exposed.joined(separator: ", ")) can be read by other users of this machine (it holds members' "
+            + "personal data): chmod 600 \(exposed.joined(separator: " "))"
     }
 
     private static func configure(_ connection: SQLiteConnection) throws {

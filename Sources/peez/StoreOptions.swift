@@ -29,9 +29,17 @@ struct StoreOptions: ParsableArguments {
             let database = try PostgresDatabase(url: url, connections: databaseConnections)
             return (database, database)
         }
+        return (try await openSQLite(), nil)
+    }
+
+    /// Opens the SQLite file, creating its folder (0700) if missing; warns if other users can read the files.
+    private func openSQLite() async throws -> SQLiteDatabase {
         let folder = (database as NSString).deletingLastPathComponent
-        if !folder.isEmpty { try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true) }
-        return (try await SQLiteDatabase.open(path: database), nil)
+        if !folder.isEmpty && !FileManager.default.fileExists(atPath: folder) {
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        }
+        if let problem = SQLiteDatabase.permissionProblem(path: database) { printError("warning: \(problem)") }
+        return try await SQLiteDatabase.open(path: database)
     }
 
     /// Opens the store and runs `body` with it; a PostgreSQL pool runs for as long as `body` does.
@@ -47,9 +55,7 @@ struct StoreOptions: ParsableArguments {
                 return try await body(try await SQLMembershipStore(database: database))
             }
         }
-        let folder = (database as NSString).deletingLastPathComponent
-        if !folder.isEmpty { try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true) }
-        let sqlite = try await SQLiteDatabase.open(path: database)
+        let sqlite = try await openSQLite()
         do {
             let value = try await body(try await SQLMembershipStore(database: sqlite))
             try await sqlite.close()

@@ -19,4 +19,24 @@ struct SQLiteDriverTests {
             #expect(cut.isEmpty, "a look-up with a NUL inside matches nothing shorter")
         }
     }
+
+    @Test func theDatabaseAndItsWALFilesAreReadableByTheOwnerOnly() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let path = folder.file("ledger.sqlite")
+        let previous = umask(0o022)  // the usual umask: files would otherwise be 0644
+        defer { umask(previous) }
+        let database = try await SQLiteDatabase.open(path: path)
+        try await database.write { db in try await db.execute("CREATE TABLE scratch (t TEXT)") }
+        _ = try await database.writeStatement("INSERT INTO scratch (t) VALUES (?)", [.text("Ahmed")])
+        for file in [path, path + "-wal", path + "-shm"] {
+            var status = stat()
+            #expect(stat(file, &status) == 0, "\(file) exists")
+            #expect(status.st_mode & 0o777 == 0o600, "\(file) has mode \(String(status.st_mode & 0o777, radix: 8))")
+        }
+        #expect(SQLiteDatabase.permissionProblem(path: path) == nil)
+        chmod(path, 0o644)
+        #expect(SQLiteDatabase.permissionProblem(path: path)?.contains("chmod 600 \(path)") == true)
+        try await database.close()
+    }
 }

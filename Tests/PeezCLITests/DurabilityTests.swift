@@ -58,4 +58,19 @@ struct DurabilityTests {
         let refused = try PeezCommand.run(["serve", "--development", "--database-connections", "0"])
         #expect(refused.status == 2 && refused.standardError.contains("--database-connections must be 1 to 100"))
     }
+
+    @Test func aDatabaseFolderPeezCreatesIsTheOwnersAloneAndAnExposedFileIsWarnedAbout() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let database = folder.file("state/ledger.sqlite")
+        let created = try PeezCommand.run(["admin", "create-token", "--role", "admin", "--database", database])
+        #expect(created.status == 0 && !created.standardError.contains("warning"), "\(created.standardError)")
+        var status = stat()
+        #expect(stat(folder.file("state"), &status) == 0 && status.st_mode & 0o777 == 0o700)
+        #expect(stat(database, &status) == 0 && status.st_mode & 0o777 == 0o600)
+        chmod(database, 0o644)
+        let warned = try PeezCommand.run(["admin", "create-token", "--role", "admin", "--database", database])
+        #expect(warned.status == 0 && warned.standardError.contains("warning: \(database)") && warned.standardError.contains("chmod 600"),
+                "\(warned.standardError)")
+    }
 }
