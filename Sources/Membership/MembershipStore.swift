@@ -15,9 +15,12 @@ public protocol MembershipStore: Sendable {
     /// stored card stale (the name is printed on it), so the next read issues a fresh one.
     func updateMember(uuid: UUID, patch: MemberPatch, now: Int64) async throws -> Member
 
-    func createVendor(name: String, category: String, neighbourhood: String, now: Int64) async throws -> Vendor
+    /// Creates the vendor with `id`; the same id again returns the vendor as first stored, so several
+    /// processes may create one vendor at once.
+    func createVendor(id: UUID, name: String, category: String, neighbourhood: String, now: Int64) async throws -> Vendor
     func vendor(id: UUID) async throws -> Vendor?
 
+    /// Stores the credential; a credential with the same secret already stored makes this do nothing.
     func saveCredential(_ credential: APICredential) async throws
     func credential(secretHash: String) async throws -> APICredential?
 
@@ -54,4 +57,11 @@ public protocol MembershipStore: Sendable {
 
     /// Throws unless the database answers (one trivial query).
     func ping() async throws
+}
+
+extension MembershipStore {
+    /// Creates a new vendor with a new id.
+    public func createVendor(name: String, category: String, neighbourhood: String, now: Int64) async throws -> Vendor {
+        try await createVendor(id: UUID(), name: name, category: category, neighbourhood: neighbourhood, now: now)
+    }
 }

@@ -71,6 +71,9 @@ public struct SQLMembershipStore: MembershipStore {
                 return (member, true)
             }
         } catch let SQLError.uniqueViolation(what) {
+            // The same member created at the same moment by another request (a retry, another instance): it
+            // won the race; the same fields make this an idempotent repeat, as if it had come second.
+            if let existing = try await member(uuid: draft.uuid), existing.matches(draft) { return (existing, false) }
             throw Self.memberConflict(what)
         }
     }
@@ -135,13 +138,13 @@ public struct SQLMembershipStore: MembershipStore {
 
     // MARK: Vendors and credentials
 
-    public func createVendor(name: String, category: String, neighbourhood: String, now: Int64) async throws -> Vendor {
-        let vendor = Vendor(id: UUID(), name: name.trimmingCharacters(in: .whitespacesAndNewlines), category: category, neighbourhood: neighbourhood, createdAt: now)
-        try await database.write { db in
-            try await db.execute("INSERT INTO vendors (id, name, category, neighbourhood, created_at) VALUES (?, ?, ?, ?, ?)",
-                                 [.text(vendor.id.uuidString), .text(vendor.name), .text(category), .text(neighbourhood), .int(now)])
-        }
-        return vendor
+    public func createVendor(id: UUID, name: String, category: String, neighbourhood: String, now: Int64) async throws -> Vendor {
+        let vendor = Vendor(id: id, name: name.trimmingCharacters(in: .whitespacesAndNewlines), category: category, neighbourhood: neighbourhood, createdAt: now)
+        _ = try await database.writeStatement(
+            "INSERT INTO vendors (id, name, category, neighbourhood, created_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING",
+            [.text(vendor.id.uuidString), .text(vendor.name), .text(category), .text(neighbourhood), .int(now)])
+        guard let stored = try await self.vendor(id: id) else { throw MembershipError(.notFound, "The vendor \(id) was not stored.") }
+        return stored
     }
 
     public func vendor(id: UUID) async throws -> Vendor? {
@@ -157,7 +160,7 @@ public struct SQLMembershipStore: MembershipStore {
     public func saveCredential(_ credential: APICredential) async throws {
         try await database.write { db in
             try await db.execute(
-                "INSERT INTO credentials (id, role, vendor_id, secret_hash, label, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+                "INSERT INTO credentials (id, role, vendor_id, secret_hash, label, created_at) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (secret_hash) DO NOTHING",
                 [.text(credential.id.uuidString), .text(credential.role.rawValue), credential.vendorID.map { .text($0.uuidString) } ?? .null,
                  .text(credential.secretHash), .text(credential.label), .int(credential.createdAt)])
         }

@@ -11,10 +11,10 @@ public enum Provisioning {
         return secret
     }
 
-    /// Stores the hash of a given secret (development mode's fixed demo secrets).
+    /// Stores the hash of a given secret (development mode's fixed demo secrets); a secret already stored is
+    /// left as it is.
     public static func saveCredential(store: any MembershipStore, secret: String, role: Role, vendorID: UUID?, label: String, now: Int64) async throws {
         let hash = APISecret.hash(secret, sha256: SHA256.hash)
-        guard try await store.credential(secretHash: hash) == nil else { return }
         try await store.saveCredential(APICredential(id: UUID(), role: role, vendorID: vendorID, secretHash: hash, label: label, createdAt: now))
     }
 

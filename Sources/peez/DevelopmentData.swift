@@ -14,14 +14,16 @@ enum DevelopmentData {
     static let backendSecret = "peez_backend_DEVELOPMENT_ONLY_not_a_secret"
     static let vendorSecret = "peez_vendor_DEVELOPMENT_ONLY_not_a_secret"
     static let memberUUID = UUID(uuidString: "00000000-0000-4000-8000-000000000001")!
+    static let vendorID = UUID(uuidString: "00000000-0000-4000-8000-000000000101")!
 
-    /// Loads the demo vendor and member and the demo secrets, once.
+    /// Loads the demo vendor and member and the demo secrets, once: every write is idempotent, so several
+    /// instances starting together on one database each seed it and all start.
     static func seed(store: any MembershipStore) async throws {
         let now = Int64(Date().timeIntervalSince1970)
         try await Provisioning.saveCredential(store: store, secret: adminSecret, role: .admin, vendorID: nil, label: "development admin", now: now)
         try await Provisioning.saveCredential(store: store, secret: backendSecret, role: .backend, vendorID: nil, label: "development backend", now: now)
         if try await store.credential(secretHash: APISecret.hash(vendorSecret, sha256: SHA256.hash)) == nil {
-            let vendor = try await store.createVendor(name: "Boucherie Centrale", category: "boucherie", neighbourhood: "centre-ville", now: now)
+            let vendor = try await store.createVendor(id: vendorID, name: "Boucherie Centrale", category: "boucherie", neighbourhood: "centre-ville", now: now)
             try await Provisioning.saveCredential(store: store, secret: vendorSecret, role: .vendor, vendorID: vendor.id, label: "development vendor", now: now)
         }
         let draft = try MemberDraft(uuid: memberUUID, name: "Ahmed Mohamed", phone: "+213550000001",

@@ -154,6 +154,38 @@ struct StoreConformanceTests {
     }
 
     @Test(arguments: StoreKind.available)
+    func startUpWritesAreIdempotentUnderConcurrency(kind: StoreKind) async throws {
+        try await kind.withStore { store in
+            let draft = try MemberDraft(uuid: UUID(), name: "Ahmed Mohamed", phone: "+213550000001", email: "ahmed@example.dz",
+                                        neighbourhood: "usto").validated()
+            let created = try await withThrowingTaskGroup(of: Bool.self) { group in
+                for _ in 0..<8 { group.addTask { try await store.createMember(draft, now: 1_000).created } }
+                return try await group.reduce(into: [Bool]()) { $0.append($1) }
+            }
+            #expect(created.filter { $0 }.count == 1, "one creation, seven idempotent repeats: \(created)")
+
+            let id = UUID()
+            let vendors = try await withThrowingTaskGroup(of: Vendor.self) { group in
+                for name in ["Boucherie Centrale", "Boucherie Centrale", "Autre nom"] {
+                    group.addTask { try await store.createVendor(id: id, name: name, category: "boucherie", neighbourhood: "usto", now: 1_000) }
+                }
+                return try await group.reduce(into: [Vendor]()) { $0.append($1) }
+            }
+            #expect(Set(vendors).count == 1 && vendors[0].id == id, "every caller gets the vendor as first stored")
+
+            let credential = APICredential(id: UUID(), role: .admin, vendorID: nil, secretHash: String(repeating: "ab", count: 32), label: "a", createdAt: 1)
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for _ in 0..<4 {
+                    group.addTask { try await store.saveCredential(APICredential(id: UUID(), role: .admin, vendorID: nil,
+                                                                                 secretHash: credential.secretHash, label: "a", createdAt: 1)) }
+                }
+                try await group.waitForAll()
+            }
+            #expect(try await store.credential(secretHash: credential.secretHash)?.role == .admin)
+        }
+    }
+
+    @Test(arguments: StoreKind.available)
     func aSaleWhoseClaimWasLostStillRecordsItsKey(kind: StoreKind) async throws {
         try await kind.withStore { store in
             // The claim is written without waiting for the disk; a crash and a quick restart can lose it before

@@ -175,3 +175,43 @@ final class SilentListener {
 
     func close() { _ = Glibc.close(descriptor) }
 }
+
+@Suite("Instances starting together", .serialized)
+struct SimultaneousStartTests {
+    @Test(arguments: LifecycleTests.Store.allCases)
+    func developmentInstancesStartedAtOnceOnAFreshDatabaseAllServe(store: LifecycleTests.Store) async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        var postgres: PostgresServer?
+        defer { postgres?.remove() }
+        let storeArguments: [String]
+        switch store {
+        case .sqlite:
+            storeArguments = ["--database", folder.file("ledger.sqlite")]
+        case .postgres:
+            let server = try PostgresServer()
+            try server.start()
+            postgres = server
+            storeArguments = ["--database-url", server.url]
+        }
+        let key = repositoryRoot.appendingPathComponent("Keys/development/signing-key.pem").path
+        let instances = try (0..<3).map { _ in
+            try ServiceProcess(arguments: ["--development", "--signing-key", key] + storeArguments, port: TestPorts.unused())
+        }
+        defer { for instance in instances where instance.process.isRunning { instance.killHard() } }
+        for instance in instances {
+            do {
+                try await instance.waitUntilReady()
+            } catch {
+                Issue.record("an instance did not start: \(error)")
+            }
+        }
+        let vendor = try await instances[2].request("GET", "/v1/vendors/00000000-0000-4000-8000-000000000101",
+                                                    secret: "peez_admin_DEVELOPMENT_ONLY_not_a_secret")
+        #expect(vendor.status == 200 && vendor.body["name"] as? String == "Boucherie Centrale")
+        if let postgres {
+            #expect(try postgres.psql("SELECT count(*) FROM vendors").trimmingCharacters(in: .whitespacesAndNewlines) == "1")
+            #expect(try postgres.psql("SELECT count(*) FROM members").trimmingCharacters(in: .whitespacesAndNewlines) == "1")
+        }
+    }
+}
