@@ -81,7 +81,7 @@ struct CoverageBody: Codable {
         let active = (coverageEnd ?? now) > now
         status = active ? "active" : "expired"
         ends_at = coverageEnd.map(AlgiersCalendar.iso8601)
-        days_left = active ? Int(((coverageEnd ?? now) - now + 86_399) / 86_400) : 0
+        days_left = CoverageSchedule.daysLeft(until: coverageEnd ?? now, now: now)
     }
 }
 

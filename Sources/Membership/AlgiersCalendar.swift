@@ -34,6 +34,25 @@ public enum AlgiersCalendar {
             + pad(secondOfDay / 3600, 2) + ":" + pad(secondOfDay / 60 % 60, 2) + ":" + pad(secondOfDay % 60, 2) + "+01:00"
     }
 
+    /// `seconds` as a person reads it on a card or a receipt, e.g. `2026-12-31 23:59` (Algiers time).
+    public static func minuteStamp(_ seconds: Int64) -> String {
+        let (days, secondOfDay) = localDay(seconds)
+        let date = civil(fromDays: days)
+        return pad(date.year, 4) + "-" + pad(date.month, 2) + "-" + pad(date.day, 2) + " "
+            + pad(secondOfDay / 3600, 2) + ":" + pad(secondOfDay / 60 % 60, 2)
+    }
+
+    /// The moment the Algiers day `YYYY-MM-DD` begins, or nil unless `text` is exactly a real date in that form.
+    public static func startOfDay(_ text: String) -> Int64? {
+        let parts = text.split(separator: "-", omittingEmptySubsequences: false)
+        guard parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2,
+              parts.allSatisfy({ $0.utf8.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) } }),
+              let year = Int64(parts[0]), let month = Int64(parts[1]), let day = Int64(parts[2]),
+              (1...12).contains(month), (1...daysIn(month: month, year: year)).contains(day)
+        else { return nil }
+        return days(fromYear: year, month: month, day: day) * 86_400 - utcOffset
+    }
+
     /// Days since 1970-01-01 in Algiers and the second within that day.
     static func localDay(_ seconds: Int64) -> (days: Int64, secondOfDay: Int64) {
         let local = seconds + utcOffset

@@ -71,6 +71,12 @@ public enum Pricing {
 
 /// Lays a member's periods end to end: paid time is never lost or counted twice.
 public enum CoverageSchedule {
+    /// How many days of paid time are left at `now` when it ends at `end`, as the counter and the app show
+    /// it: a day begun counts whole, so a card shows 1 on its last day until the moment it ends, and 0 after.
+    public static func daysLeft(until end: Int64, now: Int64) -> Int {
+        end > now ? Int((end - now + 86_399) / 86_400) : 0
+    }
+
     /// `periods` must be in purchase order. Each live period starts at the later of its purchase and the end
     /// of the live one before it, and lasts its months (anchored, clamped month arithmetic in Algiers).
     /// Cancelled periods keep their dates but take no room, so the periods after them move back.

@@ -1,16 +1,13 @@
 import Foundation
+import Membership
 
-/// Dates as a person types them at the counter or in a script, and as the cards show them.
+/// Dates as a person types them at the counter or in a script, and as the cards show them (Algiers time,
+/// through ``AlgiersCalendar``).
 enum CardDates {
-    /// Algeria's time zone: UTC+1 all year.
-    static let algiers = TimeZone(identifier: "Africa/Algiers") ?? TimeZone(secondsFromGMT: 3600)!
-
     /// Parses `YYYY-MM-DD` (valid through that whole day, Algiers time), ISO-8601 date-time, or epoch seconds.
     static func parseExpiry(_ text: String) -> UInt64? {
         if let seconds = UInt64(text) { return seconds }
-        if text.count == 10, let day = dayFormatter.date(from: text) {
-            return UInt64(day.timeIntervalSince1970) + 86_400
-        }
+        if let start = AlgiersCalendar.startOfDay(text) { return UInt64(max(0, start + 86_400)) }
         let iso = ISO8601DateFormatter()
         iso.formatOptions = [.withInternetDateTime]
         if let date = iso.date(from: text) { return UInt64(max(0, date.timeIntervalSince1970)) }
@@ -21,22 +18,14 @@ enum CardDates {
 
     /// `2026-12-31 23:59` in Algiers time.
     static func display(_ seconds: UInt64) -> String {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = algiers
-        formatter.dateFormat = "yyyy-MM-dd HH:mm"
-        return formatter.string(from: Date(timeIntervalSince1970: TimeInterval(min(seconds, 253_402_300_799))))
+        AlgiersCalendar.minuteStamp(Int64(min(seconds, 253_402_300_799)))
+    }
+
+    /// Days of paid time left, as the API counts them (``CoverageSchedule/daysLeft(until:now:)``).
+    static func daysLeft(until end: UInt64, now: UInt64) -> Int {
+        CoverageSchedule.daysLeft(until: Int64(min(end, UInt64(Int64.max))), now: Int64(min(now, UInt64(Int64.max))))
     }
 
     /// The current time in whole seconds since the epoch.
     static func now() -> UInt64 { UInt64(Date().timeIntervalSince1970) }
-
-    private static let dayFormatter: DateFormatter = {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = algiers
-        formatter.dateFormat = "yyyy-MM-dd"
-        formatter.isLenient = false
-        return formatter
-    }()
 }

@@ -16,8 +16,8 @@ struct VerdictReport {
             parts.append(claims.subject)
             if let name = claims.name { parts.append(name) }
             parts.append("expires \(CardDates.display(claims.expiresAt)) (Algiers)")
-            if claims.expiresAt >= now {
-                parts.append("\((claims.expiresAt - now) / 86_400) day(s) left")
+            if claims.expiresAt > now {
+                parts.append("\(CardDates.daysLeft(until: claims.expiresAt, now: now)) day(s) left")
             }
         }
         if result.verdict != .valid && !result.detail.isEmpty {

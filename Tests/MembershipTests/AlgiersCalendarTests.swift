@@ -50,4 +50,38 @@ struct AlgiersCalendarTests {
             }
         }
     }
+
+    @Test func minuteStampAndStartOfDayMatchFoundation() {
+        let minute = DateFormatter()
+        minute.locale = Locale(identifier: "en_US_POSIX")
+        minute.timeZone = Self.zone
+        minute.dateFormat = "yyyy-MM-dd HH:mm"
+        let day = DateFormatter()
+        day.locale = Locale(identifier: "en_US_POSIX")
+        day.timeZone = Self.zone
+        day.dateFormat = "yyyy-MM-dd"
+        for instant in Self.instants {
+            let date = Date(timeIntervalSince1970: TimeInterval(instant))
+            #expect(AlgiersCalendar.minuteStamp(instant) == minute.string(from: date), "\(instant)")
+            let text = day.string(from: date)
+            #expect(AlgiersCalendar.startOfDay(text) == Int64(Self.calendar.startOfDay(for: date).timeIntervalSince1970), "\(text)")
+        }
+    }
+
+    @Test func startOfDayRefusesWhatIsNotARealDate() {
+        for text in ["2026-02-29", "2026-13-01", "2026-00-10", "2026-1-01", "2026-01-1", "26-01-01", "2026/01/01", "2026-01-01 ", "２０２６-01-01", ""] {
+            #expect(AlgiersCalendar.startOfDay(text) == nil, "\(text.debugDescription)")
+        }
+        #expect(AlgiersCalendar.startOfDay("2028-02-29") != nil)
+    }
+
+    @Test func aDayBegunCountsWholeInDaysLeft() {
+        let end: Int64 = 1_800_000_000
+        #expect(CoverageSchedule.daysLeft(until: end, now: end) == 0)
+        #expect(CoverageSchedule.daysLeft(until: end, now: end + 1) == 0)
+        #expect(CoverageSchedule.daysLeft(until: end, now: end - 1) == 1, "the last second of the last day")
+        #expect(CoverageSchedule.daysLeft(until: end, now: end - 86_400) == 1)
+        #expect(CoverageSchedule.daysLeft(until: end, now: end - 86_401) == 2)
+        #expect(CoverageSchedule.daysLeft(until: end, now: end - 30 * 86_400 + 3_600) == 30)
+    }
 }

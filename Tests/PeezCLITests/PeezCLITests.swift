@@ -56,6 +56,16 @@ struct PeezCLITests {
         #expect(verified.standardOutput.contains("day(s) left"))
     }
 
+    @Test func theCommandLineCountsDaysLeftAsTheAPIDoes() throws {
+        let workspace = try Workspace()
+        defer { workspace.folder.remove() }
+        // Expires 30 days and one hour from now: the API says 31 (a day begun counts whole); so must the CLI.
+        let now = UInt64(Date().timeIntervalSince1970)
+        let token = try workspace.issue(expires: String(now + 30 * 86_400 + 3_600))
+        let verified = try PeezCommand.run(["verify", "--keys", workspace.keySet, "--now", String(now), token])
+        #expect(verified.standardOutput.contains("31 day(s) left"), "\(verified.standardOutput)")
+    }
+
     @Test func expiresAcceptsADayAnISODateTimeAndEpochSeconds() throws {
         let workspace = try Workspace()
         defer { workspace.folder.remove() }
