@@ -47,7 +47,7 @@ public final class PostgresDatabase: SQLDatabase, Service {
         guard let components = URLComponents(string: url), ["postgres", "postgresql"].contains(components.scheme ?? ""),
               let host = components.host, let user = components.user
         else {
-            throw PostgresURLError(url: url)
+            throw PostgresStoreError(.invalidURL, "the database URL must look like postgres://user:password@host:5432/database")
         }
         let configuration = PostgresConnection.Configuration(
             host: host, port: components.port ?? 5432, username: user, password: components.password,
@@ -80,18 +80,18 @@ public final class PostgresDatabase: SQLDatabase, Service {
                 }
                 group.addTask {
                     try await Task.sleep(for: timeout)
-                    throw PostgresStartError("no answer from \(target) within \(timeout)")
+                    throw PostgresStoreError(.unreachable, "no answer from \(target) within \(timeout)")
                 }
                 try await group.next()
                 group.cancelAll()
             }
-        } catch let error as PostgresStartError {
+        } catch let error as PostgresStoreError {
             throw error
         } catch let error as PSQLError {
             let reason = error.serverInfo?[.message] ?? error.underlying.map { "\($0)" } ?? "\(error.code)"
-            throw PostgresStartError("cannot use \(target): \(reason)")
+            throw PostgresStoreError(.unreachable, "cannot use \(target): \(reason)")
         } catch {
-            throw PostgresStartError("cannot use \(target): \(error)")
+            throw PostgresStoreError(.unreachable, "cannot use \(target): \(error)")
         }
     }
 
@@ -195,17 +195,35 @@ public final class PostgresDatabase: SQLDatabase, Service {
     }
 }
 
-/// The database cannot be used at start: the sentence says what was tried and what went wrong.
-public struct PostgresStartError: Error, CustomStringConvertible {
-    public let description: String
-    init(_ description: String) { self.description = description }
-}
+/// The PostgreSQL store cannot be set up: a stable ``code`` and a ``reason`` that says what was tried and what
+/// went wrong. Errors compare by code.
+public struct PostgresStoreError: Error, Hashable, CustomStringConvertible, Sendable {
+    public let code: Code
+    public let reason: String
 
-/// A database URL that is not `postgres://user[:password]@host[:port]/database`.
-public struct PostgresURLError: Error, CustomStringConvertible {
-    public let url: String
-    public var description: String {
-        "the database URL must look like postgres://user:password@host:5432/database"
+    init(_ code: Code, _ reason: String) {
+        self.code = code
+        self.reason = reason
+    }
+
+    public var description: String { reason }
+
+    public static func == (lhs: PostgresStoreError, rhs: PostgresStoreError) -> Bool { lhs.code == rhs.code }
+    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
+
+    /// An opaque code over a private enum, so codes can be added without breaking callers.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        private enum Backing: String, Hashable, Sendable {
+            case invalidURL = "invalid_url", unreachable
+        }
+        private let backing: Backing
+        private init(_ backing: Backing) { self.backing = backing }
+        public var description: String { backing.rawValue }
+
+        /// The database URL is not `postgres://user[:password]@host[:port]/database`.
+        public static let invalidURL = Code(.invalidURL)
+        /// The server cannot be reached in time, refuses the credentials, or has no such database.
+        public static let unreachable = Code(.unreachable)
     }
 }
 

@@ -41,21 +41,54 @@ public struct SQLRow: Sendable {
     }
 }
 
-/// Failures a driver reports in a form the store can act on.
-public enum SQLError: Error, Hashable, CustomStringConvertible {
-    /// A UNIQUE or PRIMARY KEY constraint refused a write; the text names the constraint or column.
-    case uniqueViolation(String)
-    /// A column held a value of an unexpected type: the schema and the code disagree.
-    case unexpectedValue(String)
-    /// The database answered a COMMIT with another tag (the text): the transaction was rolled back.
-    case notCommitted(String)
+/// A failure a driver reports in a form the store can act on: a stable ``code``, the ``subject`` it is about
+/// (a constraint, a column, a command tag) and a ``reason`` a person can act on. Errors compare by code, so
+/// tests assert on the code.
+public struct SQLError: Error, Hashable, CustomStringConvertible, Sendable {
+    public let code: Code
+    public let subject: String
+    public let reason: String
 
-    public var description: String {
-        switch self {
-        case .uniqueViolation(let what): return "unique constraint violated: \(what)"
-        case .unexpectedValue(let column): return "column \(column) holds an unexpected value"
-        case .notCommitted(let tag): return "the database answered COMMIT with \(tag): the transaction was not committed"
+    public init(_ code: Code, subject: String, _ reason: String) {
+        self.code = code
+        self.subject = subject
+        self.reason = reason
+    }
+
+    public var description: String { reason }
+
+    public static func == (lhs: SQLError, rhs: SQLError) -> Bool { lhs.code == rhs.code }
+    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
+
+    /// A UNIQUE or PRIMARY KEY constraint refused a write; the subject names the constraint or column.
+    public static func uniqueViolation(_ constraint: String) -> SQLError {
+        SQLError(.uniqueViolation, subject: constraint, "unique constraint violated: \(constraint)")
+    }
+
+    /// A column held a value of an unexpected type: the schema and the code disagree.
+    public static func unexpectedValue(_ column: String) -> SQLError {
+        SQLError(.unexpectedValue, subject: column, "column \(column) holds a value of an unexpected type: the database's schema and this program disagree (is it the right database, migrated by this version?)")
+    }
+
+    /// The database answered a COMMIT with another tag: the transaction was rolled back.
+    public static func notCommitted(_ tag: String) -> SQLError {
+        SQLError(.notCommitted, subject: tag, "the database answered COMMIT with \(tag): the transaction was not committed")
+    }
+
+    /// An opaque code over a private enum, so codes can be added without breaking callers.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        private enum Backing: String, Hashable, Sendable {
+            case uniqueViolation = "unique_violation"
+            case unexpectedValue = "unexpected_value"
+            case notCommitted = "not_committed"
         }
+        private let backing: Backing
+        private init(_ backing: Backing) { self.backing = backing }
+        public var description: String { backing.rawValue }
+
+        public static let uniqueViolation = Code(.uniqueViolation)
+        public static let unexpectedValue = Code(.unexpectedValue)
+        public static let notCommitted = Code(.notCommitted)
     }
 }
 

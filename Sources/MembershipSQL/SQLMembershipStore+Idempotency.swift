@@ -19,7 +19,7 @@ extension SQLMembershipStore {
     func existingIdempotentRequest(_ key: IdempotencyKey, now: Int64, abandonAfter: Int64) async throws -> IdempotencyDecision {
         do {
             return try await beginIdempotentRequestOnce(key, now: now, abandonAfter: abandonAfter)
-        } catch SQLError.uniqueViolation {
+        } catch let error as SQLError where error.code == .uniqueViolation {
             // The record went (abandoned) and two attempts raced to record it again (a row that does not exist
             // yet cannot be locked): the other one won and is in flight.
             return .inFlight

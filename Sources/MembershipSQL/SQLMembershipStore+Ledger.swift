@@ -126,7 +126,7 @@ extension SQLMembershipStore {
         while true {
             do {
                 return try await attempt()
-            } catch let SQLError.uniqueViolation(what) where Self.isConcurrentLedgerChange(what) {
+            } catch let error as SQLError where error.code == .uniqueViolation && Self.isConcurrentLedgerChange(error.subject) {
                 attempts += 1
                 guard attempts < Self.ledgerAttempts else {
                     throw MembershipError(.conflict, "The member's subscription kept changing while this was being recorded; retry.")

@@ -70,11 +70,11 @@ public struct SQLMembershipStore: MembershipStore {
                      .text(member.email), .text(member.neighbourhood), .text(member.language.rawValue), .int(now)])
                 return (member, true)
             }
-        } catch let SQLError.uniqueViolation(what) {
+        } catch let error as SQLError where error.code == .uniqueViolation {
             // The same member created at the same moment by another request (a retry, another instance): it
             // won the race; the same fields make this an idempotent repeat, as if it had come second.
             if let existing = try await member(uuid: draft.uuid), existing.matches(draft) { return (existing, false) }
-            throw Self.memberConflict(what)
+            throw Self.memberConflict(error.subject)
         }
     }
 
@@ -110,8 +110,8 @@ public struct SQLMembershipStore: MembershipStore {
             }
             cardCache?.forget(uuid)
             return updated
-        } catch let SQLError.uniqueViolation(what) {
-            throw Self.memberConflict(what)
+        } catch let error as SQLError where error.code == .uniqueViolation {
+            throw Self.memberConflict(error.subject)
         }
     }
 

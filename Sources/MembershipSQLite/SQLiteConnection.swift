@@ -20,7 +20,7 @@ final class SQLiteConnection: @unchecked Sendable {
         guard status == SQLITE_OK, let handle else {
             let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
             sqlite3_close(handle)
-            throw SQLiteError(code: status, message: "cannot open \(path): \(message)")
+            throw SQLiteError(resultCode: status, "cannot open the database \(path): \(message)")
         }
         self.handle = handle
     }
@@ -110,13 +110,62 @@ final class SQLiteConnection: @unchecked Sendable {
         if code == peez_sqlite_constraint_unique() || code == peez_sqlite_constraint_primary_key() {
             return SQLError.uniqueViolation(message)
         }
-        return SQLiteError(code: code, message: "\(message) (in: \(sql.prefix(80)))")
+        return SQLiteError(resultCode: code, "\(message) (in: \(sql.prefix(80)))")
     }
 }
 
-/// A failure reported by SQLite, with its extended result code.
-public struct SQLiteError: Error, CustomStringConvertible {
-    public let code: Int32
-    public let message: String
-    public var description: String { "SQLite error \(code): \(message)" }
+/// A failure SQLite reported: a stable ``code`` for the kinds a person can act on, SQLite's own extended
+/// result code, and a ``reason`` that says what to do. Errors compare by code.
+public struct SQLiteError: Error, Hashable, CustomStringConvertible, Sendable {
+    public let code: Code
+    /// SQLite's extended result code (https://sqlite.org/rescode.html).
+    public let resultCode: Int32
+    public let reason: String
+
+    init(resultCode: Int32, _ message: String) {
+        self.resultCode = resultCode
+        switch resultCode & 0xFF {
+        case SQLITE_BUSY, SQLITE_LOCKED:
+            code = .busy
+            reason = "\(message): another process holds the database file (waited 5 s); stop the other peez using it"
+        case SQLITE_CANTOPEN, SQLITE_PERM, SQLITE_READONLY:
+            code = .cannotOpen
+            reason = "\(message): check that the folder exists and that this user may read and write the file"
+        case SQLITE_CORRUPT, SQLITE_NOTADB:
+            code = .corrupt
+            reason = "\(message): the file is damaged or is not a PEEZ database; restore it from a backup"
+        case SQLITE_FULL, SQLITE_IOERR:
+            code = .storage
+            reason = "\(message): the disk is full or failing"
+        default:
+            code = .other
+            reason = "\(message) (SQLite result code \(resultCode))"
+        }
+    }
+
+    public var description: String { reason }
+
+    public static func == (lhs: SQLiteError, rhs: SQLiteError) -> Bool { lhs.code == rhs.code }
+    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
+
+    /// An opaque code over a private enum, so codes can be added without breaking callers.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        private enum Backing: String, Hashable, Sendable {
+            case busy, cannotOpen = "cannot_open", corrupt, storage, other
+        }
+        private let backing: Backing
+        private init(_ backing: Backing) { self.backing = backing }
+        public var description: String { backing.rawValue }
+
+        /// Another connection or process holds the file longer than the busy timeout.
+        public static let busy = Code(.busy)
+        /// The file or its folder cannot be opened, read or written.
+        public static let cannotOpen = Code(.cannotOpen)
+        /// The file is damaged or not an SQLite database.
+        public static let corrupt = Code(.corrupt)
+        /// The disk is full or reported an I/O error.
+        public static let storage = Code(.storage)
+        /// Anything else; the reason carries SQLite's message and result code.
+        public static let other = Code(.other)
+    }
 }

@@ -24,10 +24,14 @@ struct Peez: AsyncParsableCommand {
         subcommands: [Serve.self, Admin.self, Keys.self, Card.self, Verify.self]
     )
 
-    /// Runs the command line, mapping every failure to exit status 2 with a message on standard error.
+    /// Runs the command line, mapping every failure to exit status 2 with a message on standard error: a
+    /// usage error found while parsing or in `validate()` with the command's usage, as ArgumentParser prints
+    /// it; an error from `run()` (a file, a database, a key) as one `Error:` line saying what went wrong.
     static func main() async {
+        var running = false
         do {
             var command = try parseAsRoot()
+            running = true
             if var asyncCommand = command as? any AsyncParsableCommand {
                 try await asyncCommand.run()
             } else {
@@ -37,7 +41,7 @@ struct Peez: AsyncParsableCommand {
             Foundation.exit(code.rawValue)
         } catch {
             if exitCode(for: error) == .success { exit(withError: error) }
-            let message = fullMessage(for: error)
+            let message = running ? message(for: error) : fullMessage(for: error)
             FileHandle.standardError.write(Data((message.hasPrefix("Error") ? message : "Error: \(message)").utf8 + [0x0A]))
             Foundation.exit(2)
         }

@@ -35,11 +35,23 @@ struct StoreOptions: ParsableArguments {
     /// Opens the SQLite file, creating its folder (0700) if missing; warns if other users can read the files.
     private func openSQLite() async throws -> SQLiteDatabase {
         let folder = (database as NSString).deletingLastPathComponent
-        if !folder.isEmpty && !FileManager.default.fileExists(atPath: folder) {
-            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        }
+        if !folder.isEmpty { try Self.makeFolder(folder) }
         if let problem = SQLiteDatabase.permissionProblem(path: database) { printError("warning: \(problem)") }
         return try await SQLiteDatabase.open(path: database)
+    }
+
+    /// Creates `path` and any missing parents, each 0700 (they hold members' personal data).
+    private static func makeFolder(_ path: String) throws {
+        var isFolder: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) {
+            guard isFolder.boolValue else { throw ValidationError("\(path) is a file, not a folder for the database") }
+            return
+        }
+        let parent = (path as NSString).deletingLastPathComponent
+        if !parent.isEmpty && parent != path { try makeFolder(parent) }
+        guard mkdir(path, 0o700) == 0 || errno == EEXIST else {
+            throw ValidationError("cannot create the folder \(path) for the database: \(String(cString: strerror(errno)))")
+        }
     }
 
     /// Opens the store and runs `body` with it; a PostgreSQL pool runs for as long as `body` does.

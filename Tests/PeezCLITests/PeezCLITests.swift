@@ -56,6 +56,16 @@ struct PeezCLITests {
         #expect(verified.standardOutput.contains("day(s) left"))
     }
 
+    @Test func aFailureWhileRunningIsOneErrorLineAndAUsageErrorShowsItsCommandsUsage() throws {
+        let folder = try PeezCommand.run(["admin", "create-token", "--database", "/proc/no-such-folder/ledger.sqlite"])
+        #expect(folder.status == 2)
+        #expect(folder.standardError == "Error: cannot create the folder /proc/no-such-folder for the database: No such file or directory\n")
+        let url = try PeezCommand.run(["serve", "--development", "--database-url", "mysql://somewhere/db"])
+        #expect(url.status == 2 && url.standardError == "Error: the database URL must look like postgres://user:password@host:5432/database\n")
+        let usage = try PeezCommand.run(["serve", "--port", "0"])
+        #expect(usage.status == 2 && usage.standardError.hasPrefix("Error: --port must be 1 to 65535\nUsage: peez serve "))
+    }
+
     @Test func theCommandLineCountsDaysLeftAsTheAPIDoes() throws {
         let workspace = try Workspace()
         defer { workspace.folder.remove() }
