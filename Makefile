@@ -9,7 +9,7 @@ FUZZ_RUNS ?= 3000000
 DEV_KEY := Keys/development/signing-key.pem
 PEEZ := .build/debug/peez
 
-.PHONY: help deps build serve demo test bench bench-http fuzz vectors clean
+.PHONY: help deps build serve demo test snapshots bench bench-http fuzz vectors clean
 
 help: ## List the commands
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-8s %s\n", $$1, $$2}'
@@ -51,6 +51,9 @@ test: deps ## Run the whole test suite (starts a throwaway PostgreSQL server for
 	@url=$${PEEZ_TEST_DATABASE_URL:-$$(scripts/test-postgres start)}; \
 	PEEZ_TEST_DATABASE_URL=$$url swift test $(SWIFT_BUILD_FLAGS); status=$$?; \
 	[ -n "$$PEEZ_TEST_DATABASE_URL" ] || scripts/test-postgres stop; exit $$status
+
+snapshots: build ## Rewrite the stored --help snapshots (Fixtures/help) after a meant change to a command's help
+	PEEZ_UPDATE_SNAPSHOTS=1 swift test $(SWIFT_BUILD_FLAGS) --filter helpMatchesItsSnapshot
 
 bench: deps ## Benchmark signing, verifying and QR rendering on one core (release build)
 	swift build -c release --product peez-bench
