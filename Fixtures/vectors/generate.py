@@ -112,8 +112,13 @@ def ok(c, kid=PRIMARY_KID):
 # ---------------------------------------------------------------------------- the vectors
 
 V = []
-def vector(id, description, tok, expected, keys=("primary",), revocations=None, now=NOW):
+# The spec's verification step that refuses a token with this verdict; a malformed token names its step.
+STEP = {"unsupported_algorithm": 6, "unknown_key": 7, "bad_signature": 8, "bad_claims": 9,
+        "expired": 10, "not_yet_valid": 10, "revoked": 11}
+def vector(id, description, tok, expected, keys=("primary",), revocations=None, now=NOW, step=None):
     if isinstance(expected, str): expected = {"verdict": expected}
+    if expected["verdict"] != "valid":
+        expected = dict(expected, step=step or STEP[expected["verdict"]])
     V.append({"id": id, "description": description, "token": tok, "trusted_keys": list(keys),
               "now": now, "leeway": LEEWAY, "revocations": revocations or {"token_ids": [], "members": {}},
               "expected": expected})
@@ -150,41 +155,41 @@ vector("unsupported-algorithm-es256", "the protected header names ES256 (-7)", t
 vector("unsupported-algorithm-text", "the protected header names an algorithm as text", token(c, protected=enc({1: "EdDSA", 4: PRIMARY_KID})), "unsupported_algorithm")
 
 good_token = token(c)
-vector("malformed-empty", "an empty scan", "", "malformed")
-vector("malformed-whitespace-only", "a scan of only whitespace", " \r\n", "malformed")
-vector("malformed-wrong-prefix", "an EU certificate prefix", "HC1:" + good_token[6:], "malformed")
-vector("malformed-lowercase-prefix", "the prefix is case-sensitive", "peez1:" + good_token[6:], "malformed")
+vector("malformed-empty", "an empty scan", "", "malformed", step=1)
+vector("malformed-whitespace-only", "a scan of only whitespace", " \r\n", "malformed", step=1)
+vector("malformed-wrong-prefix", "an EU certificate prefix", "HC1:" + good_token[6:], "malformed", step=2)
+vector("malformed-lowercase-prefix", "the prefix is case-sensitive", "peez1:" + good_token[6:], "malformed", step=2)
 vector("malformed-base45-truncated", "one character cut off (length ≡ 1 mod 3)",
-       good_token[:-1] if (len(good_token) - 7) % 3 == 1 else good_token[:-2], "malformed")
-vector("malformed-base45-lowercase", "lower-case letters are not Base45", good_token[:6] + good_token[6:].lower(), "malformed")
-vector("malformed-base45-bad-character", "a '#' is not in the alphabet", good_token[:10] + "#" + good_token[11:], "malformed")
-vector("malformed-base45-triplet-overflow", "a chunk ':::' encodes 91124, above 65535", "PEEZ1::::" + good_token[9:], "malformed")
-vector("malformed-base45-pair-overflow", "a final pair '::' encodes 2024, above 255", "PEEZ1:" + b45(enc(Tag(18, [b"", {}, b"", b""]))) + "::", "malformed")
-vector("malformed-trailing-bytes", "a zero byte after the COSE item", token(c, trailing=b"\x00"), "malformed")
+       good_token[:-1] if (len(good_token) - 7) % 3 == 1 else good_token[:-2], "malformed", step=3)
+vector("malformed-base45-lowercase", "lower-case letters are not Base45", good_token[:6] + good_token[6:].lower(), "malformed", step=3)
+vector("malformed-base45-bad-character", "a '#' is not in the alphabet", good_token[:10] + "#" + good_token[11:], "malformed", step=3)
+vector("malformed-base45-triplet-overflow", "a chunk ':::' encodes 91124, above 65535", "PEEZ1::::" + good_token[9:], "malformed", step=3)
+vector("malformed-base45-pair-overflow", "a final pair '::' encodes 2024, above 255", "PEEZ1:" + b45(enc(Tag(18, [b"", {}, b"", b""]))) + "::", "malformed", step=3)
+vector("malformed-trailing-bytes", "a zero byte after the COSE item", token(c, trailing=b"\x00"), "malformed", step=4)
 vector("malformed-indefinite-array", "the COSE array has indefinite length",
-       token(c, outer=lambda items: Tag(18, Raw(b"\x9f" + b"".join(enc(i) for i in items) + b"\xff"))), "malformed")
+       token(c, outer=lambda items: Tag(18, Raw(b"\x9f" + b"".join(enc(i) for i in items) + b"\xff"))), "malformed", step=4)
 vector("malformed-indefinite-payload", "the signed claims map has indefinite length",
-       token(Raw(b"\xbf" + b"".join(enc(k) + enc(v) for k, v in sorted(c.items(), key=lambda p: enc(p[0]))) + b"\xff")), "malformed")
-vector("malformed-deep-nesting", "a claim nests arrays five deep (limit 4)", token(claims(extra={99: [[[[1]]]]})), "malformed")
-vector("malformed-absurd-bstr-length", "a byte string declares 4 GiB", "PEEZ1:" + b45(enc(Tag(18, Raw(b"\x84\x5a\xff\xff\xff\xff")))), "malformed")
-vector("malformed-absurd-array-count", "an array declares 2^64-1 items", "PEEZ1:" + b45(b"\xd2\x9b" + b"\xff" * 8), "malformed")
+       token(Raw(b"\xbf" + b"".join(enc(k) + enc(v) for k, v in sorted(c.items(), key=lambda p: enc(p[0]))) + b"\xff")), "malformed", step=4)
+vector("malformed-deep-nesting", "a claim nests arrays five deep (limit 4)", token(claims(extra={99: [[[[1]]]]})), "malformed", step=4)
+vector("malformed-absurd-bstr-length", "a byte string declares 4 GiB", "PEEZ1:" + b45(enc(Tag(18, Raw(b"\x84\x5a\xff\xff\xff\xff")))), "malformed", step=4)
+vector("malformed-absurd-array-count", "an array declares 2^64-1 items", "PEEZ1:" + b45(b"\xd2\x9b" + b"\xff" * 8), "malformed", step=4)
 vector("malformed-non-shortest-integer", "the signed expiry uses an 8-byte integer for a 4-byte value",
-       token(Map([(k, Raw(head(0, v, 8)) if k == 4 else v) for k, v in c.items()])), "malformed")
+       token(Map([(k, Raw(head(0, v, 8)) if k == 4 else v) for k, v in c.items()])), "malformed", step=4)
 vector("malformed-unsorted-map-keys", "the signed claims map is not in bytewise key order",
-       token(Map(list(reversed(sorted(c.items(), key=lambda p: enc(p[0])))), sort=False)), "malformed")
+       token(Map(list(reversed(sorted(c.items(), key=lambda p: enc(p[0])))), sort=False)), "malformed", step=4)
 vector("malformed-duplicate-map-key", "the signed claims map repeats the subject key",
-       token(Map(sorted(c.items(), key=lambda p: enc(p[0])) + [(2, "PEEZ-20251103-00003")], sort=False)), "malformed")
-vector("malformed-float-claim", "a claim holds a float, which the format never uses", token(claims(extra={99: Raw(b"\xf9\x3c\x00")})), "malformed")
-vector("malformed-not-tagged", "a bare array without tag 18", token(c, outer=lambda items: items), "malformed")
-vector("malformed-wrong-tag", "tag 17 (COSE_Mac0) instead of 18", token(c, outer=lambda items: Tag(17, items)), "malformed")
-vector("malformed-three-elements", "the COSE array has three elements", token(c, outer=lambda items: Tag(18, items[:3])), "malformed")
-vector("malformed-short-signature", "a 63-byte signature", token(c, tamper=lambda s: s[:63]), "malformed")
-vector("malformed-unprotected-header", "the unprotected header is not empty", token(c, unprotected={4: PRIMARY_KID}), "malformed")
-vector("malformed-missing-kid", "the protected header has no kid", token(c, protected=enc({1: -8})), "malformed")
-vector("malformed-short-kid", "the kid is 7 bytes", token(c, protected=enc({1: -8, 4: PRIMARY_KID[:7]})), "malformed")
-vector("malformed-missing-alg", "the protected header has no algorithm", token(c, protected=enc({4: PRIMARY_KID})), "malformed")
-vector("malformed-too-long", "a text longer than any card can be", "PEEZ1:" + "0" * 3075, "malformed")
-vector("malformed-invalid-utf8-name", "the name is not UTF-8", token(claims(name=Raw(b"\x62\xff\xfe"))), "malformed")
+       token(Map(sorted(c.items(), key=lambda p: enc(p[0])) + [(2, "PEEZ-20251103-00003")], sort=False)), "malformed", step=4)
+vector("malformed-float-claim", "a claim holds a float, which the format never uses", token(claims(extra={99: Raw(b"\xf9\x3c\x00")})), "malformed", step=4)
+vector("malformed-not-tagged", "a bare array without tag 18", token(c, outer=lambda items: items), "malformed", step=5)
+vector("malformed-wrong-tag", "tag 17 (COSE_Mac0) instead of 18", token(c, outer=lambda items: Tag(17, items)), "malformed", step=5)
+vector("malformed-three-elements", "the COSE array has three elements", token(c, outer=lambda items: Tag(18, items[:3])), "malformed", step=5)
+vector("malformed-short-signature", "a 63-byte signature", token(c, tamper=lambda s: s[:63]), "malformed", step=5)
+vector("malformed-unprotected-header", "the unprotected header is not empty", token(c, unprotected={4: PRIMARY_KID}), "malformed", step=5)
+vector("malformed-missing-kid", "the protected header has no kid", token(c, protected=enc({1: -8})), "malformed", step=6)
+vector("malformed-short-kid", "the kid is 7 bytes", token(c, protected=enc({1: -8, 4: PRIMARY_KID[:7]})), "malformed", step=6)
+vector("malformed-missing-alg", "the protected header has no algorithm", token(c, protected=enc({4: PRIMARY_KID})), "malformed", step=6)
+vector("malformed-too-long", "a text longer than any card can be", "PEEZ1:" + "0" * 3075, "malformed", step=4)
+vector("malformed-invalid-utf8-name", "the name is not UTF-8", token(claims(name=Raw(b"\x62\xff\xfe"))), "malformed", step=4)
 
 def bad(id, description, c):
     vector(id, description, token(c), {"verdict": "bad_claims", "kid": PRIMARY_KID.hex()})
@@ -208,11 +213,15 @@ vector("revoked-member-before", "the member's cards issued before a later time a
 vector("valid-member-revoked-earlier", "a member revocation older than the card does not touch it", token(c), ok(c),
        revocations={"token_ids": ["ffffffffffffffff"], "members": {c[2]: c[6]}})
 
+missing = [v["id"] for v in V if v["expected"]["verdict"] == "malformed" and not 1 <= v["expected"]["step"] <= 6]
+assert not missing, f"malformed vectors without their step: {missing}"
+
 manifest = {
     "format": "PEEZ1 card token test vectors",
     "spec": "shared/spec/card-token.md",
     "how_to_use": "For each vector: trust the named public keys, verify `token` at `now` (seconds since the epoch) "
-                  "with `leeway` seconds and the given revocation list, and expect `expected.verdict`; where "
+                  "with `leeway` seconds and the given revocation list, and expect `expected.verdict` and, for every refusal, `expected.step`: the "
+                  "spec's verification step (1-11) that refuses the token; where "
                   "`expected` lists claims or a kid, they must match too.",
     "generator": "Fixtures/vectors/generate.py (independent Python implementation; Ed25519 from the cryptography package)",
     "public_keys": {"primary": PRIMARY_PEM, "other": OTHER_PEM},

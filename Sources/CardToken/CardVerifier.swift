@@ -34,20 +34,20 @@ public struct CardVerifier: Sendable {
             (envelope, claimsValue) = try Self.open(text)
         } catch {
             let verdict: Verdict = error.code == .unsupportedAlgorithm ? .unsupportedAlgorithm : .malformed
-            return VerificationResult(verdict: verdict, detail: error.reason)
+            return VerificationResult(verdict: verdict, detail: error.reason, step: Self.step(refusing: error, text: text))
         }
         let keyID = envelope.keyID
 
         // Step 7: a trusted key bears the kid.
         let candidates = trustedKeys.keys(for: keyID)
         guard !candidates.isEmpty else {
-            return VerificationResult(verdict: .unknownKey, detail: "no trusted key has kid \(keyID)", keyID: keyID)
+            return VerificationResult(verdict: .unknownKey, detail: "no trusted key has kid \(keyID)", keyID: keyID, step: 7)
         }
 
         // Step 8: one of them made the signature.
         let input = envelope.signatureInput
         guard candidates.contains(where: { $0.isValidSignature(envelope.signature, for: input) }) else {
-            return VerificationResult(verdict: .badSignature, detail: "the signature does not verify with the \(candidates.count) key(s) of kid \(keyID)", keyID: keyID)
+            return VerificationResult(verdict: .badSignature, detail: "the signature does not verify with the \(candidates.count) key(s) of kid \(keyID)", keyID: keyID, step: 8)
         }
 
         // Step 9: the claims.
@@ -55,23 +55,35 @@ public struct CardVerifier: Sendable {
         do {
             claims = try CardClaims(cbor: claimsValue)
         } catch {
-            return VerificationResult(verdict: .badClaims, detail: error.reason, keyID: keyID)
+            return VerificationResult(verdict: .badClaims, detail: error.reason, keyID: keyID, step: 9)
         }
 
         // Step 10: time, with leeway.
         let (expiryLimit, overflow) = claims.expiresAt.addingReportingOverflow(leeway)
         if !overflow && expiryLimit < now {
-            return VerificationResult(verdict: .expired, detail: "expired at \(claims.expiresAt)", keyID: keyID, claims: claims)
+            return VerificationResult(verdict: .expired, detail: "expired at \(claims.expiresAt)", keyID: keyID, claims: claims, step: 10)
         }
         if claims.issuedAt > now && claims.issuedAt - now > leeway {
-            return VerificationResult(verdict: .notYetValid, detail: "issued at \(claims.issuedAt), later than now (\(now))", keyID: keyID, claims: claims)
+            return VerificationResult(verdict: .notYetValid, detail: "issued at \(claims.issuedAt), later than now (\(now))", keyID: keyID, claims: claims, step: 10)
         }
 
         // Step 11: revocation.
         if let reason = revocations.revocationReason(for: claims) {
-            return VerificationResult(verdict: .revoked, detail: reason, keyID: keyID, claims: claims)
+            return VerificationResult(verdict: .revoked, detail: reason, keyID: keyID, claims: claims, step: 11)
         }
         return VerificationResult(verdict: .valid, keyID: keyID, claims: claims)
+    }
+
+    /// The step (1 to 6) at which ``open(_:)`` refused `text` with `error`; the payload's CBOR is held to
+    /// step 4's rules.
+    static func step(refusing error: CardTokenError, text: some Collection<UInt8>) -> Int {
+        switch error.code {
+        case .missingPrefix: return text.trimmingASCIIWhitespace().isEmpty ? 1 : 2
+        case .invalidBase45: return 3
+        case .notCOSESign1: return 5
+        case .invalidProtectedHeader, .unsupportedAlgorithm: return 6
+        default: return 4  // the CBOR rules: bounds, definite lengths, depth, determinism, nothing after the item
+        }
     }
 
     /// Steps 1 to 6, and the strict decoding of the payload: the envelope and its undecoded claims.

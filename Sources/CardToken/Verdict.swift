@@ -36,12 +36,15 @@ public struct VerificationResult: Sendable, Hashable {
     public var keyID: KeyID?
     /// The claims, present only when the signature verified and the claims were well formed.
     public var claims: CardClaims?
+    /// The step of the spec's "Verifying" section (1 to 11) that refused the token; nil for a valid one.
+    public var step: Int?
 
-    public init(verdict: Verdict, detail: String = "", keyID: KeyID? = nil, claims: CardClaims? = nil) {
+    public init(verdict: Verdict, detail: String = "", keyID: KeyID? = nil, claims: CardClaims? = nil, step: Int? = nil) {
         self.verdict = verdict
         self.detail = detail
         self.keyID = keyID
         self.claims = claims
+        self.step = step
     }
 
     /// Whether the card was signed by a trusted key, whatever its dates or revocation say.

@@ -36,6 +36,7 @@ struct VerdictReport {
             fields.append(("cti", JSONText.string(claims.tokenID.hex)))
         }
         if let keyID = result.keyID { fields.append(("kid", JSONText.string(keyID.hex))) }
+        if let step = result.step { fields.append(("step", String(step))) }
         if !result.detail.isEmpty { fields.append(("detail", JSONText.string(result.detail))) }
         return "{" + fields.map { "\(JSONText.string($0.0)): \($0.1)" }.joined(separator: ", ") + "}"
     }

@@ -12,6 +12,8 @@ struct CardTokenVectorTests {
         let result = try manifest.verifier(for: vector).verify(vector.token, now: vector.now)
 
         #expect(result.verdict.rawValue == vector.expected.verdict, "\(vector.description): \(result.detail)")
+        #expect(result.step == vector.expected.step, "\(vector.description): refused at step \(result.step.map(String.init) ?? "none"), not \(vector.expected.step.map(String.init) ?? "none"): \(result.detail)")
+        if vector.expected.verdict != "valid" { #expect(vector.expected.step != nil, "every refusal names its step") }
         if let kid = vector.expected.kid { #expect(result.keyID?.hex == kid) }
         if let sub = vector.expected.sub {
             let claims = try #require(result.claims)

@@ -17,6 +17,8 @@ struct VectorManifest: Decodable {
             var cti: String?
             var kid: String?
             var name: String?
+            /// The spec's step that refuses the token (every refusal names one).
+            var step: Int?
         }
         var id: String
         var description: String
