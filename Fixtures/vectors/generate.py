@@ -218,7 +218,7 @@ assert not missing, f"malformed vectors without their step: {missing}"
 
 manifest = {
     "format": "PEEZ1 card token test vectors",
-    "spec": "shared/spec/card-token.md",
+    "spec": "Docs/card-token.md",
     "how_to_use": "For each vector: trust the named public keys, verify `token` at `now` (seconds since the epoch) "
                   "with `leeway` seconds and the given revocation list, and expect `expected.verdict` and, for every refusal, `expected.step`: the "
                   "spec's verification step (1-11) that refuses the token; where "
