@@ -40,8 +40,9 @@ extension SQLMembershipStore {
             WHERE k.member_uuid = ?
             """,
             [.text(memberUUID.uuidString)]).first.map { row in
-            StoredCard(memberUUID: memberUUID, tokenID: try row.text("token_id"), token: try row.text("token"), png: try row.blob("png"),
-                       issuedAt: try row.int("issued_at"), expiresAt: try row.int("expires_at"), coverageEnd: try row.optionalInt("coverage_end"))
+            let read = RowReader(row: row, table: "cards")
+            return StoredCard(memberUUID: memberUUID, tokenID: try read.text("token_id"), token: try read.text("token"), png: try read.blob("png"),
+                              issuedAt: try read.int("issued_at"), expiresAt: try read.int("expires_at"), coverageEnd: try read.optionalInt("coverage_end"))
         }
     }
 

@@ -165,11 +165,11 @@ extension SQLMembershipStore {
 
     /// The query for the head of the ledger of the member `condition` finds (on `members m`).
     static func ledgerSummarySQL(_ condition: String) -> String {
-        "SELECT \(memberColumns("m")), m.ledger_version, m.coverage_end, m.last_period_seq FROM members m WHERE \(condition)"
+        "SELECT \(MemberRecord.select("m")), m.ledger_version, m.coverage_end, m.last_period_seq FROM members m WHERE \(condition)"
     }
 
     static func ledgerSummary(_ row: SQLRow) throws -> LedgerSummary {
-        LedgerSummary(member: try member(row), version: try row.int("ledger_version"), coverageEnd: try row.optionalInt("coverage_end"),
+        LedgerSummary(member: try MemberRecord.member(row), version: try row.int("ledger_version"), coverageEnd: try row.optionalInt("coverage_end"),
                       lastPeriodSeq: try row.int("last_period_seq"))
     }
 
@@ -177,16 +177,16 @@ extension SQLMembershipStore {
     static func ledger(_ db: any SQLExecutor, where condition: String, _ binds: [SQLValue]) async throws -> Ledger? {
         let rows = try await db.query(
             """
-            SELECT \(memberColumns("m")), m.ledger_version, m.last_period_seq,
+            SELECT \(MemberRecord.select("m")), m.ledger_version, m.last_period_seq,
                 (SELECT k.token_id FROM cards k WHERE k.member_uuid = m.uuid) AS card_token_id,
-                \(periodColumns("p", prefix: "period_"))
+                \(PeriodRecord.select("p", prefix: "period_"))
             FROM members m LEFT JOIN periods p ON p.member_uuid = m.uuid
             WHERE \(condition) ORDER BY p.seq
             """, binds)
         guard let first = rows.first else { return nil }
         return Ledger(
-            member: try member(first), version: try first.int("ledger_version"), lastPeriodSeq: try first.int("last_period_seq"),
-            periods: try rows.filter { $0.values["period_id"] != .null }.map { try period($0, prefix: "period_") },
+            member: try MemberRecord.member(first), version: try first.int("ledger_version"), lastPeriodSeq: try first.int("last_period_seq"),
+            periods: try rows.filter { $0.values["period_id"] != .null }.map { try PeriodRecord.period($0, prefix: "period_") },
             storedCardTokenID: try first.optionalText("card_token_id"))
     }
 }

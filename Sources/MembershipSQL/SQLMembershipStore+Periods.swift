@@ -3,33 +3,16 @@ public import Membership
 
 /// Subscription periods: reading them, and the statements that write them.
 extension SQLMembershipStore {
-    static let periodColumnNames = ["id", "member_uuid", "months", "amount_dzd", "source", "vendor_id", "purchased_at", "starts_at", "ends_at", "cancelled_at"]
-
-    /// The period columns from the table named `table`, each renamed `prefix` + its name.
-    static func periodColumns(_ table: String, prefix: String = "") -> String {
-        periodColumnNames.map { "\(table).\($0) AS \(prefix)\($0)" }.joined(separator: ", ")
-    }
-
-    static func period(_ row: SQLRow, prefix: String = "") throws -> SubscriptionPeriod {
-        SubscriptionPeriod(
-            id: UUID(uuidString: try row.text(prefix + "id"))!, memberUUID: UUID(uuidString: try row.text(prefix + "member_uuid"))!,
-            months: Int(try row.int(prefix + "months")), amountDZD: Int(try row.int(prefix + "amount_dzd")),
-            source: SubscriptionPeriod.Source(rawValue: try row.text(prefix + "source")) ?? .vendor,
-            vendorID: try row.optionalText(prefix + "vendor_id").flatMap(UUID.init(uuidString:)),
-            purchasedAt: try row.int(prefix + "purchased_at"), startsAt: try row.int(prefix + "starts_at"), endsAt: try row.int(prefix + "ends_at"),
-            cancelledAt: try row.optionalInt(prefix + "cancelled_at"))
-    }
-
     public func periods(memberUUID: UUID) async throws -> [SubscriptionPeriod] {
         try await database.read { db in
-            try await db.query("SELECT \(Self.periodColumns("periods")) FROM periods WHERE member_uuid = ? ORDER BY seq",
-                               [.text(memberUUID.uuidString)]).map { try Self.period($0) }
+            try await db.query("SELECT \(PeriodRecord.select("periods")) FROM periods WHERE member_uuid = ? ORDER BY seq",
+                               [.text(memberUUID.uuidString)]).map { try PeriodRecord.period($0) }
         }
     }
 
     public func period(id: UUID) async throws -> SubscriptionPeriod? {
         try await database.read { db in
-            try await db.query("SELECT \(Self.periodColumns("periods")) FROM periods WHERE id = ?", [.text(id.uuidString)]).first.map { try Self.period($0) }
+            try await db.query("SELECT \(PeriodRecord.select("periods")) FROM periods WHERE id = ?", [.text(id.uuidString)]).first.map { try PeriodRecord.period($0) }
         }
     }
 
@@ -37,8 +20,8 @@ extension SQLMembershipStore {
         try await database.read { db in
             let filter = vendorID == nil ? "vendor_id IS NOT NULL" : "vendor_id = ?"
             let binds: [SQLValue] = (vendorID.map { [.text($0.uuidString)] } ?? []) + [.int(Int64(limit))]
-            return try await db.query("SELECT \(Self.periodColumns("periods")) FROM periods WHERE \(filter) ORDER BY purchased_at DESC, seq DESC LIMIT ?",
-                                      binds).map { try Self.period($0) }
+            return try await db.query("SELECT \(PeriodRecord.select("periods")) FROM periods WHERE \(filter) ORDER BY purchased_at DESC, seq DESC LIMIT ?",
+                                      binds).map { try PeriodRecord.period($0) }
         }
     }
 

@@ -120,20 +120,8 @@ public struct SQLMembershipStore: MembershipStore {
         return MembershipError(.conflict, "Another member already has this \(field).", fields: [field: "is already registered to another member"])
     }
 
-    /// The member columns, from the table named `table`, under their own names.
-    static func memberColumns(_ table: String) -> String {
-        ["uuid", "membership_id", "name", "phone", "email", "neighbourhood", "language", "created_at"]
-            .map { "\(table).\($0) AS \($0)" }.joined(separator: ", ")
-    }
-
-    static func member(_ row: SQLRow) throws -> Member {
-        Member(uuid: UUID(uuidString: try row.text("uuid"))!, membershipID: try row.text("membership_id"), name: try row.text("name"),
-               phone: try row.text("phone"), email: try row.text("email"), neighbourhood: try row.text("neighbourhood"),
-               language: Member.Language(rawValue: try row.text("language")) ?? .fr, createdAt: try row.int("created_at"))
-    }
-
     static func member(_ db: any SQLExecutor, _ condition: String, _ binds: [SQLValue], lock: String = "") async throws -> Member? {
-        try await db.query("SELECT \(memberColumns("members")) FROM members WHERE \(condition)\(lock)", binds).first.map(member)
+        try await db.query("SELECT \(MemberRecord.select("members")) FROM members WHERE \(condition)\(lock)", binds).first.map { try MemberRecord.member($0) }
     }
 
     // MARK: Vendors and credentials
@@ -149,11 +137,7 @@ public struct SQLMembershipStore: MembershipStore {
 
     public func vendor(id: UUID) async throws -> Vendor? {
         try await database.read { db in
-            let rows = try await db.query("SELECT id, name, category, neighbourhood, created_at FROM vendors WHERE id = ?", [.text(id.uuidString)])
-            return try rows.first.map { row in
-                Vendor(id: id, name: try row.text("name"), category: try row.text("category"),
-                       neighbourhood: try row.text("neighbourhood"), createdAt: try row.int("created_at"))
-            }
+            try await db.query("SELECT \(VendorRecord.columns) FROM vendors WHERE id = ?", [.text(id.uuidString)]).first.map(VendorRecord.vendor)
         }
     }
 
@@ -168,13 +152,8 @@ public struct SQLMembershipStore: MembershipStore {
 
     public func credential(secretHash: String) async throws -> APICredential? {
         try await database.read { db in
-            let rows = try await db.query("SELECT id, role, vendor_id, secret_hash, label, created_at FROM credentials WHERE secret_hash = ?", [.text(secretHash)])
-            return try rows.first.flatMap { row in
-                guard let role = Role(rawValue: try row.text("role")) else { return nil }
-                return APICredential(id: UUID(uuidString: try row.text("id"))!, role: role,
-                                     vendorID: try row.optionalText("vendor_id").flatMap(UUID.init(uuidString:)),
-                                     secretHash: secretHash, label: try row.text("label"), createdAt: try row.int("created_at"))
-            }
+            try await db.query("SELECT \(CredentialRecord.columns) FROM credentials WHERE secret_hash = ?", [.text(secretHash)])
+                .first.map(CredentialRecord.credential)
         }
     }
 }

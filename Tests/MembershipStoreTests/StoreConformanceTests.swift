@@ -154,6 +154,32 @@ struct StoreConformanceTests {
     }
 
     @Test(arguments: StoreKind.available)
+    func aCorruptRowIsAnErrorNamingItsTableAndColumnNotADefault(kind: StoreKind) async throws {
+        try await kind.withStore { store in
+            let (vendor, member) = try await Sample.vendorAndMember(in: store)
+            _ = try await store.activate(Activation(member: .uuid(member.uuid), vendorID: vendor.id, months: 1, amountDZD: 300),
+                                         key: Sample.key(), now: 1_000, abandonAfter: 60, mintCard: Sample.mint, response: Sample.respond)
+            func corrupt(_ sql: String, then read: () async throws -> Void, names column: String) async throws {
+                try await store.database.write { db in try await db.execute(sql) }
+                do {
+                    try await read()
+                    Issue.record("\(sql): the corrupt row was read")
+                } catch let error as SQLError {
+                    #expect(error.code == .unexpectedValue && error.subject == column, "\(error)")
+                }
+            }
+            try await corrupt("UPDATE members SET language = 'xx'", then: { _ = try await store.member(uuid: member.uuid) }, names: "members.language")
+            try await store.database.write { db in try await db.execute("UPDATE members SET language = 'fr'") }
+            try await corrupt("UPDATE periods SET source = 'gift'", then: { _ = try await store.periods(memberUUID: member.uuid) }, names: "periods.source")
+            try await store.database.write { db in try await db.execute("UPDATE periods SET source = 'vendor'") }
+            try await corrupt("UPDATE periods SET id = 'not-a-uuid'", then: { _ = try await store.periods(memberUUID: member.uuid) }, names: "periods.id")
+            let hash = String(repeating: "cd", count: 32)
+            try await store.saveCredential(APICredential(id: UUID(), role: .vendor, vendorID: vendor.id, secretHash: hash, label: "t", createdAt: 1))
+            try await corrupt("UPDATE credentials SET role = 'root'", then: { _ = try await store.credential(secretHash: hash) }, names: "credentials.role")
+        }
+    }
+
+    @Test(arguments: StoreKind.available)
     func startUpWritesAreIdempotentUnderConcurrency(kind: StoreKind) async throws {
         try await kind.withStore { store in
             let draft = try MemberDraft(uuid: UUID(), name: "Ahmed Mohamed", phone: "+213550000001", email: "ahmed@example.dz",

@@ -1,0 +1,20 @@
+import Foundation
+import Membership
+
+/// The `members` table: its columns in one place, and a member read from a row.
+enum MemberRecord {
+    static let table = "members"
+    static let columns = ["uuid", "membership_id", "name", "phone", "email", "neighbourhood", "language", "created_at"]
+
+    /// The columns of `members` under the alias `alias`, each named `prefix` + its own name.
+    static func select(_ alias: String, prefix: String = "") -> String {
+        columns.map { "\(alias).\($0) AS \(prefix)\($0)" }.joined(separator: ", ")
+    }
+
+    static func member(_ row: SQLRow, prefix: String = "") throws -> Member {
+        let read = RowReader(row: row, table: table, prefix: prefix)
+        return Member(uuid: try read.uuid("uuid"), membershipID: try read.text("membership_id"), name: try read.text("name"),
+                      phone: try read.text("phone"), email: try read.text("email"), neighbourhood: try read.text("neighbourhood"),
+                      language: try read.value("language", as: Member.Language.self), createdAt: try read.int("created_at"))
+    }
+}
