@@ -25,7 +25,12 @@ struct MemberBody: Codable {
     }
 }
 
-struct CreateMemberRequest: Decodable {
+struct CreateMemberRequest: RequestFields {
+    static let fields: [String: (kind: FieldKind, required: Bool)] = [
+        "uuid": (.uuid, true), "name": (.text, true), "phone": (.text, true), "email": (.text, true),
+        "neighbourhood": (.text, true), "language": (.oneOf(Member.Language.allCases.map(\.rawValue)), false),
+    ]
+
     var uuid: UUID
     var name: String
     var phone: String
@@ -34,7 +39,12 @@ struct CreateMemberRequest: Decodable {
     var language: Member.Language?
 }
 
-struct UpdateMemberRequest: Decodable {
+struct UpdateMemberRequest: RequestFields {
+    static let fields: [String: (kind: FieldKind, required: Bool)] = [
+        "name": (.text, false), "phone": (.text, false), "email": (.text, false), "neighbourhood": (.text, false),
+        "language": (.oneOf(Member.Language.allCases.map(\.rawValue)), false),
+    ]
+
     var name: String?
     var phone: String?
     var email: String?
@@ -103,7 +113,11 @@ struct CardBody: Codable {
     var qr_png_base64: String
 }
 
-struct ActivationRequest: Decodable {
+struct ActivationRequest: RequestFields {
+    static let fields: [String: (kind: FieldKind, required: Bool)] = [
+        "card_token": (.text, false), "membership_id": (.text, false), "months": (.wholeNumber, true), "amount_dzd": (.wholeNumber, true),
+    ]
+
     var card_token: String?
     var membership_id: String?
     var months: Int
@@ -138,7 +152,9 @@ struct CancellationBody: Codable {
     var cards_revoked_before: String
 }
 
-struct VerifyRequest: Decodable {
+struct VerifyRequest: RequestFields {
+    static let fields: [String: (kind: FieldKind, required: Bool)] = ["token": (.text, true)]
+
     var token: String
 }
 
@@ -155,7 +171,11 @@ struct VerifyBody: Codable {
     var coverage: CoverageBody?
 }
 
-struct CreateVendorRequest: Decodable {
+struct CreateVendorRequest: RequestFields {
+    static let fields: [String: (kind: FieldKind, required: Bool)] = [
+        "name": (.text, true), "category": (.text, true), "neighbourhood": (.text, true),
+    ]
+
     var name: String
     var category: String
     var neighbourhood: String

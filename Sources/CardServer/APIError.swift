@@ -82,6 +82,11 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
             default: translated = .badRequest(error.body ?? "The request is not well formed.")
             }
             return try translated.response(from: request, context: context)
+        } catch where error is CancellationError || Task.isCancelled {
+            // The client hung up (the server cancels its handler) or the service is shutting down: not a
+            // failure of the service, so no 5xx and no error log. 499 is the common code for it.
+            context.logger.debug("request cancelled", metadata: ["error": "\(error)"])
+            return Response(status: .init(code: 499, reasonPhrase: "Client Closed Request"))
         } catch {
             context.logger.error("request failed", metadata: ["error": "\(String(reflecting: error))"])
             let body = ErrorBody(error: .init(code: "internal", message: "The service failed; the error is logged.", fields: nil))

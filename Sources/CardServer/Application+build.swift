@@ -31,8 +31,9 @@ public enum ServerMetrics {
 /// `routes` list what it serves (a test holds them to the OpenAPI document).
 public func buildRouter(cards: CardService, metrics: PrometheusCollectorRegistry) -> Router<ServerRequestContext> {
     let router = Router(context: ServerRequestContext.self)
-    router.add(middleware: ErrorMiddleware())
+    // Metrics outermost: they count the answer actually sent, errors rendered by ErrorMiddleware included.
     router.add(middleware: MetricsMiddleware())
+    router.add(middleware: ErrorMiddleware())
     router.add(middleware: Authenticator(store: cards.store))
     let service = ServiceRoutes(cards: cards, metrics: metrics)
     router.on("/health", method: .get, use: service.health)

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import Logging
 import Membership
 import NIOCore
 
@@ -20,6 +21,10 @@ enum JSONExchange {
             return Array(try await request.collectBody(upTo: context.maxUploadSize).readableBytesView)
         } catch is NIOTooManyBytesError {
             throw tooLarge
+        } catch {
+            // The client went away or broke off mid-body: its failure, not the service's (no 5xx, no error log).
+            context.logger.debug("the request body ended early", metadata: ["error": "\(error)"])
+            throw APIError.badRequest("The request body ended before its declared length.")
         }
     }
 
@@ -32,8 +37,17 @@ enum JSONExchange {
         return sha256(Array(canonical))
     }
 
-    /// Decodes `T` from `bytes`: 400 when it is not JSON, 422 naming the field that is missing or mistyped.
-    static func decode<T: Decodable>(_ type: T.Type, from bytes: [UInt8]) throws -> T {
+    /// Decodes `T` from `bytes`: 400 when it is not a JSON object, 422 naming every field that is missing or of
+    /// the wrong kind, all at once.
+    static func decode<T: RequestFields>(_ type: T.Type, from bytes: [UInt8]) throws -> T {
+        guard let object = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any] else {
+            throw APIError.badRequest("The body is not a JSON object.")
+        }
+        let problems = T.problems(in: object)
+        guard problems.isEmpty else {
+            throw MembershipError(.invalidFields, problems.count == 1 ? "A field is missing or invalid." : "\(problems.count) fields are missing or invalid.",
+                                  fields: problems)
+        }
         do {
             return try JSONDecoder().decode(T.self, from: Data(bytes))
         } catch let DecodingError.keyNotFound(key, context) {
@@ -54,7 +68,7 @@ enum JSONExchange {
     }
 
     /// Decodes `T` from the request body.
-    static func decode<T: Decodable>(_ type: T.Type, _ request: Request, context: ServerRequestContext) async throws -> T {
+    static func decode<T: RequestFields>(_ type: T.Type, _ request: Request, context: ServerRequestContext) async throws -> T {
         try decode(type, from: try await bodyBytes(request, context: context))
     }
 

@@ -34,6 +34,10 @@ struct ServiceRoutes {
             if let member = try await store.member(membershipID: claims.subject) {
                 let periods = try await store.periods(memberUUID: member.uuid)
                 answer.coverage = CoverageBody(coverageEnd: CoverageSchedule.coverageEnd(periods), now: cards.now())
+            } else {
+                // Authentic, but not one of this ledger's members (a card from another deployment, or test data).
+                answer.detail = [answer.detail, "the ledger has no member \(claims.subject): no live coverage to show"]
+                    .compactMap { $0 }.joined(separator: "; ")
             }
         }
         return try JSONExchange.response(answer)

@@ -6,6 +6,7 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import Membership
+import PeezServices
 import MembershipSQL
 import MembershipSQLite
 import Synchronization
@@ -14,6 +15,17 @@ import Testing
 
 @Suite("Members and cards over HTTP")
 struct MemberAndCardTests {
+    @Test func verifyingAnAuthenticCardOfAMemberTheLedgerDoesNotKnowSaysSo() async throws {
+        try await ServerHarness.withLiveServer { harness, client in
+            let stranger = Member(uuid: UUID(), membershipID: "PEEZ-20250101-00042", name: "Inconnu", phone: "+213550009999",
+                                  email: "x@example.dz", neighbourhood: "usto", language: .fr, createdAt: harness.now)
+            let card = try harness.cards.mint(stranger, harness.now + 86_400, harness.now)
+            let reply = try await client.send(.post, "/v1/verify", secret: ServerHarness.vendorSecret, json: ["token": card.token])
+            #expect(reply.json["verdict"] as? String == "valid" && reply.json["coverage"] == nil)
+            #expect((reply.json["detail"] as? String)?.contains("the ledger has no member PEEZ-20250101-00042") == true, "\(reply.json)")
+        }
+    }
+
     @Test func aNameWithANulIsRefusedNotCut() async throws {
         try await ServerHarness.withLiveServer { _, client in
             let reply = try await client.send(.post, "/v1/members", secret: ServerHarness.backendSecret, json: [

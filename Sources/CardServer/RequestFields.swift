@@ -1,0 +1,54 @@
+import Foundation
+
+/// What a field of a request body must hold.
+enum FieldKind: Sendable {
+    case text
+    /// An integer (JSON numbers such as 1.5 or 1e30 are not).
+    case wholeNumber
+    case uuid
+    /// One of these strings.
+    case oneOf([String])
+
+    /// What is wrong with `value` for this kind, or nil.
+    func problem(_ value: Any) -> String? {
+        switch self {
+        case .text:
+            return value is String ? nil : "must be text"
+        case .wholeNumber:
+            // JSONSerialization keeps an integer literal as an integer NSNumber, a literal with a fraction or an
+            // exponent as a double, and true/false as a boolean ("c"); only the first is a whole number here.
+            guard let number = value as? NSNumber, ["i", "s", "l", "q", "I", "S", "L", "Q"].contains(String(cString: number.objCType))
+            else { return "must be a whole number" }
+            return nil
+        case .uuid:
+            guard let text = value as? String, UUID(uuidString: text) != nil else { return "must be a UUID, e.g. 6f1c2a7e-8d4b-4e9a-9c3f-2b7d5e1a0c44" }
+            return nil
+        case .oneOf(let choices):
+            guard let text = value as? String, choices.contains(text) else { return "must be one of: " + choices.joined(separator: ", ") }
+            return nil
+        }
+    }
+}
+
+/// A request body whose fields are checked all at once before it is decoded, so that a client learns every
+/// problem of a body from one answer.
+protocol RequestFields: Decodable {
+    /// Each field's kind, and whether it must be present (not null).
+    static var fields: [String: (kind: FieldKind, required: Bool)] { get }
+}
+
+extension RequestFields {
+    /// Field name → problem, for every declared field of `object` that is missing or of the wrong kind. Fields
+    /// not declared are ignored; null is absent.
+    static func problems(in object: [String: Any]) -> [String: String] {
+        var problems: [String: String] = [:]
+        for (name, field) in fields {
+            guard let value = object[name], !(value is NSNull) else {
+                if field.required { problems[name] = "is required" }
+                continue
+            }
+            if let problem = field.kind.problem(value) { problems[name] = problem }
+        }
+        return problems
+    }
+}
