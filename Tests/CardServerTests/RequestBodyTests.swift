@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import HummingbirdTesting
+import TestSupport
 import Testing
 
 @Suite("Request bodies")
@@ -82,16 +83,9 @@ struct RequestBodyTests {
 /// A loopback TCP client that writes some bytes and hangs up.
 enum RawSocket {
     static func sendAndClose(_ text: String, to port: Int) throws {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let descriptor = Loopback.tcpSocket()
         defer { close(descriptor) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard connected == 0 else { throw HarnessSocketError() }
+        guard Loopback.withAddress(port: port, { connect(descriptor, $0, $1) }) == 0 else { throw HarnessSocketError() }
         let bytes = Array(text.utf8)
         _ = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
     }

@@ -6,7 +6,23 @@ import Testing
 /// cannot be used is one clear error.
 @Suite("Service lifecycle", .serialized)
 struct LifecycleTests {
-    enum Store: String, CaseIterable { case sqlite, postgres }
+    enum Store: String, CaseIterable {
+        case sqlite, postgres
+
+        /// The `peez serve` arguments for a fresh database of this kind: a file in `folder`, or `postgres` (a
+        /// server of its own, started here and returned for the caller to remove, when none is given).
+        func arguments(in folder: TemporaryFolder, postgres given: PostgresServer? = nil) throws -> (arguments: [String], started: PostgresServer?) {
+            switch self {
+            case .sqlite:
+                return (["--database", folder.file("ledger.sqlite")], nil)
+            case .postgres:
+                if let given { return (["--database-url", given.url], nil) }
+                let server = try PostgresServer()
+                try server.start()
+                return (["--database-url", server.url], server)
+            }
+        }
+    }
 
     @Test(arguments: Store.allCases)
     func sigtermUnderLoadDrainsExitsZeroAndLosesNoSale(store: Store) async throws {
@@ -118,21 +134,8 @@ struct LifecycleTests {
                      _ body: (RunningService, Setup) async throws -> Void) async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        var owned: PostgresServer?
+        let (storeArguments, owned) = try store.arguments(in: folder, postgres: given)
         defer { owned?.remove() }
-        let storeArguments: [String]
-        switch store {
-        case .sqlite:
-            storeArguments = ["--database", folder.file("ledger.sqlite")]
-        case .postgres:
-            let postgres = try given ?? {
-                let server = try PostgresServer()
-                try server.start()
-                owned = server
-                return server
-            }()
-            storeArguments = ["--database-url", postgres.url]
-        }
         #expect(try PeezCommand.run(["keys", "generate", "--out", folder.file("keys")]).status == 0)
         let admin = try PeezCommand.run(["admin", "create-token", "--role", "admin"] + storeArguments)
         try #require(admin.status == 0, "\(admin.standardError)")
@@ -162,14 +165,8 @@ final class SilentListener {
 
     init() throws {
         port = TestPorts.unused()
-        descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
+        descriptor = Loopback.tcpSocket()
+        let bound = Loopback.withAddress(port: port) { bind(descriptor, $0, $1) }
         guard bound == 0, listen(descriptor, 16) == 0 else { throw ServiceError("cannot listen on 127.0.0.1:\(port)") }
     }
 
@@ -182,18 +179,8 @@ struct SimultaneousStartTests {
     func developmentInstancesStartedAtOnceOnAFreshDatabaseAllServe(store: LifecycleTests.Store) async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        var postgres: PostgresServer?
+        let (storeArguments, postgres) = try store.arguments(in: folder)
         defer { postgres?.remove() }
-        let storeArguments: [String]
-        switch store {
-        case .sqlite:
-            storeArguments = ["--database", folder.file("ledger.sqlite")]
-        case .postgres:
-            let server = try PostgresServer()
-            try server.start()
-            postgres = server
-            storeArguments = ["--database-url", server.url]
-        }
         let key = repositoryRoot.appendingPathComponent("Keys/development/signing-key.pem").path
         let instances = try (0..<3).map { _ in
             try ServiceProcess(arguments: ["--development", "--signing-key", key] + storeArguments, port: TestPorts.unused())
