@@ -136,6 +136,15 @@ public final class PostgresDatabase: SQLDatabase, Service {
         try await write { db in try await db.query(sql, binds) }
     }
 
+    /// One that need not be durable runs as an implicit transaction, one round trip, answered before its
+    /// commit (see ``write(_:)``): acceptable only because losing such a write is harmless.
+    public func writeStatement(_ sql: String, _ binds: [SQLValue], durable: Bool) async throws -> [SQLRow] {
+        guard !durable else { return try await writeStatement(sql, binds) }
+        return try await client.withConnection { connection in
+            try await PostgresExecutor(connection: connection, statements: statements, logger: logger).query(sql, binds)
+        }
+    }
+
     /// One statement (all but the last statement become data-modifying `WITH` clauses of the last) in a
     /// transaction of its own, returned once its COMMIT is done.
     public func writeBatch(_ statements: [SQLStatement]) async throws {
@@ -158,12 +167,7 @@ public final class PostgresDatabase: SQLDatabase, Service {
             FROM (SELECT set_config('synchronous_commit', '\(durable ? "on" : "off")', true)) AS one
             LEFT JOIN (SELECT 1 AS peez_read, q.* FROM (\(read.sql)) AS q) AS r ON TRUE
             """
-        let binds = write.binds + read.binds
-        let rows = durable
-            ? try await writeStatement(sql, binds)
-            : try await client.withConnection { connection in
-                try await PostgresExecutor(connection: connection, statements: statements, logger: logger).query(sql, binds)
-            }
+        let rows = try await writeStatement(sql, write.binds + read.binds, durable: durable)
         return (Int(try rows.first?.int("peez_written") ?? 0), rows.filter { $0.values["peez_read"] != .null })
     }
 

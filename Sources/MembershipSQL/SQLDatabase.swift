@@ -151,6 +151,10 @@ public protocol SQLDatabase: Sendable {
     func write<T: Sendable>(_ body: @Sendable (any SQLExecutor) async throws -> T) async throws -> T
     /// Runs one statement as a transaction of its own, returned once the commit is durable.
     func writeStatement(_ sql: String, _ binds: [SQLValue]) async throws -> [SQLRow]
+    /// Runs one statement as a transaction of its own; one that need not be `durable` may be answered before
+    /// its commit reaches the disk, so a crash may lose it (for records whose loss is harmless, like a card,
+    /// which is signed again when missing).
+    func writeStatement(_ sql: String, _ binds: [SQLValue], durable: Bool) async throws -> [SQLRow]
     /// Runs the statements as one transaction, in one round trip where the database can. The statements
     /// must not depend on each other's effects and must not change the same rows: they may run on one
     /// snapshot, in any order.
@@ -181,4 +185,9 @@ extension SQLDatabase {
     }
 
     public var memberChanges: MemberChangeFeed? { nil }
+
+    /// Durable whatever is asked, where a database has no cheaper way.
+    public func writeStatement(_ sql: String, _ binds: [SQLValue], durable: Bool) async throws -> [SQLRow] {
+        try await writeStatement(sql, binds)
+    }
 }

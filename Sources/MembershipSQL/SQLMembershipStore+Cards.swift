@@ -23,7 +23,8 @@ extension SQLMembershipStore {
         }
         let minted = try mintCard(ledger.member, ledger.coverageEnd, now)
         let save = Self.saveCard(minted, version: ledger.version)
-        let saved = try await database.writeStatement(save.sql + " RETURNING member_uuid", save.binds)
+        // A card is kept to be served again, not for the record: a save lost in a crash is signed again.
+        let saved = try await database.writeStatement(save.sql + " RETURNING member_uuid", save.binds, durable: false)
         if saved.isEmpty, let stored = try await card(memberUUID: memberUUID) {
             return stored  // another read stored a card for this version (or a sale a later one) first
         }

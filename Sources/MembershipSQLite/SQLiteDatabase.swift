@@ -75,12 +75,17 @@ public final class SQLiteDatabase: SQLDatabase {
 
     /// A write that need not be durable commits with `synchronous = NORMAL` (no fsync): the next commit with
     /// `FULL` syncs the whole write-ahead log, this write included.
-    public func writeThenRead(_ write: SQLStatement, durable: Bool, _ read: SQLStatement) async throws -> (written: Int, rows: [SQLRow]) {
-        let written = try await writerLock.withLock {
+    public func writeStatement(_ sql: String, _ binds: [SQLValue], durable: Bool) async throws -> [SQLRow] {
+        try await writerLock.withLock {
             if !durable { _ = try writer.query("PRAGMA synchronous = NORMAL", []) }
             defer { if !durable { _ = try? writer.query("PRAGMA synchronous = FULL", []) } }
-            return try writer.query(write.sql + " RETURNING 1", write.binds).count
+            return try writer.query(sql, binds)
         }
+    }
+
+    /// The write as ``writeStatement(_:_:durable:)``, then the read.
+    public func writeThenRead(_ write: SQLStatement, durable: Bool, _ read: SQLStatement) async throws -> (written: Int, rows: [SQLRow]) {
+        let written = try await writeStatement(write.sql + " RETURNING 1", write.binds, durable: durable).count
         return (written, try await self.read { db in try await db.query(read.sql, read.binds) })
     }
 
