@@ -23,7 +23,7 @@ let rawKey = Baselines.loadPrivateKey(try key.pemRepresentation())
 let rawPublicKey = rawKey  // an EVP_PKEY with a private key verifies with its public half
 let matrix = try QRMatrix.encode(token)
 let renderer = PNGRenderer(layout: QRLayout(moduleSize: 8, quietZone: 4))
-let now: UInt64 = 1_850_000_000
+let now: Int64 = 1_850_000_000
 precondition(verifier.verify(token, now: now).verdict == .valid)
 
 func row(_ cells: [String], _ widths: [Int]) -> String {

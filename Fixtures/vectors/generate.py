@@ -115,13 +115,15 @@ V = []
 # The spec's verification step that refuses a token with this verdict; a malformed token names its step.
 STEP = {"unsupported_algorithm": 6, "unknown_key": 7, "bad_signature": 8, "bad_claims": 9,
         "expired": 10, "not_yet_valid": 10, "revoked": 11}
-def vector(id, description, tok, expected, keys=("primary",), revocations=None, now=NOW, step=None):
+def vector(id, description, tok, expected, keys=("primary",), revocations=None, now=NOW, step=None, windows=None):
     if isinstance(expected, str): expected = {"verdict": expected}
     if expected["verdict"] != "valid":
         expected = dict(expected, step=step or STEP[expected["verdict"]])
-    V.append({"id": id, "description": description, "token": tok, "trusted_keys": list(keys),
-              "now": now, "leeway": LEEWAY, "revocations": revocations or {"token_ids": [], "members": {}},
-              "expected": expected})
+    v = {"id": id, "description": description, "token": tok, "trusted_keys": list(keys),
+         "now": now, "leeway": LEEWAY, "revocations": revocations or {"token_ids": [], "members": {}},
+         "expected": expected}
+    if windows: v["key_windows"] = windows
+    V.append(v)
 
 c = claims(); vector("valid-with-name", "a current card with a display name", token(c), ok(c))
 c = claims(name=None); vector("valid-without-name", "a current card without a name", token(c), ok(c))
@@ -199,6 +201,7 @@ bad("bad-claims-missing-subject", "no sub claim", claims(drop=(2,)))
 bad("bad-claims-subject-as-bytes", "sub is a byte string", claims(sub=b"PEEZ-20251103-00002"))
 bad("bad-claims-expiry-as-text", "exp is text", claims(exp="2026-01-21"))
 bad("bad-claims-negative-issued-at", "iat is negative", claims(iat=-5))
+bad("bad-claims-expiry-beyond-int64", "exp is 2^63, beyond a signed 64-bit time", claims(exp=2**63))
 bad("bad-claims-short-token-id", "cti is 7 bytes", claims(cti=b"\x01" * 7))
 bad("bad-claims-wrong-issuer", "iss is PEEZ2", claims(extra={1: "PEEZ2"}))
 bad("bad-claims-name-too-long", "the name is 129 UTF-8 bytes", claims(name="é" * 64 + "x"))
@@ -213,6 +216,17 @@ vector("revoked-member-before", "the member's cards issued before a later time a
 vector("valid-member-revoked-earlier", "a member revocation older than the card does not touch it", token(c), ok(c),
        revocations={"token_ids": ["ffffffffffffffff"], "members": {c[2]: c[6]}})
 
+# Key validity windows: a card must say it was signed while its key was published and not yet retired.
+c = claims()
+vector("valid-issued-before-key-retired", "the key was retired after it signed the card", token(c), ok(c),
+       windows={"primary": {"published_at": c[6] - 30 * DAY, "retired_at": c[6] + DAY}})
+vector("valid-issued-within-leeway-of-retirement", "signed 200 s after its key's retirement, inside the leeway", token(c), ok(c),
+       windows={"primary": {"retired_at": c[6] - 200}})
+vector("bad-claims-issued-after-key-retired", "signed 301 s after its key's retirement", token(c),
+       {"verdict": "bad_claims", "kid": PRIMARY_KID.hex()}, windows={"primary": {"retired_at": c[6] - 301}})
+vector("bad-claims-issued-before-key-published", "dated a day before its key was published", token(c),
+       {"verdict": "bad_claims", "kid": PRIMARY_KID.hex()}, windows={"primary": {"published_at": c[6] + DAY, "retired_at": None}})
+
 missing = [v["id"] for v in V if v["expected"]["verdict"] == "malformed" and not 1 <= v["expected"]["step"] <= 6]
 assert not missing, f"malformed vectors without their step: {missing}"
 
@@ -220,7 +234,8 @@ manifest = {
     "format": "PEEZ1 card token test vectors",
     "spec": "Docs/card-token.md",
     "how_to_use": "For each vector: trust the named public keys, verify `token` at `now` (seconds since the epoch) "
-                  "with `leeway` seconds and the given revocation list, and expect `expected.verdict` and, for every refusal, `expected.step`: the "
+                  "with `leeway` seconds and the given revocation list (and, where `key_windows` is given, each named key "
+                  "trusted only for cards issued inside its `published_at`/`retired_at` window), and expect `expected.verdict` and, for every refusal, `expected.step`: the "
                   "spec's verification step (1-11) that refuses the token; where "
                   "`expected` lists claims or a kid, they must match too.",
     "generator": "Fixtures/vectors/generate.py (independent Python implementation; Ed25519 from the cryptography package)",

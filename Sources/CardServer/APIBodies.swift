@@ -1,3 +1,4 @@
+import CardToken
 import Foundation
 import Membership
 
@@ -164,8 +165,8 @@ struct VerifyBody: Codable {
     var kid: String?
     var sub: String?
     var name: String?
-    var exp: UInt64?
-    var iat: UInt64?
+    var exp: Int64?
+    var iat: Int64?
     var cti: String?
     /// The member's live coverage, for an authentic card.
     var coverage: CoverageBody?

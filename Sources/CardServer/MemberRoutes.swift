@@ -1,3 +1,4 @@
+import CardToken
 import PeezServices
 import Foundation
 import Hummingbird

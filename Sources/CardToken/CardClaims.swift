@@ -18,15 +18,15 @@ public struct CardClaims: Hashable, Sendable {
     /// `sub`: the membership id, e.g. `PEEZ-20251103-00002`.
     public var subject: String
     /// `exp`: the end of the paid period, in seconds since the epoch.
-    public var expiresAt: UInt64
+    public var expiresAt: Int64
     /// `iat`: when the token was signed, in seconds since the epoch.
-    public var issuedAt: UInt64
+    public var issuedAt: Int64
     /// `cti`: the random token id.
     public var tokenID: TokenID
     /// The member's display name, if the card shows one.
     public var name: String?
 
-    public init(subject: String, expiresAt: UInt64, issuedAt: UInt64, tokenID: TokenID = .random(), name: String? = nil) {
+    public init(subject: String, expiresAt: Int64, issuedAt: Int64, tokenID: TokenID = .random(), name: String? = nil) {
         self.subject = subject
         self.expiresAt = expiresAt
         self.issuedAt = issuedAt
@@ -39,6 +39,9 @@ public struct CardClaims: Hashable, Sendable {
         guard !subject.isEmpty else {
             throw CardTokenError(.invalidClaims, "the membership id (sub) is empty")
         }
+        guard expiresAt >= 0, issuedAt >= 0 else {
+            throw CardTokenError(.invalidClaims, "the expiry and issued-at times must not be before 1970")
+        }
         if let name, name.utf8.count > Self.maxNameBytes {
             throw CardTokenError(.invalidClaims, "the name is \(name.utf8.count) UTF-8 bytes; at most \(Self.maxNameBytes) fit on a card")
         }
@@ -49,8 +52,8 @@ public struct CardClaims: Hashable, Sendable {
         var entries = [
             CBORMapEntry(.int(Key.issuer), .text(Self.issuer)),
             CBORMapEntry(.int(Key.subject), .text(subject)),
-            CBORMapEntry(.int(Key.expiration), .unsigned(expiresAt)),
-            CBORMapEntry(.int(Key.issuedAt), .unsigned(issuedAt)),
+            CBORMapEntry(.int(Key.expiration), .unsigned(UInt64(clamping: expiresAt))),
+            CBORMapEntry(.int(Key.issuedAt), .unsigned(UInt64(clamping: issuedAt))),
             CBORMapEntry(.int(Key.tokenID), .bytes(tokenID.bytes)),
         ]
         if let name { entries.append(CBORMapEntry(.int(Key.name), .text(name))) }
@@ -74,11 +77,11 @@ public struct CardClaims: Hashable, Sendable {
         guard case .text(let subject)? = claim(Key.subject), !subject.isEmpty else {
             throw CardTokenError(.invalidClaims, "the membership id claim (2) is missing, empty or not text")
         }
-        guard case .unsigned(let expiresAt)? = claim(Key.expiration) else {
-            throw CardTokenError(.invalidClaims, "the expiry claim (4) is missing or not an unsigned integer")
+        guard case .unsigned(let expiry)? = claim(Key.expiration), let expiresAt = Int64(exactly: expiry) else {
+            throw CardTokenError(.invalidClaims, "the expiry claim (4) is missing, not an unsigned integer or beyond 2^63 - 1")
         }
-        guard case .unsigned(let issuedAt)? = claim(Key.issuedAt) else {
-            throw CardTokenError(.invalidClaims, "the issued-at claim (6) is missing or not an unsigned integer")
+        guard case .unsigned(let issued)? = claim(Key.issuedAt), let issuedAt = Int64(exactly: issued) else {
+            throw CardTokenError(.invalidClaims, "the issued-at claim (6) is missing, not an unsigned integer or beyond 2^63 - 1")
         }
         guard case .bytes(let tokenBytes)? = claim(Key.tokenID), let tokenID = TokenID(bytes: tokenBytes) else {
             throw CardTokenError(.invalidClaims, "the token id claim (7) is missing or not 8 bytes")

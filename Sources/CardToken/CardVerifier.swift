@@ -4,29 +4,29 @@
 /// beyond the format's bounds.
 public struct CardVerifier: Sendable {
     /// The clock-skew allowance used when none is given: five minutes.
-    public static let defaultLeeway: UInt64 = 300
+    public static let defaultLeeway: Int64 = 300
 
     /// The keys whose signatures are accepted.
     public var trustedKeys: TrustedKeySet
     /// Cards no longer accepted.
     public var revocations: RevocationList
     /// Seconds of clock skew tolerated on `exp` and `iat`.
-    public var leeway: UInt64
+    public var leeway: Int64
 
-    public init(trustedKeys: TrustedKeySet, revocations: RevocationList = RevocationList(), leeway: UInt64 = CardVerifier.defaultLeeway) {
+    public init(trustedKeys: TrustedKeySet, revocations: RevocationList = RevocationList(), leeway: Int64 = CardVerifier.defaultLeeway) {
         self.trustedKeys = trustedKeys
         self.revocations = revocations
         self.leeway = leeway
     }
 
     /// The verdict on `text` at `now` (seconds since the epoch).
-    public func verify(_ text: String, now: UInt64) -> VerificationResult {
+    public func verify(_ text: String, now: Int64) -> VerificationResult {
         var text = text
         return text.withUTF8 { verify(utf8: $0, now: now) }
     }
 
     /// The verdict on the UTF-8 bytes of a scanned text at `now` (seconds since the epoch).
-    public func verify(utf8 text: some Collection<UInt8>, now: UInt64) -> VerificationResult {
+    public func verify(utf8 text: some Collection<UInt8>, now: Int64) -> VerificationResult {
         // Steps 1-6: the text, Base45, CBOR and the envelope.
         let envelope: COSESign1
         let claimsValue: CBORValue
@@ -39,14 +39,14 @@ public struct CardVerifier: Sendable {
         let keyID = envelope.keyID
 
         // Step 7: a trusted key bears the kid.
-        let candidates = trustedKeys.keys(for: keyID)
+        let candidates = trustedKeys.entries(for: keyID)
         guard !candidates.isEmpty else {
             return VerificationResult(verdict: .unknownKey, detail: "no trusted key has kid \(keyID)", keyID: keyID, step: 7)
         }
 
         // Step 8: one of them made the signature.
         let input = envelope.signatureInput
-        guard candidates.contains(where: { $0.isValidSignature(envelope.signature, for: input) }) else {
+        guard let signer = candidates.first(where: { $0.key.isValidSignature(envelope.signature, for: input) }) else {
             return VerificationResult(verdict: .badSignature, detail: "the signature does not verify with the \(candidates.count) key(s) of kid \(keyID)", keyID: keyID, step: 8)
         }
 
@@ -57,14 +57,17 @@ public struct CardVerifier: Sendable {
         } catch {
             return VerificationResult(verdict: .badClaims, detail: error.reason, keyID: keyID, step: 9)
         }
+        if let reason = signer.window.refusal(issuedAt: claims.issuedAt, leeway: leeway) {
+            return VerificationResult(verdict: .badClaims, detail: reason, keyID: keyID, step: 9)
+        }
 
         // Step 10: time, with leeway.
-        let (expiryLimit, overflow) = claims.expiresAt.addingReportingOverflow(leeway)
-        if !overflow && expiryLimit < now {
-            return VerificationResult(verdict: .expired, detail: "expired at \(claims.expiresAt)", keyID: keyID, claims: claims, step: 10)
+        if claims.expiresAt < now.subtractingClamped(leeway) {
+            return VerificationResult(verdict: .expired, detail: "expired \(Self.display(claims.expiresAt))", keyID: keyID, claims: claims, step: 10)
         }
-        if claims.issuedAt > now && claims.issuedAt - now > leeway {
-            return VerificationResult(verdict: .notYetValid, detail: "issued at \(claims.issuedAt), later than now (\(now))", keyID: keyID, claims: claims, step: 10)
+        if claims.issuedAt > now.addingClamped(leeway) {
+            return VerificationResult(verdict: .notYetValid, detail: "issued \(Self.display(claims.issuedAt)), later than now (\(Self.display(now)))",
+                                      keyID: keyID, claims: claims, step: 10)
         }
 
         // Step 11: revocation.
@@ -110,6 +113,27 @@ public struct CardVerifier: Sendable {
             throw CardTokenError(error.code, "the payload: \(error.reason)")
         }
         return (envelope, claims)
+    }
+}
+
+extension CardVerifier {
+    /// A time in a detail, as a person reads it: `at 2026-12-31 23:59 (Algiers)`.
+    static func display(_ seconds: Int64) -> String {
+        "at \(AlgiersCalendar.minuteStamp(seconds)) (Algiers)"
+    }
+}
+
+extension Int64 {
+    /// `self + other` (other ≥ 0), held at `Int64.max` instead of overflowing.
+    func addingClamped(_ other: Int64) -> Int64 {
+        let (sum, overflow) = addingReportingOverflow(Swift.max(other, 0))
+        return overflow ? .max : sum
+    }
+
+    /// `self - other` (other ≥ 0), held at `Int64.min` instead of overflowing.
+    func subtractingClamped(_ other: Int64) -> Int64 {
+        let (difference, overflow) = subtractingReportingOverflow(Swift.max(other, 0))
+        return overflow ? .min : difference
     }
 }
 

@@ -3,9 +3,9 @@ public struct RevocationList: Sendable, Hashable {
     /// Revoked token ids (`cti`).
     public var revokedTokenIDs: Set<TokenID>
     /// Per membership id: every token issued strictly before this time (seconds since epoch) is revoked.
-    public var revokedBefore: [String: UInt64]
+    public var revokedBefore: [String: Int64]
 
-    public init(revokedTokenIDs: Set<TokenID> = [], revokedBefore: [String: UInt64] = [:]) {
+    public init(revokedTokenIDs: Set<TokenID> = [], revokedBefore: [String: Int64] = [:]) {
         self.revokedTokenIDs = revokedTokenIDs
         self.revokedBefore = revokedBefore
     }
@@ -16,7 +16,7 @@ public struct RevocationList: Sendable, Hashable {
             return "token \(claims.tokenID) is on the revocation list"
         }
         if let cutoff = revokedBefore[claims.subject], claims.issuedAt < cutoff {
-            return "member \(claims.subject) has every card issued before \(cutoff) revoked"
+            return "member \(claims.subject) has every card issued before \(AlgiersCalendar.minuteStamp(cutoff)) (Algiers) revoked"
         }
         return nil
     }

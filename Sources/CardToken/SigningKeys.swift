@@ -14,27 +14,38 @@ public protocol CardVerificationKey: Sendable {
     func isValidSignature(_ signature: [UInt8], for message: [UInt8]) -> Bool
 }
 
-/// The keys a verifier trusts, found by kid. Several keys may share a kid; each is tried in turn.
+/// The keys a verifier trusts, found by kid, each with the window in which it may sign. Several keys may share
+/// a kid; each is tried in turn.
 public struct TrustedKeySet: Sendable {
-    private var keysByID: [KeyID: [any CardVerificationKey]] = [:]
+    /// A trusted key and the window in which it may sign.
+    public struct Entry: Sendable {
+        public var key: any CardVerificationKey
+        public var window: KeyValidityWindow
+    }
+
+    private var entriesByID: [KeyID: [Entry]] = [:]
     /// Every trusted key, in the order they were added.
-    public private(set) var keys: [any CardVerificationKey] = []
+    public private(set) var entries: [Entry] = []
 
     public init(_ keys: [any CardVerificationKey] = []) {
         for key in keys { insert(key) }
     }
 
-    /// Adds a key to the set.
-    public mutating func insert(_ key: any CardVerificationKey) {
-        keys.append(key)
-        keysByID[key.keyID, default: []].append(key)
+    /// Adds a key to the set, trusted within `window`.
+    public mutating func insert(_ key: any CardVerificationKey, window: KeyValidityWindow = .unbounded) {
+        let entry = Entry(key: key, window: window)
+        entries.append(entry)
+        entriesByID[key.keyID, default: []].append(entry)
     }
 
+    /// Every trusted key, in the order they were added.
+    public var keys: [any CardVerificationKey] { entries.map(\.key) }
+
     /// The keys that bear `keyID`, possibly none.
-    public func keys(for keyID: KeyID) -> [any CardVerificationKey] {
-        keysByID[keyID] ?? []
+    public func entries(for keyID: KeyID) -> [Entry] {
+        entriesByID[keyID] ?? []
     }
 
     /// Whether the set holds no key.
-    public var isEmpty: Bool { keys.isEmpty }
+    public var isEmpty: Bool { entries.isEmpty }
 }

@@ -1,5 +1,5 @@
 public import CardCrypto
-import CardToken
+public import CardToken
 import Foundation
 
 /// The public keys a verifier trusts, as the card service serves them at `GET /v1/keys` and as
@@ -7,7 +7,8 @@ import Foundation
 ///
 /// ```json
 /// {"keys": [{"kid": "…16 hex…", "alg": "EdDSA", "crv": "Ed25519", "x": "…base64url…",
-///            "pem": "-----BEGIN PUBLIC KEY-----…", "status": "current"}]}
+///            "pem": "-----BEGIN PUBLIC KEY-----…", "status": "current",
+///            "published_at": 1795423432, "retired_at": null}]}
 /// ```
 public struct KeySetDocument: Codable, Sendable, Hashable {
     public struct Key: Codable, Sendable, Hashable {
@@ -24,12 +25,40 @@ public struct KeySetDocument: Codable, Sendable, Hashable {
         public var pem: String
         /// `current` signs new cards; `retired` keys signed cards still in members' phones and stay trusted.
         public var status: Status?
+        /// When the key was published (seconds since the epoch); absent or null when not recorded.
+        public var publishedAt: Int64?
+        /// When the key stopped signing new cards; null while it may still sign. Cards it signed later are refused.
+        public var retiredAt: Int64?
 
         public enum Status: String, Codable, Sendable {
             case current, retired
         }
 
-        public init(_ key: Ed25519PublicKey, status: Status) throws(CardCryptoError) {
+        enum CodingKeys: String, CodingKey {
+            case kid, alg, crv, x, pem, status
+            case publishedAt = "published_at"
+            case retiredAt = "retired_at"
+        }
+
+        /// The key's validity window.
+        public var window: KeyValidityWindow {
+            KeyValidityWindow(publishedAt: publishedAt, retiredAt: retiredAt)
+        }
+
+        /// Writes every field, the window's nulls included, so a reader sees that no bound was recorded.
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(kid, forKey: .kid)
+            try container.encodeIfPresent(alg, forKey: .alg)
+            try container.encodeIfPresent(crv, forKey: .crv)
+            try container.encodeIfPresent(x, forKey: .x)
+            try container.encode(pem, forKey: .pem)
+            try container.encodeIfPresent(status, forKey: .status)
+            try container.encode(publishedAt, forKey: .publishedAt)
+            try container.encode(retiredAt, forKey: .retiredAt)
+        }
+
+        public init(_ key: Ed25519PublicKey, status: Status, window: KeyValidityWindow = .unbounded) throws(CardCryptoError) {
             kid = key.keyID.hex
             alg = "EdDSA"
             crv = "Ed25519"
@@ -37,6 +66,8 @@ public struct KeySetDocument: Codable, Sendable, Hashable {
                 .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
             pem = try key.pemRepresentation()
             self.status = status
+            publishedAt = window.publishedAt
+            retiredAt = window.retiredAt
         }
     }
 
@@ -46,9 +77,11 @@ public struct KeySetDocument: Codable, Sendable, Hashable {
         self.keys = keys
     }
 
-    /// The document for a service that signs with `current` and still publishes `retired`.
-    public init(current: Ed25519PublicKey, retired: [Ed25519PublicKey]) throws(CardCryptoError) {
-        keys = [try Key(current, status: .current)] + (try retired.map { key throws(CardCryptoError) in try Key(key, status: .retired) })
+    /// The document for a service that signs with `current` and still publishes `retired`, each key with its
+    /// window from `windows` (unbounded when it has none).
+    public init(current: Ed25519PublicKey, retired: [Ed25519PublicKey], windows: [KeyID: KeyValidityWindow] = [:]) throws(CardCryptoError) {
+        keys = [try Key(current, status: .current, window: windows[current.keyID] ?? .unbounded)]
+            + (try retired.map { key throws(CardCryptoError) in try Key(key, status: .retired, window: windows[key.keyID] ?? .unbounded) })
     }
 
     /// The largest key set document read (a few keys take a few kilobytes).
@@ -60,7 +93,15 @@ public struct KeySetDocument: Codable, Sendable, Hashable {
                                shape: #"{"keys": [{"kid", "pem", "status", …}]}"#)
     }
 
-    /// Every key, each checked: its PEM is an Ed25519 public key whose kid and raw form are the ones listed.
+    /// The keys as a verifier trusts them, each within its window.
+    public func trustedKeys() throws(CardWireError) -> TrustedKeySet {
+        var set = TrustedKeySet()
+        for (key, entry) in zip(try publicKeys(), keys) { set.insert(key, window: entry.window) }
+        return set
+    }
+
+    /// Every key, each checked: its PEM is an Ed25519 public key whose kid and raw form are the ones listed,
+    /// and its window does not end before it begins.
     public func publicKeys() throws(CardWireError) -> [Ed25519PublicKey] {
         var result: [Ed25519PublicKey] = []
         for (index, entry) in keys.enumerated() {
@@ -79,6 +120,9 @@ public struct KeySetDocument: Codable, Sendable, Hashable {
             }
             guard (entry.alg ?? "EdDSA") == "EdDSA", (entry.crv ?? "Ed25519") == "Ed25519" else {
                 throw CardWireError(.invalidKey, "key \(index): only alg EdDSA on crv Ed25519 is supported")
+            }
+            if let publishedAt = entry.publishedAt, let retiredAt = entry.retiredAt, retiredAt < publishedAt {
+                throw CardWireError(.invalidKey, "key \(index): retired_at is earlier than published_at")
             }
             result.append(key)
         }

@@ -46,7 +46,7 @@ public struct RevocationListDocument: Codable, Sendable, Hashable {
 
     /// The list a verifier checks claims against; a token id that is not 16 hex digits is refused.
     public func revocationList() throws(CardWireError) -> RevocationList {
-        var list = RevocationList(revokedBefore: members.mapValues { UInt64(max(0, $0)) })
+        var list = RevocationList(revokedBefore: members)
         for hex in tokenIDs {
             guard let id = TokenID(hex: hex) else { throw CardWireError(.invalidEntry, "token id '\(hex)' is not 16 hex digits") }
             list.revokedTokenIDs.insert(id)

@@ -1,4 +1,5 @@
 public import Foundation
+import CardToken
 
 /// A PEEZ member, as the ledger stores it.
 public struct Member: Sendable, Hashable, Codable {

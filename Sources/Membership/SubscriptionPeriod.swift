@@ -1,4 +1,5 @@
 public import Foundation
+import CardToken
 
 /// One paid period of membership.
 public struct SubscriptionPeriod: Sendable, Hashable, Codable {

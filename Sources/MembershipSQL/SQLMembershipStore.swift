@@ -1,3 +1,4 @@
+import CardToken
 public import Foundation
 public import Membership
 

@@ -26,13 +26,13 @@ public struct CardService: Sendable {
     /// Signs and renders a card: `exp` is the end of paid time, or the moment of issue when there is none.
     public var mint: CardMinting {
         { [issuer, renderer] member, coverageEnd, now in
-            let claims = CardClaims(subject: member.membershipID, expiresAt: UInt64(max(0, coverageEnd ?? now)),
-                                    issuedAt: UInt64(max(0, now)), name: member.name)
+            let claims = CardClaims(subject: member.membershipID, expiresAt: max(0, coverageEnd ?? now),
+                                    issuedAt: max(0, now), name: member.name)
             let token = try issuer.issue(claims)
             let png = try renderer.render(try QRMatrix.encode(token))
             CardMetrics.cardIssued()
             return StoredCard(memberUUID: member.uuid, tokenID: claims.tokenID.hex, token: token, png: png,
-                              issuedAt: now, expiresAt: Int64(claims.expiresAt), coverageEnd: coverageEnd)
+                              issuedAt: now, expiresAt: claims.expiresAt, coverageEnd: coverageEnd)
         }
     }
 
@@ -46,7 +46,7 @@ public struct CardService: Sendable {
     public func verify(_ token: String) async throws -> VerificationResult {
         let revocations = try RevocationListDocument(try await store.revocations()).revocationList()
         let verifier = CardVerifier(trustedKeys: keyRing.trustedKeys, revocations: revocations)
-        let result = verifier.verify(token, now: UInt64(max(0, now())))
+        let result = verifier.verify(token, now: now())
         CardMetrics.verification(result.verdict)
         return result
     }
@@ -55,7 +55,7 @@ public struct CardService: Sendable {
     /// member, expired or revoked included (a lapsed member renews with the card in their phone), so the
     /// revocation list is not read: only the signature and the token's form are checked.
     public func membershipID(identifiedBy token: String) throws -> String {
-        let result = CardVerifier(trustedKeys: keyRing.trustedKeys).verify(token, now: UInt64(max(0, now())))
+        let result = CardVerifier(trustedKeys: keyRing.trustedKeys).verify(token, now: now())
         guard let claims = result.claims else {
             throw MembershipError(.invalidFields, "The card cannot identify a member.",
                                   fields: ["card_token": "is \(result.verdict.rawValue): \(result.detail)"])

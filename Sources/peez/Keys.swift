@@ -1,6 +1,7 @@
 import ArgumentParser
 import CardCrypto
 import CardToken
+import CardWire
 import Foundation
 
 extension Peez {
@@ -9,7 +10,7 @@ extension Peez {
         static let configuration = CommandConfiguration(
             commandName: "keys",
             abstract: "Create and inspect Ed25519 signing keys.",
-            subcommands: [Generate.self, Show.self, Rotate.self]
+            subcommands: [Generate.self, Show.self, Rotate.self, Retire.self]
         )
     }
 }
@@ -77,10 +78,11 @@ extension Peez.Keys {
         static let configuration = CommandConfiguration(
             abstract: "Make a new signing key and publish its public half beside the current keys.",
             discussion: """
-            Writes OUT/signing-key-<UTC time>.pem (0600) and its public half, and copies the public key into the \
-            published folder as <kid>.pem. Old public keys stay published, so cards already in members' phones \
-            keep verifying. Then restart the service with --signing-key pointing at the new key, and sync the \
-            verifiers' key sets.
+            Writes OUT/signing-key-<UTC time>.pem (0600) and its public half, copies the public key into the \
+            published folder as <kid>.pem and records its publication time in the folder's windows.json. Old \
+            public keys stay published, so cards already in members' phones keep verifying. Then restart the \
+            service with --signing-key pointing at the new key, retire the old key (peez keys retire), and sync \
+            the verifiers' key sets.
 
             Example:
               peez keys rotate --out /etc/peez/keys --published /etc/peez/public
@@ -100,10 +102,59 @@ extension Peez.Keys {
             try FileManager.default.createDirectory(atPath: published, withIntermediateDirectories: true)
             let target = (published as NSString).appendingPathComponent("\(key.keyID.hex).pem")
             try FileManager.default.copyItem(atPath: written.publicKeyPath, toPath: target)
+            let folder = PublishedKeyFolder(path: published)
+            try folder.record(KeyValidityWindow(publishedAt: CardDates.now()), for: key.keyID)
             print(key.keyID.hex)
             printError("new signing key: \(written.privateKeyPath) (mode 0600)")
-            printError("published:       \(target)")
-            printError("next: restart the service with --signing-key \(written.privateKeyPath)")
+            printError("published:       \(target) (window recorded in \(folder.windowsPath))")
+            printError("next: restart the service with --signing-key \(written.privateKeyPath), then retire the old key:")
+            printError("      peez keys retire OLD-KID --published \(published)")
+        }
+    }
+
+    /// `peez keys retire`: a published key stops being trusted for cards signed from now on.
+    struct Retire: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Record that a published key no longer signs cards.",
+            discussion: """
+            Sets the key's retired_at in the published folder's windows.json (now, or --at). The key stays \
+            published, so the cards it signed before keep verifying until they expire; a card it signs later is \
+            refused by every verifier that synced the key set. Run it once the service signs with the new key.
+
+            Example:
+              peez keys retire 46211e5d86abc761 --published /etc/peez/public
+            """
+        )
+
+        @Argument(help: "The kid of the key to retire (16 hex digits, as `peez keys show` prints it).")
+        var kid: String
+
+        @Option(help: "The published key-set folder the service serves at /v1/keys.")
+        var published = "Keys/public"
+
+        @Option(help: "When it was retired: YYYY-MM-DD (the end of that day, Algiers time), ISO 8601 or epoch seconds; default now.")
+        var at: String?
+
+        func validate() throws {
+            guard KeyID(hex: kid) != nil else { throw ValidationError("'\(kid)' is not a kid: give the key's 16 hex digits") }
+            if let at, CardDates.parseExpiry(at) == nil {
+                throw ValidationError("--at '\(at)' is not a date (YYYY-MM-DD), an ISO 8601 time or epoch seconds")
+            }
+        }
+
+        func run() async throws {
+            let folder = PublishedKeyFolder(path: published)
+            guard let keyID = KeyID(hex: kid), try folder.keys().contains(where: { $0.keyID == keyID }) else {
+                throw ValidationError("no key with kid \(kid) is published in \(published)")
+            }
+            var window = try folder.windows()[keyID] ?? .unbounded
+            let retiredAt = at.flatMap(CardDates.parseExpiry) ?? CardDates.now()
+            if let publishedAt = window.publishedAt, retiredAt < publishedAt {
+                throw ValidationError("\(kid) was published at \(CardDates.display(publishedAt)); it cannot retire before that")
+            }
+            window.retiredAt = retiredAt
+            try folder.record(window, for: keyID)
+            print("\(kid) retired at \(CardDates.display(retiredAt)) (Algiers), recorded in \(folder.windowsPath)")
         }
     }
 }

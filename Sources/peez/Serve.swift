@@ -3,6 +3,7 @@ import ArgumentParser
 import CardCrypto
 import CardServer
 import CardToken
+import CardWire
 import Foundation
 import Hummingbird
 import Logging
@@ -69,9 +70,11 @@ extension Peez {
             if key.keyID.hex == DevelopmentData.keyID && !development {
                 throw ValidationError("\(keyPath) is the published development key; real cards must be signed with a key of your own (peez keys generate)")
             }
-            let published = FileManager.default.fileExists(atPath: publishedKeys)
-                ? try KeySetLoader.load(paths: [publishedKeys]).keys.compactMap { $0 as? Ed25519PublicKey } : []
-            let keyRing = KeyRing(signingKey: key, publishedKeys: published)
+            let folder = PublishedKeyFolder(path: publishedKeys)
+            let keyRing = KeyRing(signingKey: key, publishedKeys: try folder.keys(), windows: try folder.windows())
+            if let refusal = keyRing.signingRefusal(now: CardDates.now()) {
+                throw ValidationError("\(refusal) (see \(folder.windowsPath)); start with the current key")
+            }
             let (host, port, development, storeOptions) = (host, port, development, store)
             let startTimeout = Duration.seconds(startTimeout)
 

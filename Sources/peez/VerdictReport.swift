@@ -1,5 +1,6 @@
 import CardToken
 import Foundation
+import Membership
 
 /// Prints verdicts for a person (one readable line) or for a program (one JSON object per line).
 struct VerdictReport {
@@ -10,14 +11,14 @@ struct VerdictReport {
         FileHandle.standardOutput.write(Data((line + "\n").utf8))
     }
 
-    func humanLine(_ result: VerificationResult, now: UInt64 = CardDates.now()) -> String {
+    func humanLine(_ result: VerificationResult, now: Int64 = CardDates.now()) -> String {
         var parts = [result.verdict.summary]
         if let claims = result.claims {
             parts.append(claims.subject)
             if let name = claims.name { parts.append(name) }
             parts.append("expires \(CardDates.display(claims.expiresAt)) (Algiers)")
             if claims.expiresAt > now {
-                parts.append("\(CardDates.daysLeft(until: claims.expiresAt, now: now)) day(s) left")
+                parts.append("\(CoverageSchedule.daysLeft(until: claims.expiresAt, now: now)) day(s) left")
             }
         }
         if result.verdict != .valid && !result.detail.isEmpty {

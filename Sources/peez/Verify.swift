@@ -32,10 +32,10 @@ extension Peez {
         var revocations: String?
 
         @Option(help: "Verify as if it were this time (seconds since the epoch).")
-        var now: UInt64?
+        var now: Int64?
 
         @Option(help: "Seconds of clock skew tolerated on expiry and issue time.")
-        var leeway: UInt64 = CardVerifier.defaultLeeway
+        var leeway: Int64 = CardVerifier.defaultLeeway
 
         @Flag(help: "Print one JSON object per token per line.")
         var json = false
@@ -45,6 +45,8 @@ extension Peez {
 
         func validate() throws {
             guard !keys.isEmpty else { throw ValidationError("--keys needs at least one PEM file or folder") }
+            guard leeway >= 0 else { throw ValidationError("--leeway must be zero or more seconds") }
+            guard (now ?? 0) >= 0 else { throw ValidationError("--now must be seconds since 1970, not before") }
         }
 
         func run() async throws {

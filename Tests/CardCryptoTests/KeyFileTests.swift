@@ -112,6 +112,6 @@ struct KeyFileTests {
         let pem = try Data(contentsOf: repositoryRoot.appendingPathComponent("Keys/development/signing-key.pem"))
         let key = try Ed25519PrivateKey(pem: Array(pem))
         let set = try KeySetLoader.load(paths: [repositoryRoot.appendingPathComponent("Keys/public").path])
-        #expect(set.keys(for: key.keyID).count == 1)
+        #expect(set.entries(for: key.keyID).count == 1)
     }
 }

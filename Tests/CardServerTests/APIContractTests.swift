@@ -8,6 +8,7 @@ import HummingbirdTesting
 import Membership
 import MembershipSQL
 import MembershipSQLite
+import PeezServices
 import Synchronization
 import TestSupport
 import Testing
@@ -69,7 +70,21 @@ struct APIContractTests {
             #expect(keys?.first?["kid"] as? String == harness.signingKey.keyID.hex)
             #expect(keys?.first?["status"] as? String == "current")
             #expect((keys?.first?["pem"] as? String)?.hasPrefix("-----BEGIN PUBLIC KEY-----") == true)
+            #expect(keys?.first?["published_at"] is NSNull && keys?.first?["retired_at"] is NSNull, "no window was recorded")
         }
+    }
+
+    @Test func aSigningKeyOutsideItsOwnWindowIsRefusedBeforeItSignsAnything() throws {
+        let key = try Ed25519PrivateKey.generate()
+        let now: Int64 = 1_800_000_000
+        func refusal(_ window: KeyValidityWindow) -> String? {
+            KeyRing(signingKey: key, publishedKeys: [], windows: [key.keyID: window]).signingRefusal(now: now)
+        }
+        #expect(refusal(KeyValidityWindow(publishedAt: now - 10)) == nil)
+        #expect(refusal(KeyValidityWindow(publishedAt: now - 10, retiredAt: now + 10)) == nil)
+        #expect(refusal(KeyValidityWindow(retiredAt: now - 1))?.contains("after its key was retired") == true)
+        #expect(refusal(KeyValidityWindow(publishedAt: now + 60))?.contains("before its key was published") == true)
+        #expect(KeyRing(signingKey: key, publishedKeys: []).signingRefusal(now: now) == nil, "no recorded window, no bound")
     }
 
     @Test func healthIsPublicAndMetricsCountTheWork() async throws {

@@ -24,7 +24,7 @@ struct ActivationTests {
             let period = try #require(reply.json["period"] as? [String: Any])
             #expect(period["months"] as? Int == 2 && period["amount_dzd"] as? Int == 600 && period["status"] as? String == "active")
             let newToken = try #require((reply.json["card"] as? [String: Any])?["token"] as? String)
-            let verdict = CardVerifier(trustedKeys: TrustedKeySet([harness.signingKey.publicKey])).verify(newToken, now: UInt64(harness.now))
+            let verdict = CardVerifier(trustedKeys: TrustedKeySet([harness.signingKey.publicKey])).verify(newToken, now: harness.now)
             #expect(verdict.verdict == .valid)
             #expect(verdict.claims.map { Int64($0.expiresAt) } == AlgiersCalendar.adding(months: 2, to: harness.now))
             #expect(try await client.cardToken(uuid) == newToken, "the fresh card is the member's card now")

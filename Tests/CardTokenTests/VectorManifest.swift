@@ -7,13 +7,13 @@ struct VectorManifest: Decodable {
     struct Vector: Decodable, CustomTestStringConvertibleShim {
         struct Revocations: Decodable {
             var token_ids: [String]
-            var members: [String: UInt64]
+            var members: [String: Int64]
         }
         struct Expected: Decodable {
             var verdict: String
             var sub: String?
-            var exp: UInt64?
-            var iat: UInt64?
+            var exp: Int64?
+            var iat: Int64?
             var cti: String?
             var kid: String?
             var name: String?
@@ -24,9 +24,10 @@ struct VectorManifest: Decodable {
         var description: String
         var token: String
         var trusted_keys: [String]
-        var now: UInt64
-        var leeway: UInt64
+        var now: Int64
+        var leeway: Int64
         var revocations: Revocations
+        var key_windows: [String: KeyValidityWindow]?
         var expected: Expected
 
         var testDescription: String { id }
@@ -46,14 +47,15 @@ struct VectorManifest: Decodable {
 
     /// The verifier a vector asks for: its trusted keys, leeway and revocation list.
     func verifier(for vector: Vector) throws -> CardVerifier {
-        let keys = try vector.trusted_keys.map { name throws -> any CardVerificationKey in
-            try Ed25519PublicKey(pem: public_keys[name]!)
+        var keys = TrustedKeySet()
+        for name in vector.trusted_keys {
+            keys.insert(try Ed25519PublicKey(pem: public_keys[name]!), window: vector.key_windows?[name] ?? .unbounded)
         }
         let revocations = RevocationList(
             revokedTokenIDs: Set(vector.revocations.token_ids.map { TokenID(hex: $0)! }),
             revokedBefore: vector.revocations.members
         )
-        return CardVerifier(trustedKeys: TrustedKeySet(keys), revocations: revocations, leeway: vector.leeway)
+        return CardVerifier(trustedKeys: keys, revocations: revocations, leeway: vector.leeway)
     }
 
     /// A signing key of the vectors, read without the file-mode check (git does not keep 0600).

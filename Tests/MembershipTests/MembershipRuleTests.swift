@@ -1,3 +1,4 @@
+import CardToken
 import Foundation
 import Membership
 import Testing

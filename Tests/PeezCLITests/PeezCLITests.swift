@@ -70,7 +70,7 @@ struct PeezCLITests {
         let workspace = try Workspace()
         defer { workspace.folder.remove() }
         // Expires 30 days and one hour from now: the API says 31 (a day begun counts whole); so must the CLI.
-        let now = UInt64(Date().timeIntervalSince1970)
+        let now = Int64(Date().timeIntervalSince1970)
         let token = try workspace.issue(expires: String(now + 30 * 86_400 + 3_600))
         let verified = try PeezCommand.run(["verify", "--keys", workspace.keySet, "--now", String(now), token])
         #expect(verified.standardOutput.contains("31 day(s) left"), "\(verified.standardOutput)")
@@ -188,6 +188,35 @@ struct PeezCLITests {
         #expect(try PeezCommand.run(["verify", "PEEZ1:AB"]).status == 2)
     }
 
+    @Test func aKeyRetiredBeforeItSignedACardNoLongerVouchesForIt() throws {
+        let workspace = try Workspace()
+        defer { workspace.folder.remove() }
+        let published = workspace.folder.file("public")
+        let rotated = try PeezCommand.run(["keys", "rotate", "--out", workspace.folder.file("new"), "--published", published])
+        #expect(rotated.status == 0, "\(rotated.standardError)")
+        let newKid = rotated.standardOutput.trimmingCharacters(in: .newlines)
+        let windowsFile = URL(fileURLWithPath: published + "/windows.json")
+        let windows = try JSONSerialization.jsonObject(with: Data(contentsOf: windowsFile)) as? [String: [String: Any]]
+        #expect(windows?[newKid]?["published_at"] != nil, "rotate records when the new key was published")
+
+        try FileManager.default.copyItem(atPath: workspace.keySet + "/mine.pem", toPath: published + "/old.pem")
+        let token = try workspace.issue()
+        #expect(try PeezCommand.run(["verify", "--keys", published, token]).status == 0)
+
+        let retired = try PeezCommand.run(["keys", "retire", workspace.kid, "--published", published, "--at", "2026-02-01"])
+        #expect(retired.status == 0, "\(retired.standardError)")
+        #expect(retired.standardOutput.contains("2026-02-02 00:00"), "the end of that day in Algiers: \(retired.standardOutput)")
+        let refused = try PeezCommand.run(["verify", "--keys", published, token])
+        #expect(refused.status == 1)
+        #expect(refused.standardOutput.contains("after its key was retired at 2026-02-02 00:00 (Algiers)"), "\(refused.standardOutput)")
+
+        #expect(try PeezCommand.run(["keys", "retire", workspace.kid, "--published", published, "--at", "2099-01-01"]).status == 0)
+        #expect(try PeezCommand.run(["verify", "--keys", published, token]).status == 0, "a card signed before retirement verifies")
+        let stranger = try PeezCommand.run(["keys", "retire", "0000000000000000", "--published", published])
+        #expect(stranger.status != 0 && stranger.standardError.contains("no key with kid"))
+        #expect(try PeezCommand.run(["keys", "retire", "not-a-kid", "--published", published]).status == 2)
+    }
+
     @Test func cardIssueWritesPNGAndSVGThatScanBackToTheToken() throws {
         let workspace = try Workspace()
         defer { workspace.folder.remove() }
@@ -203,7 +232,7 @@ struct PeezCLITests {
 
     /// Every command and command group, by the words that name it.
     static let commands: [[String]] = [[], ["serve"], ["admin"], ["admin", "create-token"], ["keys"], ["keys", "generate"],
-                                       ["keys", "show"], ["keys", "rotate"], ["card"], ["card", "issue"], ["verify"]]
+                                       ["keys", "show"], ["keys", "rotate"], ["keys", "retire"], ["card"], ["card", "issue"], ["verify"]]
 
     @Test("help is exactly its stored snapshot (PEEZ_UPDATE_SNAPSHOTS=1 rewrites them)", arguments: commands)
     func helpMatchesItsSnapshot(command: [String]) throws {

@@ -1,5 +1,6 @@
+import CardToken
 import Foundation
-import Membership
+
 import Testing
 
 /// The integer calendar must agree with Foundation's Africa/Algiers calendar everywhere the service uses it.
@@ -73,15 +74,5 @@ struct AlgiersCalendarTests {
             #expect(AlgiersCalendar.startOfDay(text) == nil, "\(text.debugDescription)")
         }
         #expect(AlgiersCalendar.startOfDay("2028-02-29") != nil)
-    }
-
-    @Test func aDayBegunCountsWholeInDaysLeft() {
-        let end: Int64 = 1_800_000_000
-        #expect(CoverageSchedule.daysLeft(until: end, now: end) == 0)
-        #expect(CoverageSchedule.daysLeft(until: end, now: end + 1) == 0)
-        #expect(CoverageSchedule.daysLeft(until: end, now: end - 1) == 1, "the last second of the last day")
-        #expect(CoverageSchedule.daysLeft(until: end, now: end - 86_400) == 1)
-        #expect(CoverageSchedule.daysLeft(until: end, now: end - 86_401) == 2)
-        #expect(CoverageSchedule.daysLeft(until: end, now: end - 30 * 86_400 + 3_600) == 30)
     }
 }

@@ -54,8 +54,9 @@ public enum AlgiersCalendar {
     }
 
     /// Days since 1970-01-01 in Algiers and the second within that day.
+    /// Times beyond years 1 to 9999 are clamped to them, so no input can overflow the arithmetic.
     static func localDay(_ seconds: Int64) -> (days: Int64, secondOfDay: Int64) {
-        let local = seconds + utcOffset
+        let local = min(max(seconds, -62_135_596_800), 253_402_300_799) + utcOffset
         let days = floorDivide(local, 86_400)
         return (days, local - days * 86_400)
     }
