@@ -2,6 +2,7 @@ public import PeezServices
 public import Hummingbird
 public import Logging
 import CoreMetrics
+import HummingbirdCore
 public import Prometheus
 public import ServiceLifecycle
 
@@ -9,10 +10,13 @@ public import ServiceLifecycle
 public struct ServerConfiguration: Sendable {
     public var host: String
     public var port: Int
+    /// Timeouts and the connection cap.
+    public var limits: ConnectionLimits
 
-    public init(host: String = "127.0.0.1", port: Int = 8080) {
+    public init(host: String = "127.0.0.1", port: Int = 8080, limits: ConnectionLimits = ConnectionLimits()) {
         self.host = host
         self.port = port
+        self.limits = limits
     }
 }
 
@@ -53,9 +57,12 @@ public func buildApplication(cards: CardService, metrics: PrometheusCollectorReg
                              beforeServerStarts: (@Sendable () async throws -> Void)? = nil,
                              logger: Logger = Logger(label: "peez.server")) -> some ApplicationProtocol
 {
+    let limits = configuration.limits
     var application = Application(
         router: buildRouter(cards: cards, metrics: metrics),
-        configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "peez"),
+        server: HTTPServerBuilder { responder in DeadlineHTTP1Channel(base: HTTP1Channel(responder: responder), limits: limits) },
+        configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "peez",
+                             availableConnectionsDelegate: .maximum(limits.maxConnections, logger: logger)),
         services: services,
         logger: logger
     )

@@ -69,7 +69,7 @@ struct RequestBodyTests {
                 // Declares 100 bytes, sends 10, hangs up.
                 let head = "POST /v1/activations HTTP/1.1\r\nHost: peez\r\nAuthorization: Bearer \(ServerHarness.vendorSecret)\r\n"
                     + "Idempotency-Key: \(UUID())\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"months\":"
-                try RawSocket.sendAndClose(head, to: port)
+                try RawConnection(port: port).send(head)
             }
             try await Task.sleep(for: .milliseconds(500))
             let after = try await activations()
@@ -79,16 +79,3 @@ struct RequestBodyTests {
         }
     }
 }
-
-/// A loopback TCP client that writes some bytes and hangs up.
-enum RawSocket {
-    static func sendAndClose(_ text: String, to port: Int) throws {
-        let descriptor = Loopback.tcpSocket()
-        defer { close(descriptor) }
-        guard Loopback.withAddress(port: port, { connect(descriptor, $0, $1) }) == 0 else { throw HarnessSocketError() }
-        let bytes = Array(text.utf8)
-        _ = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
-    }
-}
-
-struct HarnessSocketError: Error {}

@@ -67,10 +67,12 @@ final class ServerHarness: Sendable {
     }
 
     /// Runs `body` against the service listening on a real loopback socket.
-    static func withLiveServer(_ body: @Sendable (ServerHarness, any TestClientProtocol) async throws -> Void) async throws {
+    static func withLiveServer(limits: ConnectionLimits = ConnectionLimits(),
+                               _ body: @Sendable (ServerHarness, any TestClientProtocol) async throws -> Void) async throws {
         let harness = try await make()
         defer { harness.folder.remove() }
-        let app = buildApplication(cards: harness.cards, metrics: metrics, configuration: ServerConfiguration(host: "127.0.0.1", port: 0))
+        let app = buildApplication(cards: harness.cards, metrics: metrics,
+                                   configuration: ServerConfiguration(host: "127.0.0.1", port: 0, limits: limits))
         try await app.test(.live) { client in try await body(harness, client) }
         try await harness.database.close()
     }
