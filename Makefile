@@ -3,7 +3,7 @@ SHELL := /bin/bash
 .DEFAULT_GOAL := help
 
 # Debian packages the build, the tests and the tools need; `make deps` installs whichever are missing.
-DEB_PACKAGES := pkg-config openssl libssl-dev libqrencode-dev libpng-dev libsqlite3-dev zbar-tools tzdata postgresql postgresql-client wrk curl
+DEB_PACKAGES := pkg-config openssl libssl-dev libqrencode-dev libpng-dev libsqlite3-dev zbar-tools tzdata postgresql postgresql-client wrk curl python3-venv
 SWIFT_BUILD_FLAGS ?=
 FUZZ_RUNS ?= 3000000
 DEV_KEY := Keys/development/signing-key.pem
@@ -46,11 +46,12 @@ demo: build ## Issue a card with the development key, write its QR PNG and verif
 	@echo "== peez verify --keys Keys/public  (offline, with the published key set)"
 	@$(PEEZ) verify --keys Keys/public - < out/scanned.txt
 
-test: deps ## Run the whole test suite (starts a throwaway PostgreSQL server for the store tests)
+test: deps ## Run the whole test suite (a throwaway PostgreSQL server for the store tests), then schemathesis against the API
 	chmod 600 $(DEV_KEY)
 	@url=$${PEEZ_TEST_DATABASE_URL:-$$(scripts/test-postgres start)}; \
 	PEEZ_TEST_DATABASE_URL=$$url swift test $(SWIFT_BUILD_FLAGS); status=$$?; \
-	[ -n "$$PEEZ_TEST_DATABASE_URL" ] || scripts/test-postgres stop; exit $$status
+	[ -n "$$PEEZ_TEST_DATABASE_URL" ] || scripts/test-postgres stop; [ $$status -eq 0 ] || exit $$status
+	Tests/API/run
 
 snapshots: build ## Rewrite the stored --help snapshots (Fixtures/help) after a meant change to a command's help
 	PEEZ_UPDATE_SNAPSHOTS=1 swift test $(SWIFT_BUILD_FLAGS) --filter helpMatchesItsSnapshot

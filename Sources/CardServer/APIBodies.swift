@@ -88,6 +88,16 @@ struct CoverageBody: Codable {
     var ends_at: String?
     var days_left: Int
 
+    enum CodingKeys: String, CodingKey { case status, ends_at, days_left }
+
+    /// `ends_at` is always sent, null for a member who never paid.
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(status, forKey: .status)
+        try container.encode(ends_at, forKey: .ends_at)
+        try container.encode(days_left, forKey: .days_left)
+    }
+
     init(coverageEnd: Int64?, now: Int64) {
         let active = (coverageEnd ?? now) > now
         status = active ? "active" : "expired"

@@ -66,6 +66,9 @@ struct ErrorBody: Encodable {
 /// Renders every error in the one error shape: API and domain errors as they say, the framework's own (no
 /// route, body too large) translated, and anything else as a 500 whose detail goes to the log, not the client.
 struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
+    /// The methods each path serves, for a 405's `Allow`.
+    let allowedMethods: AllowedMethods
+
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         do {
             return try await next(request, context)
@@ -76,9 +79,17 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
         } catch let error as HTTPError {
             let translated: APIError
             switch error.status {
-            case .notFound: translated = APIError(.notFound, code: "not_found", "No route for \(request.method) \(request.uri.path).")
+            case .notFound:
+                let allowed = allowedMethods.methods(for: request.uri.path)
+                guard allowed.isEmpty else {
+                    var response = try APIError(.methodNotAllowed, code: "method_not_allowed",
+                                                "\(request.method) is not served on \(request.uri.path); use \(allowed.joined(separator: " or ")).")
+                        .response(from: request, context: context)
+                    response.headers[.allow] = allowed.joined(separator: ", ")
+                    return response
+                }
+                translated = APIError(.notFound, code: "not_found", "No route for \(request.method) \(request.uri.path).")
             case .contentTooLarge: translated = .payloadTooLarge(context.maxUploadSize)
-            case .methodNotAllowed: translated = APIError(.methodNotAllowed, code: "bad_request", "\(request.method) is not allowed on \(request.uri.path).")
             default: translated = .badRequest(error.body ?? "The request is not well formed.")
             }
             return try translated.response(from: request, context: context)

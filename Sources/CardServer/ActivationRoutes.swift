@@ -31,9 +31,9 @@ struct ActivationRoutes {
         guard let vendorID = credential.vendorID else {
             throw APIError.forbidden("This vendor credential is not tied to a vendor.")
         }
-        guard let keyText = request.headers[Self.idempotencyKeyHeader], !keyText.isEmpty,
-              keyText.utf8.count <= IdempotencyKey.maxLength else {
-            throw APIError.badRequest("Send an Idempotency-Key header (1 to \(IdempotencyKey.maxLength) characters, e.g. a UUID) so a retry cannot sell the months twice.")
+        guard let keyText = request.headers[Self.idempotencyKeyHeader], (1...IdempotencyKey.maxLength).contains(keyText.utf8.count),
+              keyText.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else {
+            throw APIError.badRequest("Send an Idempotency-Key header (1 to \(IdempotencyKey.maxLength) visible ASCII characters, e.g. a UUID) so a retry cannot sell the months twice.")
         }
         let bytes = try await JSONExchange.bodyBytes(request, context: context)
         let key = IdempotencyKey(scope: credential.id.uuidString, key: keyText, requestHash: Hex.encode(JSONExchange.requestHash(bytes, sha256: SHA256.hash)))
@@ -90,11 +90,21 @@ struct ActivationRoutes {
 
     @Sendable func list(_ request: Request, context: ServerRequestContext) async throws -> Response {
         let credential = try context.require(.vendor, .admin)
-        let limit = min(max(request.uri.queryParameters.get("limit", as: Int.self) ?? 100, 1), 1_000)
+        let limit = try Self.limit(request.uri.queryParameters.get("limit"))
         let vendorID = credential.role == .vendor ? credential.vendorID ?? UUID() : nil
         let now = cards.now()
         let periods = try await store.activations(vendorID: vendorID, limit: limit)
         return try JSONExchange.response(ActivationListBody(activations: periods.map { PeriodBody($0, now: now) }))
+    }
+
+    /// The `limit` query parameter: 100 when absent, else a whole number from 1 to 1,000.
+    static func limit(_ text: String?) throws -> Int {
+        guard let text else { return 100 }
+        guard text.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }), let limit = Int(text), (1...1_000).contains(limit) else {
+            throw APIError(.unprocessableContent, code: "invalid_fields", "The query has invalid parameters.",
+                           fields: ["limit": "must be a whole number from 1 to 1000"])
+        }
+        return limit
     }
 
     @Sendable func cancel(_ request: Request, context: ServerRequestContext) async throws -> Response {

@@ -37,7 +37,8 @@ public func buildRouter(cards: CardService, metrics: PrometheusCollectorRegistry
     let router = Router(context: ServerRequestContext.self)
     // Metrics outermost: they count the answer actually sent, errors rendered by ErrorMiddleware included.
     router.add(middleware: MetricsMiddleware())
-    router.add(middleware: ErrorMiddleware())
+    let allowedMethods = AllowedMethods()
+    router.add(middleware: ErrorMiddleware(allowedMethods: allowedMethods))
     router.add(middleware: Authenticator(store: cards.store))
     let service = ServiceRoutes(cards: cards, metrics: metrics)
     router.on("/health", method: .get, use: service.health)
@@ -45,6 +46,8 @@ public func buildRouter(cards: CardService, metrics: PrometheusCollectorRegistry
     MemberRoutes(cards: cards).register(on: router)
     ActivationRoutes(cards: cards).register(on: router)
     service.register(on: router)
+    PlaceRoutes().register(on: router)
+    allowedMethods.load(router.routes.map { ("\($0.path)", $0.method) })
     return router
 }
 

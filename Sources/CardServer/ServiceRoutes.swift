@@ -62,7 +62,7 @@ struct ServiceRoutes {
         _ = try context.require(.admin)
         let body = try await JSONExchange.decode(CreateVendorRequest.self, request, context: context)
         try Vendor.validate(name: body.name, category: body.category, neighbourhood: body.neighbourhood)
-        let (vendor, secret) = try await Provisioning.createVendor(store: store, name: body.name, category: body.category,
+        let (vendor, secret) = try await Provisioning.createVendor(store: store, name: body.name.trimmingCharacters(in: .whitespacesAndNewlines), category: body.category,
                                                                    neighbourhood: body.neighbourhood, now: cards.now())
         return try JSONExchange.response(CreatedVendorBody(vendor: VendorBody(vendor), api_secret: secret), status: .created)
     }

@@ -34,6 +34,19 @@ public struct CardClaims: Hashable, Sendable {
         self.name = name
     }
 
+    /// As much of `name` as a card shows: whole characters, at most ``maxNameBytes`` of UTF-8.
+    public static func fittingName(_ name: String) -> String {
+        guard name.utf8.count > maxNameBytes else { return name }
+        var fitted = ""
+        var bytes = 0
+        for character in name {
+            bytes += character.utf8.count
+            guard bytes <= maxNameBytes else { break }
+            fitted.append(character)
+        }
+        return fitted
+    }
+
     /// Throws `invalidClaims` unless these claims may be put in a card.
     public func validate() throws(CardTokenError) {
         guard !subject.isEmpty else {

@@ -63,16 +63,16 @@ public struct MemberDraft: Sendable, Hashable {
         self.language = language
     }
 
-    /// The draft with whitespace trimmed and the email lower-cased, or `invalidFields` naming each problem.
+    /// The draft with the name's surrounding spaces trimmed and the email lower-cased, or `invalidFields`
+    /// naming each problem. Each field is judged as it was sent, as the OpenAPI document describes it.
     public func validated() throws(MembershipError) -> MemberDraft {
         var draft = self
         draft.name = name.trimmingCharacters(in: .whitespacesAndNewlines)
-        draft.phone = phone.filter { !$0.isWhitespace }
-        draft.email = email.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
+        draft.email = email.lowercased()
         var problems: [String: String] = [:]
-        if let problem = MemberRules.nameProblem(draft.name) { problems["name"] = problem }
-        if let problem = MemberRules.phoneProblem(draft.phone) { problems["phone"] = problem }
-        if let problem = MemberRules.emailProblem(draft.email) { problems["email"] = problem }
+        if let problem = TextRules.nameProblem(name) { problems["name"] = problem }
+        if let problem = MemberRules.phoneProblem(phone) { problems["phone"] = problem }
+        if let problem = MemberRules.emailProblem(email) { problems["email"] = problem }
         if let problem = MemberRules.neighbourhoodProblem(draft.neighbourhood) { problems["neighbourhood"] = problem }
         guard problems.isEmpty else { throw MembershipError(.invalidFields, "The member has invalid fields.", fields: problems) }
         return draft
@@ -113,13 +113,6 @@ public struct MemberPatch: Sendable, Hashable {
 
 /// The field rules, each returning what is wrong or nil.
 enum MemberRules {
-    static func nameProblem(_ name: String) -> String? {
-        if name.isEmpty { return "is required" }
-        if let problem = TextRules.disguisingCharacterProblem(name) { return problem }
-        if name.utf8.count > 128 { return "must be at most 128 UTF-8 bytes (it is printed on the card)" }
-        return nil
-    }
-
     static func phoneProblem(_ phone: String) -> String? {
         let digits = phone.dropFirst(4)
         guard phone.hasPrefix("+213"), digits.count == 9, digits.allSatisfy(\.isASCIIDigit) else {
@@ -128,12 +121,19 @@ enum MemberRules {
         return nil
     }
 
+    /// One `@`, a local part, a dotted domain that neither begins nor ends with a dot, no white space: judged on
+    /// Unicode scalars, as the OpenAPI document's pattern is, so a combining mark cannot hide an `@` or a dot.
     static func emailProblem(_ email: String) -> String? {
         if let problem = TextRules.disguisingCharacterProblem(email) { return problem }
-        let parts = email.split(separator: "@", omittingEmptySubsequences: false)
-        guard email.count <= 254, parts.count == 2, !parts[0].isEmpty, parts[1].contains("."),
-              !parts[1].hasPrefix("."), !parts[1].hasSuffix("."), !email.contains(where: \.isWhitespace)
-        else { return "must be an email address like name@example.dz" }
+        let scalars = Array(email.unicodeScalars)
+        let ats = scalars.indices.filter { scalars[$0] == "@" }
+        guard scalars.count <= 254, ats.count == 1, !scalars.contains(where: \.properties.isWhitespace) else {
+            return "must be an email address like name@example.dz"
+        }
+        let local = scalars[..<ats[0]], domain = scalars[(ats[0] + 1)...]
+        guard !local.isEmpty, domain.contains("."), domain.first != ".", domain.last != "." else {
+            return "must be an email address like name@example.dz"
+        }
         return nil
     }
 

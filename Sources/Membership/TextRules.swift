@@ -1,3 +1,5 @@
+import Foundation
+
 /// Rules for text that people type and that other people are shown: names on cards, emails, phone numbers, ids.
 public enum TextRules {
     /// What is wrong with `text` if it holds a character that can hide or disguise what is shown, or nil.
@@ -12,6 +14,18 @@ public enum TextRules {
             let code = "U+" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
             return "must not contain control or bidirectional override characters (\(code) at character \(offset + 1))"
         }
+        return nil
+    }
+
+    /// The longest display name of a member or a shop, in characters as JSON Schema's `maxLength` counts them
+    /// (Unicode scalars). A card shows as much of it as fits in its own limit.
+    public static let maxNameLength = 128
+
+    /// What is wrong with a display name as it was sent (before its surrounding spaces are trimmed), or nil.
+    public static func nameProblem(_ name: String) -> String? {
+        if let problem = disguisingCharacterProblem(name) { return problem }
+        if name.unicodeScalars.count > maxNameLength { return "must be at most \(maxNameLength) characters" }
+        if name.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty { return "is required" }
         return nil
     }
 

@@ -21,12 +21,7 @@ public struct Vendor: Sendable, Hashable, Codable {
     /// Checks a new vendor's fields, naming each problem.
     public static func validate(name: String, category: String, neighbourhood: String) throws(MembershipError) {
         var problems: [String: String] = [:]
-        let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
-        if trimmed.isEmpty || trimmed.utf8.count > 128 {
-            problems["name"] = "is required, at most 128 UTF-8 bytes"
-        } else if let problem = TextRules.disguisingCharacterProblem(trimmed) {
-            problems["name"] = problem
-        }
+        if let problem = TextRules.nameProblem(name) { problems["name"] = problem }
         if !Oran.categoryIDs.contains(category) {
             problems["category"] = "must be one of: " + Oran.categories.map(\.id).joined(separator: ", ")
         }

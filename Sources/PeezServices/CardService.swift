@@ -27,7 +27,7 @@ public struct CardService: Sendable {
     public var mint: CardMinting {
         { [issuer, renderer] member, coverageEnd, now in
             let claims = CardClaims(subject: member.membershipID, expiresAt: max(0, coverageEnd ?? now),
-                                    issuedAt: max(0, now), name: member.name)
+                                    issuedAt: max(0, now), name: CardClaims.fittingName(member.name))
             let token = try issuer.issue(claims)
             let png = try renderer.render(try QRMatrix.encode(token))
             CardMetrics.cardIssued()

@@ -47,7 +47,19 @@ struct AuthorizationTests {
         ("/v1/revocations", .get, [.admin, .backend, .vendor]),
         ("/v1/vendors", .post, [.admin]),
         ("/v1/vendors/{vendor}", .get, [.admin, .vendor]),
+        ("/v1/neighbourhoods", .get, [.admin, .backend, .vendor]),
+        ("/v1/categories", .get, [.admin, .backend, .vendor]),
     ]
+
+    @Test func theMatrixNamesEveryOperationOfTheDocument() throws {
+        let documented = APIContractTests.documentedOperations
+        let named = Set(Self.matrix.map { template, method, _ in
+            let path = template.replacingOccurrences(of: "{member}", with: "{uuid}").replacingOccurrences(of: "{period}", with: "{id}")
+                .replacingOccurrences(of: "{vendor}", with: "{id}")
+            return "\(method) \(path)"
+        })
+        #expect(named == documented)
+    }
 
     @Test func everyRouteLetsInExactlyItsRoles() async throws {
         try await ServerHarness.withLiveServer { harness, client in

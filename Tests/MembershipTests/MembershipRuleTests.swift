@@ -79,10 +79,29 @@ struct MembershipRuleTests {
         #expect(Set(error?.fields.keys ?? [:].keys) == ["name", "phone", "email", "neighbourhood"])
     }
 
-    @Test func memberFieldsAreNormalised() throws {
-        let draft = try MemberDraft(uuid: UUID(), name: "  Ahmed Mohamed ", phone: "+213 550 12 34 56", email: " Ahmed@Example.DZ ",
+    @Test func theNameIsTrimmedAndTheEmailLowerCased() throws {
+        let draft = try MemberDraft(uuid: UUID(), name: "  Ahmed Mohamed ", phone: "+213550123456", email: "Ahmed@Example.DZ",
                                     neighbourhood: "usto").validated()
         #expect(draft.name == "Ahmed Mohamed" && draft.phone == "+213550123456" && draft.email == "ahmed@example.dz")
+    }
+
+    /// Each field is judged as it was sent, exactly as the OpenAPI document's patterns judge it.
+    @Test func fieldsAreJudgedAsSentAsTheDocumentsPatternsJudgeThem() {
+        func problems(name: String = "Ahmed", phone: String = "+213550123456", email: String = "a@example.dz") -> Set<String> {
+            do {
+                _ = try MemberDraft(uuid: UUID(), name: name, phone: phone, email: email, neighbourhood: "usto").validated()
+                return []
+            } catch { return Set(error.fields.keys) }
+        }
+        #expect(problems(phone: "+213 550 12 34 56") == ["phone"], "E.164 without spaces")
+        #expect(problems(email: " a@example.dz") == ["email"])
+        #expect(problems(email: "a@\u{301}example.dz").isEmpty, "a combining mark is a character of the domain")
+        #expect(problems(email: "a@example.dz\u{301}@x.dz") == ["email"], "a combining mark cannot hide a second @")
+        #expect(problems(email: "a@.example.dz") == ["email"] && problems(email: "a@example") == ["email"])
+        #expect(problems(name: String(repeating: "ب", count: 128)).isEmpty, "128 characters, 256 bytes of UTF-8")
+        #expect(problems(name: String(repeating: "b", count: 129)) == ["name"])
+        #expect(problems(name: "Ahmed\u{85}") == ["name"], "a control character is refused before the name is trimmed")
+        #expect(problems(name: " \u{3000} ") == ["name"], "only spaces")
     }
 
     @Test func oranHasSixteenNeighbourhoodsAndTwelveCategories() {

@@ -1,0 +1,79 @@
+import CardToken
+import Foundation
+import HTTPTypes
+import HummingbirdTesting
+import Testing
+
+/// Behaviour the OpenAPI document states and schemathesis relies on (Tests/API/run), each proved here on its own.
+@Suite("Documented rules")
+struct DocumentedRulesTests {
+    @Test func aMethodAPathDoesNotServeIsA405NamingTheMethodsItDoes() async throws {
+        try await ServerHarness.withLiveServer { _, client in
+            let reply = try await client.send(.delete, "/v1/members/\(UUID())", secret: ServerHarness.backendSecret)
+            #expect(reply.status == .methodNotAllowed && reply.errorCode == "method_not_allowed")
+            #expect(reply.headers[.allow] == "GET, PATCH")
+            let keys = try await client.send(.put, "/v1/keys", secret: ServerHarness.vendorSecret)
+            #expect(keys.status == .methodNotAllowed && keys.headers[.allow] == "GET")
+            #expect(try await client.send(.get, "/v1/nowhere", secret: ServerHarness.vendorSecret).status == .notFound)
+        }
+    }
+
+    @Test(arguments: ["0", "1001", "-5", "ten", "1e3", " 5"])
+    func aListLimitOutsideOneToAThousandIsA422(limit: String) async throws {
+        try await ServerHarness.withLiveServer { _, client in
+            let encoded = limit.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? limit
+            let reply = try await client.send(.get, "/v1/activations?limit=\(encoded)", secret: ServerHarness.vendorSecret)
+            #expect(reply.status == .unprocessableContent && reply.errorFields.keys.contains("limit"), "\(limit)")
+            #expect(try await client.send(.get, "/v1/activations?limit=1000", secret: ServerHarness.vendorSecret).status == .ok)
+        }
+    }
+
+    @Test func anIdempotencyKeyMustBeVisibleASCII() async throws {
+        try await ServerHarness.withLiveServer { _, client in
+            let member = try await client.createMember()
+            let token = try await client.cardToken(member)
+            #expect(try await client.activate(token: token, key: "clé-à-usage-unique").status == .badRequest)
+            #expect(try await client.activate(token: token, key: String(repeating: "k", count: 256)).status == .badRequest)
+            #expect(try await client.activate(token: token, key: "sale-0001").status == .created)
+        }
+    }
+
+    @Test func neighbourhoodsAndCategoriesAreServedInFrenchAndArabic() async throws {
+        try await ServerHarness.withLiveServer { _, client in
+            let neighbourhoods = try await client.send(.get, "/v1/neighbourhoods", secret: ServerHarness.vendorSecret).json["neighbourhoods"] as? [[String: String]]
+            let categories = try await client.send(.get, "/v1/categories", secret: ServerHarness.backendSecret).json["categories"] as? [[String: String]]
+            #expect(neighbourhoods?.count == 16 && categories?.count == 12)
+            #expect(neighbourhoods?.first(where: { $0["id"] == "sidi-el-houari" }) == ["id": "sidi-el-houari", "name_fr": "Sidi El Houari", "name_ar": "سيدي الهواري"])
+            #expect((neighbourhoods ?? []) .allSatisfy { $0["name_fr"]?.isEmpty == false && $0["name_ar"]?.unicodeScalars.contains { (0x0600...0x06FF).contains($0.value) } == true })
+            #expect(try await client.send(.get, "/v1/categories").status == .unauthorized)
+        }
+    }
+
+    @Test func aLongNameIsKeptWholeAndTheCardShowsAsMuchAsFits() async throws {
+        try await ServerHarness.withLiveServer { _, client in
+            let kept = String(repeating: "محمد ", count: 25) + "علي"  // 128 characters, 231 bytes of UTF-8
+            let name = kept + "ب"
+            #expect(kept.unicodeScalars.count == 128)
+            let refused = try await client.send(.post, "/v1/members", secret: ServerHarness.backendSecret, json: [
+                "uuid": UUID().uuidString, "name": name, "phone": "+213661234567", "email": "long@example.dz", "neighbourhood": "usto"])
+            #expect(refused.status == .unprocessableContent && refused.errorFields.keys.contains("name"))
+            let member = try await client.createMember(name: kept)
+            #expect(try await client.send(.get, "/v1/members/\(member)", secret: ServerHarness.backendSecret).json["name"] as? String == kept)
+            let card = try await client.send(.get, "/v1/members/\(member)/card", secret: ServerHarness.backendSecret).json
+            let shown = try #require((card["member"] as? [String: Any])?["name"] as? String)
+            #expect(shown == kept, "the API shows the whole name")
+            let verified = try await client.send(.post, "/v1/verify", secret: ServerHarness.vendorSecret, json: ["token": card["token"] as? String ?? ""]).json
+            let onCard = try #require(verified["name"] as? String)
+            #expect(onCard.utf8.count <= CardClaims.maxNameBytes && kept.hasPrefix(onCard) && onCard.count > 50)
+        }
+    }
+
+    @Test func coverageAlwaysSendsEndsAtNullUntilTheMemberPays() async throws {
+        try await ServerHarness.withLiveServer { _, client in
+            let member = try await client.createMember()
+            let reply = try await client.send(.get, "/v1/members/\(member)/subscription", secret: ServerHarness.backendSecret)
+            let coverage = try #require(reply.json["coverage"] as? [String: Any])
+            #expect(coverage["ends_at"] is NSNull && coverage["days_left"] as? Int == 0)
+        }
+    }
+}
