@@ -32,13 +32,13 @@ serve: deps ## Build in release mode and start the card service on SQLite (var/)
 	@echo "listening on $${HOST:-127.0.0.1}:$${PORT:-8080}; change with: HOST=0.0.0.0 PORT=9090 make serve"
 	.build/release/peez serve --development --database var/peez.sqlite --host $${HOST:-127.0.0.1} --port $${PORT:-8080}
 
-demo: build ## Issue a card with the development key, write its QR PNG and verify it
+demo: build ## Issue a card for the demo member of make serve with the development key, write its QR PNG and verify it
 	@chmod 600 $(DEV_KEY)  # git does not keep file modes; the key is refused unless 0600
 	@mkdir -p out
 	@echo "== peez keys show $(DEV_KEY)   (DEVELOPMENT KEY: never sign real cards with it)"
 	@$(PEEZ) keys show $(DEV_KEY)
 	@echo "== peez card issue ... --png out/card.png --terminal"
-	@$(PEEZ) card issue --key $(DEV_KEY) --member PEEZ-20251103-00002 --name "Ahmed Mohamed" \
+	@$(PEEZ) card issue --key $(DEV_KEY) --member PEEZ-20251103-00001 --name "Ahmed Mohamed" \
 		--expires "$$(date -u -d '+30 days' +%Y-%m-%d)" --png out/card.png --svg out/card.svg --terminal > out/card.txt
 	@cat out/card.txt
 	@echo "== zbarimg out/card.png   (a real QR decoder reads the picture back)"

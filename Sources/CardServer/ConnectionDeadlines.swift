@@ -5,7 +5,8 @@ import Logging
 import NIOCore
 import NIOHTTPTypes
 
-/// HTTP/1.1 as Hummingbird serves it, with a deadline on every phase of a connection (``ConnectionLimits``).
+/// HTTP/1.1 as Hummingbird serves it, with a deadline on every phase of a connection (``ConnectionLimits``) and
+/// malformed requests answered in the API's error shape.
 struct DeadlineHTTP1Channel: ServerChildChannel {
     typealias Value = HTTP1Channel.Value
 
@@ -21,6 +22,8 @@ struct DeadlineHTTP1Channel: ServerChildChannel {
             // Decoded parts: a request's head, its end, and the end of its response move it on.
             let stateHandler = try operations.handler(type: HTTPConnectionStateHandler.self)
             try operations.addHandler(RequestPartsWatcher(deadline: deadline), position: .before(stateHandler))
+            // A request that is not HTTP: answered in the API's error shape, not the framework's empty 400.
+            try operations.addHandler(ParserErrorResponder(), position: .before(stateHandler))
             return value
         }
     }

@@ -1,6 +1,7 @@
 import PeezServices
 import CardCrypto
 import CardServer
+import CardToken
 import Foundation
 import Membership
 
@@ -15,6 +16,10 @@ enum DevelopmentData {
     static let vendorSecret = "peez_vendor_DEVELOPMENT_ONLY_not_a_secret"
     static let memberUUID = UUID(uuidString: "00000000-0000-4000-8000-000000000001")!
     static let vendorID = UUID(uuidString: "00000000-0000-4000-8000-000000000101")!
+    /// The demo member registered on 3 November 2025 (10:00, Algiers), the first that day, so its membership id
+    /// is always the one `make demo` prints a card for.
+    static let memberRegisteredAt = AlgiersCalendar.startOfDay("2025-11-03")! + 10 * 3600
+    static let membershipID = "PEEZ-20251103-00001"
 
     /// Loads the demo vendor and member and the demo secrets, once: every write is idempotent, so several
     /// instances starting together on one database each seed it and all start.
@@ -28,7 +33,7 @@ enum DevelopmentData {
         }
         let draft = try MemberDraft(uuid: memberUUID, name: "Ahmed Mohamed", phone: "+213550000001",
                                     email: "ahmed.mohamed@example.dz", neighbourhood: "centre-ville").validated()
-        _ = try await store.createMember(draft, now: now)
+        _ = try await store.createMember(draft, now: memberRegisteredAt)
     }
 
     static func printGuide(baseURL: String) {
@@ -38,12 +43,13 @@ enum DevelopmentData {
           admin    \(adminSecret)
           backend  \(backendSecret)
           vendor   \(vendorSecret)   (Boucherie Centrale)
-          member   Ahmed Mohamed, uuid \(memberUUID.uuidString.lowercased())
+          member   Ahmed Mohamed, uuid \(memberUUID.uuidString.lowercased()), membership id \(membershipID)
+                   (`make demo` prints a card for this member)
 
         Try:
           curl -s -H 'Authorization: Bearer \(backendSecret)' \(baseURL)/v1/members/\(memberUUID.uuidString.lowercased())/card
           curl -s -H 'Authorization: Bearer \(vendorSecret)' -H 'Idempotency-Key: '$(cat /proc/sys/kernel/random/uuid) \\
-               -d '{"membership_id": "<from the card>", "months": 1, "amount_dzd": 300}' \(baseURL)/v1/activations
+               -d '{"membership_id": "\(membershipID)", "months": 1, "amount_dzd": 300}' \(baseURL)/v1/activations
         """)
     }
 }

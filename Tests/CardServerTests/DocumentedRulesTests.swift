@@ -2,6 +2,7 @@ import CardToken
 import Foundation
 import HTTPTypes
 import HummingbirdTesting
+import TestSupport
 import Testing
 
 /// Behaviour the OpenAPI document states and schemathesis relies on (Tests/API/run), each proved here on its own.
@@ -74,6 +75,36 @@ struct DocumentedRulesTests {
             let reply = try await client.send(.get, "/v1/members/\(member)/subscription", secret: ServerHarness.backendSecret)
             let coverage = try #require(reply.json["coverage"] as? [String: Any])
             #expect(coverage["ends_at"] is NSNull && coverage["days_left"] as? Int == 0)
+        }
+    }
+
+    @Test(arguments: [
+        ("GARBAGE\r\n\r\n", "HTTP/1.1 400", "bad_request"),
+        ("GET /health HTTP/1.1\r\nHost: peez\r\nContent-Length: abc\r\n\r\n", "HTTP/1.1 400", "bad_request"),
+        ("GET /health HTTP/1.1\r\nX-Big: " + String(repeating: "a", count: 90_000) + "\r\n\r\n", "HTTP/1.1 431", "headers_too_large"),
+    ])
+    func aRequestThatIsNotHTTPIsAnsweredInTheErrorShape(raw: String, status: String, code: String) async throws {
+        try await ServerHarness.withLiveServer { _, client in
+            let connection = try RawConnection(port: try #require(client.port))
+            connection.send(raw)
+            let answer = try #require(await connection.readUntilClosed(within: .seconds(10)))
+            #expect(answer.hasPrefix(status) && answer.contains(#"{"error":{"code":"\#(code)""#), "\(answer.prefix(300))")
+        }
+    }
+
+    @Test func requestDurationsCountErrorAnswersToo() async throws {
+        try await ServerHarness.withLiveServer { _, client in
+            func unauthenticatedKeyRequests() async throws -> Double {
+                let text = String(decoding: try await client.send(.get, "/metrics", secret: ServerHarness.adminSecret).body, as: UTF8.self)
+                let line = text.split(separator: "\n").first {
+                    $0.hasPrefix("http_server_request_duration_count{") && $0.contains(#"http_route="/v1/keys""#) && $0.contains(#"status_code="401""#)
+                }
+                return line.flatMap { Double($0.split(separator: " ").last ?? "") } ?? 0
+            }
+            let before = try await unauthenticatedKeyRequests()
+            for _ in 0..<3 { #expect(try await client.send(.get, "/v1/keys").status == .unauthorized) }
+            // Other suites share the process's metrics and may add their own.
+            #expect(try await unauthenticatedKeyRequests() >= before + 3)
         }
     }
 }

@@ -196,6 +196,9 @@ struct SimultaneousStartTests {
         let vendor = try await instances[2].request("GET", "/v1/vendors/00000000-0000-4000-8000-000000000101",
                                                     secret: "peez_admin_DEVELOPMENT_ONLY_not_a_secret")
         #expect(vendor.status == 200 && vendor.body["name"] as? String == "Boucherie Centrale")
+        let member = try await instances[1].request("GET", "/v1/members/00000000-0000-4000-8000-000000000001",
+                                                    secret: "peez_backend_DEVELOPMENT_ONLY_not_a_secret")
+        #expect(member.body["membership_id"] as? String == "PEEZ-20251103-00001", "the member make demo prints a card for")
         if let postgres {
             #expect(try postgres.psql("SELECT count(*) FROM vendors").trimmingCharacters(in: .whitespacesAndNewlines) == "1")
             #expect(try postgres.psql("SELECT count(*) FROM members").trimmingCharacters(in: .whitespacesAndNewlines) == "1")

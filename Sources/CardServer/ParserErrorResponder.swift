@@ -1,0 +1,47 @@
+import HTTPTypes
+import NIOCore
+import NIOHTTP1
+import NIOHTTPTypes
+
+/// Answers a request that is not valid HTTP/1.1 (a broken request line, headers too large, a bad
+/// Content-Length) in the API's one error shape, then closes the connection. Without it the framework answers
+/// an empty 400.
+final class ParserErrorResponder: ChannelDuplexHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPRequestPart
+    typealias InboundOut = HTTPRequestPart
+    typealias OutboundIn = HTTPResponsePart
+    typealias OutboundOut = HTTPResponsePart
+
+    private var answered = false
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        guard let parserError = error as? HTTPParserError else {
+            context.fireErrorCaught(error)
+            return
+        }
+        guard !answered else { return }
+        answered = true
+        let (status, code, message) = Self.answer(for: parserError)
+        let body = #"{"error":{"code":""# + code + #"","message":""# + message + #""}}"#
+        let head = HTTPResponse(status: status, headerFields: [
+            .contentType: "application/json; charset=utf-8", .contentLength: String(body.utf8.count), .connection: "close",
+        ])
+        context.write(wrapOutboundOut(.head(head)), promise: nil)
+        context.write(wrapOutboundOut(.body(context.channel.allocator.buffer(string: body))), promise: nil)
+        context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in context.close(promise: nil) }
+    }
+
+    /// The status, code and message for a parser error; the messages are fixed text, safe to put in JSON as is.
+    static func answer(for error: HTTPParserError) -> (HTTPResponse.Status, String, String) {
+        switch error {
+        case .headerOverflow:
+            return (.requestHeaderFieldsTooLarge, "headers_too_large", "The request headers are too large.")
+        case .invalidContentLength, .unexpectedContentLength:
+            return (.badRequest, "bad_request", "The Content-Length header is not a valid length.")
+        case .invalidVersion:
+            return (.httpVersionNotSupported, "http_version_not_supported", "Only HTTP/1.0 and HTTP/1.1 are served.")
+        default:
+            return (.badRequest, "bad_request", "The request is not valid HTTP/1.1.")
+        }
+    }
+}
