@@ -190,6 +190,8 @@ vector("malformed-unprotected-header", "the unprotected header is not empty", to
 vector("malformed-missing-kid", "the protected header has no kid", token(c, protected=enc({1: -8})), "malformed", step=6)
 vector("malformed-short-kid", "the kid is 7 bytes", token(c, protected=enc({1: -8, 4: PRIMARY_KID[:7]})), "malformed", step=6)
 vector("malformed-missing-alg", "the protected header has no algorithm", token(c, protected=enc({4: PRIMARY_KID})), "malformed", step=6)
+vector("malformed-content-type-in-header", "a validly signed envelope whose header names a content type (a counter bundle's)",
+       token(claims(), protected=enc({1: -8, 3: "application/peez-counter-bundle+json", 4: PRIMARY_KID})), "malformed", step=6)
 vector("malformed-too-long", "a text longer than any card can be", "PEEZ1:" + "0" * 3075, "malformed", step=4)
 vector("malformed-invalid-utf8-name", "the name is not UTF-8", token(claims(name=Raw(b"\x62\xff\xfe"))), "malformed", step=4)
 

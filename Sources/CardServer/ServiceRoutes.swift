@@ -16,6 +16,7 @@ struct ServiceRoutes {
         router.on("/v1/verify", method: .post, use: verify)
         router.on("/v1/keys", method: .get, use: keys)
         router.on("/v1/revocations", method: .get, use: revocations)
+        router.on("/v1/counter/bundle", method: .get, use: counterBundle)
         router.on("/v1/vendors", method: .post, use: createVendor)
         router.on("/v1/vendors/{id}", method: .get, use: showVendor)
     }
@@ -56,6 +57,22 @@ struct ServiceRoutes {
             return Response(status: .notModified, headers: [.eTag: etag])
         }
         return try JSONExchange.response(RevocationListDocument(snapshot), headers: [.eTag: etag, .cacheControl: "no-cache"])
+    }
+
+    /// What a vendor's counter syncs: `application/cose`, a COSE_Sign1 over the counter bundle.
+    @Sendable func counterBundle(_ request: Request, context: ServerRequestContext) async throws -> Response {
+        _ = try context.require(.vendor, .admin)
+        var since: Int64?
+        if let text = request.uri.queryParameters.get("since") {
+            guard text.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }), let value = Int64(text) else {
+                throw APIError(.unprocessableContent, code: "invalid_fields", "The query has invalid parameters.",
+                               fields: ["since": "must be the revocation version the counter holds, a whole number"])
+            }
+            since = value
+        }
+        let bytes = try await cards.signedCounterBundle(since: since)
+        return Response(status: .ok, headers: [.contentType: "application/cose", .cacheControl: "no-store"],
+                        body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
     }
 
     @Sendable func createVendor(_ request: Request, context: ServerRequestContext) async throws -> Response {

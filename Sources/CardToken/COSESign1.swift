@@ -1,5 +1,6 @@
-/// A COSE_Sign1 envelope (RFC 9052, CBOR tag 18) as the card format uses it:
-/// protected header `{1: -8, 4: kid}`, an empty unprotected header, the claims and a 64-byte signature.
+/// A COSE_Sign1 envelope (RFC 9052, CBOR tag 18) as PEEZ uses it: protected header `{1: -8, 4: kid}` (a
+/// card) or `{1: -8, 3: content type, 4: kid}` (a signed document such as the counter bundle), an empty
+/// unprotected header, the payload and a 64-byte signature.
 public struct COSESign1: Sendable, Hashable {
     /// CBOR tag of COSE_Sign1.
     public static let tag: UInt64 = 18
@@ -10,6 +11,7 @@ public struct COSESign1: Sendable, Hashable {
 
     enum HeaderKey {
         static let algorithm: Int64 = 1
+        static let contentType: Int64 = 3
         static let keyID: Int64 = 4
     }
 
@@ -21,13 +23,14 @@ public struct COSESign1: Sendable, Hashable {
     public var signature: [UInt8]
     /// The kid read from the protected header.
     public var keyID: KeyID
+    /// The content type (3) read from the protected header; a card has none.
+    public var contentType: String?
 
-    /// The protected header for an EdDSA signature by the key `keyID`.
-    public static func protectedHeader(keyID: KeyID) -> [UInt8] {
-        CBOREncoder.encode(.map([
-            CBORMapEntry(.int(HeaderKey.algorithm), .int(algorithmEdDSA)),
-            CBORMapEntry(.int(HeaderKey.keyID), .bytes(keyID.bytes)),
-        ]))
+    /// The protected header for an EdDSA signature by the key `keyID`, naming `contentType` if given.
+    public static func protectedHeader(keyID: KeyID, contentType: String? = nil) -> [UInt8] {
+        CBOREncoder.encode(.map([CBORMapEntry(.int(HeaderKey.algorithm), .int(algorithmEdDSA))]
+            + (contentType.map { [CBORMapEntry(.int(HeaderKey.contentType), .text($0))] } ?? [])
+            + [CBORMapEntry(.int(HeaderKey.keyID), .bytes(keyID.bytes))]))
     }
 
     /// The bytes that are signed: `["Signature1", protected, h'', payload]`, deterministically encoded.
@@ -65,11 +68,12 @@ public struct COSESign1: Sendable, Hashable {
         return out
     }
 
-    public init(protectedHeader: [UInt8], payload: [UInt8], signature: [UInt8], keyID: KeyID) {
+    public init(protectedHeader: [UInt8], payload: [UInt8], signature: [UInt8], keyID: KeyID, contentType: String? = nil) {
         self.protectedHeader = protectedHeader
         self.payload = payload
         self.signature = signature
         self.keyID = keyID
+        self.contentType = contentType
     }
 
     /// Parses an envelope from already strictly decoded CBOR (verification steps 5 and 6).
@@ -112,6 +116,13 @@ public struct COSESign1: Sendable, Hashable {
         guard case .bytes(let kidBytes)? = header[.int(HeaderKey.keyID)], let keyID = KeyID(bytes: kidBytes) else {
             throw CardTokenError(.invalidProtectedHeader, "the protected header has no 8-byte kid (4)")
         }
-        self.init(protectedHeader: protectedHeader, payload: payload, signature: signature, keyID: keyID)
+        var contentType: String?
+        if let value = header[.int(HeaderKey.contentType)] {
+            guard case .text(let text) = value else {
+                throw CardTokenError(.invalidProtectedHeader, "the protected header's content type (3) is not text")
+            }
+            contentType = text
+        }
+        self.init(protectedHeader: protectedHeader, payload: payload, signature: signature, keyID: keyID, contentType: contentType)
     }
 }

@@ -106,6 +106,10 @@ public struct CardVerifier: Sendable {
             throw CardTokenError(.sizeLimitExceeded, "the token is \(base45.count) characters; at most \(CardTokenFormat.maxBase45Length) can be a card")
         }
         let envelope = try COSESign1(cbor: try CBORDecoder.decode(try Base45.decode(base45)))
+        if let contentType = envelope.contentType {
+            // A signed document of another kind (a counter bundle) is never a card, whoever signed it.
+            throw CardTokenError(.invalidProtectedHeader, "the protected header names a content type (\(contentType.prefix(64))); a card has none")
+        }
         let claims: CBORValue
         do {
             claims = try CBORDecoder.decode(envelope.payload)

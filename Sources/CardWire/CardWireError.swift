@@ -20,6 +20,7 @@ public struct CardWireError: Error, Hashable, CustomStringConvertible, Sendable 
             case notADocument = "not_a_document"
             case invalidKey = "invalid_key"
             case invalidEntry = "invalid_entry"
+            case untrustedSignature = "untrusted_signature"
         }
         private let backing: Backing
         private init(_ backing: Backing) { self.backing = backing }
@@ -31,5 +32,7 @@ public struct CardWireError: Error, Hashable, CustomStringConvertible, Sendable 
         public static let invalidKey = Code(.invalidKey)
         /// Another entry that breaks the document's rules (a token id that is not 16 hex digits).
         public static let invalidEntry = Code(.invalidEntry)
+        /// A signed document not signed by a trusted key, or signed outside that key's window.
+        public static let untrustedSignature = Code(.untrustedSignature)
     }
 }

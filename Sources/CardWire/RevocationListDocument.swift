@@ -14,17 +14,21 @@ public struct RevocationListDocument: Codable, Sendable, Hashable {
     public var tokenIDs: [String]
     /// Membership id → every card issued before this time (seconds since the epoch) is revoked.
     public var members: [String: Int64]
+    /// In a delta, the version it follows: it holds only the changes after it. Absent for the whole list.
+    public var since: Int64?
 
     enum CodingKeys: String, CodingKey {
         case version
         case tokenIDs = "token_ids"
         case members
+        case since
     }
 
-    public init(version: Int64?, tokenIDs: [String], members: [String: Int64]) {
+    public init(version: Int64?, tokenIDs: [String], members: [String: Int64], since: Int64? = nil) {
         self.version = version
         self.tokenIDs = tokenIDs
         self.members = members
+        self.since = since
     }
 
     /// A missing list reads as empty, so a hand-made file may hold only what it needs.
@@ -33,6 +37,17 @@ public struct RevocationListDocument: Codable, Sendable, Hashable {
         version = try container.decodeIfPresent(Int64.self, forKey: .version)
         tokenIDs = try container.decodeIfPresent([String].self, forKey: .tokenIDs) ?? []
         members = try container.decodeIfPresent([String: Int64].self, forKey: .members) ?? [:]
+        since = try container.decodeIfPresent(Int64.self, forKey: .since)
+    }
+
+    /// This list with `delta`'s changes added: a token id revoked in either is revoked, and a member's cutoff
+    /// is the later of the two.
+    public func applying(_ delta: RevocationListDocument) -> RevocationListDocument {
+        var tokenIDs = self.tokenIDs
+        var seen = Set(tokenIDs)
+        for id in delta.tokenIDs where seen.insert(id).inserted { tokenIDs.append(id) }
+        let members = self.members.merging(delta.members) { max($0, $1) }
+        return RevocationListDocument(version: delta.version ?? version, tokenIDs: tokenIDs, members: members)
     }
 
     /// The largest list read: 64 MiB holds about two million revocations.

@@ -116,19 +116,22 @@ public enum IdempotencyDecision: Sendable, Hashable {
     case mismatch
 }
 
-/// The revocation list with a version that changes whenever it does (for ETags).
+/// The revocation list, or what was added to it after a version, with the version it is at.
 public struct RevocationSnapshot: Sendable, Hashable {
     public var tokenIDs: [String]
     /// Membership id → cards issued before this time are revoked.
     public var members: [String: Int64]
-    /// How many revocations have been recorded. Records are never removed, so this grows with every change,
-    /// even when PostgreSQL commits two revocations out of their sequence order (which the highest sequence
-    /// number would miss).
+    /// The list's version: each change takes the next one, in commit order, so a list at version N holds
+    /// every change numbered N or less.
     public var version: Int64
+    /// For a delta, the version it starts after: it holds exactly the changes numbered above `since`. Nil for
+    /// the whole list.
+    public var since: Int64?
 
-    public init(tokenIDs: [String], members: [String: Int64], version: Int64) {
+    public init(tokenIDs: [String], members: [String: Int64], version: Int64, since: Int64? = nil) {
         self.tokenIDs = tokenIDs
         self.members = members
         self.version = version
+        self.since = since
     }
 }

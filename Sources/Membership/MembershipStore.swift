@@ -53,7 +53,9 @@ public protocol MembershipStore: Sendable {
     /// member is `notFound`.
     func currentCard(memberUUID: UUID, now: Int64, mintCard: CardMinting) async throws -> StoredCard
 
-    func revocations() async throws -> RevocationSnapshot
+    /// The whole revocation list, or with `since` only the changes after that version (the whole list when
+    /// `since` is newer than the list, which a counter holding another database's version may send).
+    func revocations(since: Int64?) async throws -> RevocationSnapshot
 
     /// Throws unless the database answers (one trivial query).
     func ping() async throws
@@ -63,5 +65,12 @@ extension MembershipStore {
     /// Creates a new vendor with a new id.
     public func createVendor(name: String, category: String, neighbourhood: String, now: Int64) async throws -> Vendor {
         try await createVendor(id: UUID(), name: name, category: category, neighbourhood: neighbourhood, now: now)
+    }
+}
+
+extension MembershipStore {
+    /// The whole revocation list.
+    public func revocations() async throws -> RevocationSnapshot {
+        try await revocations(since: nil)
     }
 }

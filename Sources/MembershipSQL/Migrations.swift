@@ -67,6 +67,14 @@ enum Migrations {
                 // A stored card is current only while its member is still at the version it was made for.
                 "ALTER TABLE cards ADD COLUMN member_version BIGINT NOT NULL DEFAULT 0",
             ] + changeAnnouncement(dialect)),
+            ("003_revocation_versions", [
+                // Each change to the revocation list takes the list's next version, in commit order: a writer
+                // that read the same version fails on this key and tries again. Counters sync what is newer
+                // than the version they hold; rows recorded before this migration are version 0.
+                "CREATE TABLE revocation_changes (version BIGINT PRIMARY KEY, changed_at BIGINT NOT NULL)",
+                "ALTER TABLE revocations ADD COLUMN version BIGINT NOT NULL DEFAULT 0",
+                "CREATE INDEX revocations_by_version ON revocations (version)",
+            ]),
         ]
     }
 

@@ -61,18 +61,28 @@ extension SQLMembershipStore {
              .int(card.expiresAt), card.coverageEnd.map(SQLValue.int) ?? .null, .int(version)])
     }
 
-    public func revocations() async throws -> RevocationSnapshot {
+    public func revocations(since: Int64?) async throws -> RevocationSnapshot {
         try await database.read { db in
+            // The version first: every change numbered up to it has committed, so the rows read next hold all
+            // of them (and perhaps newer ones, which a counter applies again harmlessly).
+            let version = try await Self.revocationVersion(db)
+            let delta = since.flatMap { (0...version).contains($0) ? $0 : nil }
             var tokenIDs: [String] = []
             var members: [String: Int64] = [:]
-            let rows = try await db.query("SELECT token_id, membership_id, revoked_before FROM revocations ORDER BY seq", [])
+            let rows = try await db.query("SELECT token_id, membership_id, revoked_before FROM revocations WHERE version > ? ORDER BY seq",
+                                          [.int(delta ?? -1)])
             for row in rows {
                 if let tokenID = try row.optionalText("token_id") { tokenIDs.append(tokenID) }
                 if let member = try row.optionalText("membership_id"), let before = try row.optionalInt("revoked_before") {
                     members[member] = max(members[member] ?? before, before)
                 }
             }
-            return RevocationSnapshot(tokenIDs: tokenIDs, members: members, version: Int64(rows.count))
+            return RevocationSnapshot(tokenIDs: tokenIDs, members: members, version: version, since: delta)
         }
+    }
+
+    /// The revocation list's current version: its newest change, 0 before any.
+    static func revocationVersion(_ db: any SQLExecutor) async throws -> Int64 {
+        try await db.query("SELECT COALESCE(MAX(version), 0) AS version FROM revocation_changes", [])[0].int("version")
     }
 }

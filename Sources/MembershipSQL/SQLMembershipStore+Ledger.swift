@@ -91,8 +91,11 @@ extension SQLMembershipStore {
 
     public func cancelPeriod(id: UUID, now: Int64) async throws -> CancellationResult {
         let (memberUUID, result) = try await withLedgerRetry {
-            guard let ledger = try await database.read({ db in
-                try await Self.ledger(db, where: "m.uuid = (SELECT member_uuid FROM periods WHERE id = ?)", [.text(id.uuidString)])
+            guard let (ledger, revocationVersion) = try await database.read({ db -> (Ledger, Int64)? in
+                guard let ledger = try await Self.ledger(db, where: "m.uuid = (SELECT member_uuid FROM periods WHERE id = ?)", [.text(id.uuidString)]) else {
+                    return nil
+                }
+                return (ledger, try await Self.revocationVersion(db))
             }) else {
                 throw MembershipError(.notFound, "No subscription period has id \(id).")
             }
@@ -104,9 +107,13 @@ extension SQLMembershipStore {
             changed[index].cancelledAt = now
             let laidOut = CoverageSchedule.laidOut(changed)
             // Every card issued before now shows coverage that no longer exists.
-            let revocations = (ledger.storedCardTokenID.map { [SQLStatement("INSERT INTO revocations (token_id, created_at) VALUES (?, ?)", [.text($0), .int(now)])] } ?? [])
-                + [SQLStatement("INSERT INTO revocations (membership_id, revoked_before, created_at) VALUES (?, ?, ?)",
-                                [.text(member.membershipID), .int(now), .int(now)])]
+            let version = revocationVersion + 1
+            let revocations = [SQLStatement("INSERT INTO revocation_changes (version, changed_at) VALUES (?, ?)", [.int(version), .int(now)])]
+                + (ledger.storedCardTokenID.map {
+                    [SQLStatement("INSERT INTO revocations (token_id, created_at, version) VALUES (?, ?, ?)", [.text($0), .int(now), .int(version)])]
+                } ?? [])
+                + [SQLStatement("INSERT INTO revocations (membership_id, revoked_before, created_at, version) VALUES (?, ?, ?, ?)",
+                                [.text(member.membershipID), .int(now), .int(now), .int(version)])]
             let coverageEnd = CoverageSchedule.coverageEnd(laidOut)
             try await database.writeBatch(
                 [Self.recordChange(of: member.uuid, version: ledger.version + 1, kind: "cancellation", now: now),
@@ -137,10 +144,11 @@ extension SQLMembershipStore {
         }
     }
 
-    /// Whether a unique violation means another writer recorded the member's next version first (a batch's
+    /// Whether a unique violation means another writer recorded the member's (or the revocation list's) next
+    /// version first (a batch's
     /// statements may run in any order, so the new period's `(member_uuid, seq)` can be the one to collide).
     static func isConcurrentLedgerChange(_ constraint: String) -> Bool {
-        constraint.contains("member_changes") || (constraint.contains("periods") && constraint.contains("seq"))
+        constraint.contains("member_changes") || constraint.contains("revocation_changes") || (constraint.contains("periods") && constraint.contains("seq"))
     }
 
     /// Records the member's next version; fails on its primary key if another writer recorded it first.

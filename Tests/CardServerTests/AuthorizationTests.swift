@@ -49,6 +49,7 @@ struct AuthorizationTests {
         ("/v1/vendors/{vendor}", .get, [.admin, .vendor]),
         ("/v1/neighbourhoods", .get, [.admin, .backend, .vendor]),
         ("/v1/categories", .get, [.admin, .backend, .vendor]),
+        ("/v1/counter/bundle", .get, [.admin, .vendor]),
     ]
 
     @Test func theMatrixNamesEveryOperationOfTheDocument() throws {

@@ -290,9 +290,39 @@ struct StoreConformanceTests {
             let revocations = try await store.revocations()
             #expect(revocations.tokenIDs.contains(card.tokenID))
             #expect(revocations.members[member.membershipID] == now + 120)
-            #expect(revocations.version == 2, "the version counts the records: the card's and the member's")
+            #expect(revocations.version == 1, "one cancellation, one change to the list (the card's and the member's records)")
             await #expect(throws: MembershipError(.conflict, "")) { try await store.cancelPeriod(id: first.period.id, now: now + 200) }
             await #expect(throws: MembershipError(.notFound, "")) { try await store.cancelPeriod(id: UUID(), now: now + 200) }
+        }
+    }
+
+    @Test(arguments: StoreKind.available)
+    func aRevocationDeltaHoldsExactlyTheChangesAfterItsVersionEvenUnderConcurrentCancels(kind: StoreKind) async throws {
+        try await kind.withStore { store in
+            let vendor = try await store.createVendor(name: "Boucherie", category: "boucherie", neighbourhood: "usto", now: Sample.january31)
+            var periods: [(member: Member, period: UUID)] = []
+            for index in 1...6 {
+                let (member, _) = try await store.createMember(Sample.draft(index), now: Sample.january31)
+                let sale = try await activate(store, member: member, vendor: vendor, months: 1, now: Sample.january31 + 10)
+                periods.append((member, sale.period.id))
+            }
+            _ = try await store.cancelPeriod(id: periods[0].period, now: Sample.january31 + 100)
+            let first = try await store.revocations()
+            #expect(first.version == 1 && first.since == nil)
+
+            // Five cancellations at once: each takes its own version, in the order they commit.
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for entry in periods.dropFirst() {
+                    group.addTask { _ = try await store.cancelPeriod(id: entry.period, now: Sample.january31 + 200) }
+                }
+                try await group.waitForAll()
+            }
+            let delta = try await store.revocations(since: first.version)
+            #expect(delta.version == 6 && delta.since == 1)
+            #expect(Set(delta.members.keys) == Set(periods.dropFirst().map(\.member.membershipID)), "exactly the five newer changes")
+            #expect(try await store.revocations(since: 6).members.isEmpty, "nothing newer than the newest version")
+            let unknown = try await store.revocations(since: 99)
+            #expect(unknown.since == nil && unknown.members.count == 6, "a version the list never had gets the whole list")
         }
     }
 

@@ -1,0 +1,112 @@
+public import CardToken
+public import CardWire
+import Foundation
+
+/// What a counter keeps on disk: the signed bundles it accepted (the last whole one, then the deltas after
+/// it), the keys that vouched for the first of them, and its clock readings. Nothing in it is trusted as
+/// written: ``trust()`` checks every signature again, so an edited file is refused, not believed.
+public struct CounterState: Codable, Sendable, Equatable {
+    /// The card service the counter syncs from.
+    public var server: String
+    /// The keys that signed the first bundle: the keys pinned at enrolment, or those trusted before the last
+    /// whole bundle replaced the chain.
+    public var anchorKeys: [KeySetDocument.Key]
+    /// The accepted signed bundles, base64: one whole bundle, then each delta applied after it.
+    public var bundles: [String]
+    /// The newest service time seen in an accepted bundle.
+    public var newestServerTime: Int64
+    /// The local clock when the last sync succeeded.
+    public var lastSyncAt: Int64
+
+    enum CodingKeys: String, CodingKey {
+        case server
+        case anchorKeys = "anchor_keys"
+        case bundles
+        case newestServerTime = "newest_server_time"
+        case lastSyncAt = "last_sync_at"
+    }
+
+    public init(server: String, anchorKeys: [KeySetDocument.Key], bundles: [String], newestServerTime: Int64, lastSyncAt: Int64) {
+        self.server = server
+        self.anchorKeys = anchorKeys
+        self.bundles = bundles
+        self.newestServerTime = newestServerTime
+        self.lastSyncAt = lastSyncAt
+    }
+
+    /// The trust data these bundles add up to, every signature checked from the anchor keys on: each bundle
+    /// must be signed by a key the bundles before it published, each delta must follow the version held.
+    public func trust() throws(CardWireError) -> CounterTrust {
+        var keys = try KeySetDocument(keys: anchorKeys).trustedKeys()
+        var trust: CounterTrust?
+        for (index, encoded) in bundles.enumerated() {
+            guard let bytes = Data(base64Encoded: encoded) else {
+                throw CardWireError(.notADocument, "bundle \(index + 1) of the cache is not base64")
+            }
+            let bundle = try CounterBundle.open(Array(bytes), trusting: keys)
+            if let current = trust {
+                trust = try current.applying(bundle)
+            } else {
+                trust = try CounterTrust(whole: bundle)
+            }
+            keys = try bundle.trustedKeys()
+        }
+        guard let trust else { throw CardWireError(.notADocument, "the cache holds no bundle") }
+        return trust
+    }
+}
+
+/// The trust data a counter verifies with, rebuilt from accepted bundles.
+public struct CounterTrust: Sendable {
+    /// The newest accepted bundle's keys and windows.
+    public var keys: [KeySetDocument.Key]
+    /// The revocation list, deltas applied.
+    public var revocations: RevocationListDocument
+    /// The newest accepted bundle's service time.
+    public var issuedAt: Int64
+    /// After this the counter answers `cannot_confirm`, never VALID.
+    public var validUntil: Int64
+
+    /// Trust data from one whole bundle; a delta cannot start a chain.
+    public init(whole bundle: CounterBundle) throws(CardWireError) {
+        guard bundle.revocations.since == nil else {
+            throw CardWireError(.invalidEntry, "a delta bundle (since \(bundle.revocations.since ?? 0)) cannot start the trust data; sync the whole list")
+        }
+        keys = bundle.keys
+        revocations = bundle.revocations
+        issuedAt = bundle.issuedAt
+        validUntil = bundle.validUntil
+    }
+
+    /// The revocation version held.
+    public var revocationVersion: Int64 { revocations.version ?? 0 }
+
+    /// This trust data with a newer bundle applied: a delta must follow the version held; a whole bundle
+    /// replaces the list. An older bundle than the one held (a replay) is refused.
+    public func applying(_ bundle: CounterBundle) throws(CardWireError) -> CounterTrust {
+        guard bundle.issuedAt >= issuedAt else {
+            throw CardWireError(.invalidEntry, "the bundle was issued \(AlgiersCalendar.minuteStamp(bundle.issuedAt)), before the one held (\(AlgiersCalendar.minuteStamp(issuedAt))): a replay")
+        }
+        var next = self
+        if let since = bundle.revocations.since {
+            guard since == revocationVersion else {
+                throw CardWireError(.invalidEntry, "the delta follows revocation version \(since), but this counter holds \(revocationVersion)")
+            }
+            next.revocations = revocations.applying(bundle.revocations)
+        } else {
+            guard (bundle.revocations.version ?? 0) >= revocationVersion else {
+                throw CardWireError(.invalidEntry, "the bundle's revocation list (version \(bundle.revocations.version ?? 0)) is older than the one held (\(revocationVersion))")
+            }
+            next.revocations = bundle.revocations
+        }
+        next.keys = bundle.keys
+        next.issuedAt = bundle.issuedAt
+        next.validUntil = bundle.validUntil
+        return next
+    }
+
+    /// A card verifier over this trust data.
+    public func verifier(leeway: Int64 = CardVerifier.defaultLeeway) throws(CardWireError) -> CardVerifier {
+        CardVerifier(trustedKeys: try KeySetDocument(keys: keys).trustedKeys(), revocations: try revocations.revocationList(), leeway: leeway)
+    }
+}

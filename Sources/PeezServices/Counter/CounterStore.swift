@@ -1,0 +1,105 @@
+import CardWire
+import Foundation
+
+/// The counter's folder (mode 0700): its state (0600), the state before the last sync, and the vendor secret
+/// (0600) when it was given at enrolment. A state is replaced atomically: written to a new file, flushed,
+/// then renamed over, so a process killed at any moment leaves the old state or the new one, whole.
+public struct CounterStore: Sendable {
+    public let folder: String
+
+    public init(folder: String) {
+        self.folder = folder
+    }
+
+    var statePath: String { folder + "/state.json" }
+    var previousPath: String { folder + "/state.previous.json" }
+    var secretPath: String { folder + "/vendor-secret" }
+
+    /// Whether the counter was enrolled here.
+    public var isEnrolled: Bool {
+        FileManager.default.fileExists(atPath: statePath) || FileManager.default.fileExists(atPath: previousPath)
+    }
+
+    /// The state and its trust data: the newest state whose every signature checks, else the previous one,
+    /// with a note saying why the newest was refused.
+    public func load() throws -> (state: CounterState, trust: CounterTrust, note: String?) {
+        var refusals: [String] = []
+        for (path, name) in [(statePath, "state"), (previousPath, "previous state")] where FileManager.default.fileExists(atPath: path) {
+            do {
+                let data = try Data(contentsOf: URL(fileURLWithPath: path))
+                guard data.count <= CounterBundle.maxSize * 2 else { throw CardWireError(.notADocument, "larger than any state") }
+                let state = try JSONDecoder().decode(CounterState.self, from: data)
+                return (state, try state.trust(), refusals.isEmpty ? nil : "the \(refusals.joined(separator: "; ")); using the previous state")
+            } catch {
+                refusals.append("\(name) (\(path)) was refused: \(error)")
+            }
+        }
+        throw CounterStoreError(refusals.isEmpty ? "this counter is not enrolled in \(folder): run peez counter enroll --server URL"
+                                                 : "no usable trust data: " + refusals.joined(separator: "; "))
+    }
+
+    /// Replaces the state atomically, keeping the one it replaces as the previous state.
+    public func save(_ state: CounterState) throws {
+        try makeFolder()
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let temporary = folder + "/state.json.new"
+        try Self.writeDurably(try encoder.encode(state), to: temporary)
+        if FileManager.default.fileExists(atPath: statePath) {
+            guard rename(statePath, previousPath) == 0 else { throw CounterStoreError("cannot keep the previous state: \(String(cString: strerror(errno)))") }
+        }
+        guard rename(temporary, statePath) == 0 else { throw CounterStoreError("cannot install the new state: \(String(cString: strerror(errno)))") }
+        Self.syncFolder(folder)
+    }
+
+    /// The vendor secret kept at enrolment, if any.
+    public func savedSecret() throws -> String? {
+        guard FileManager.default.fileExists(atPath: secretPath) else { return nil }
+        var info = stat()
+        guard stat(secretPath, &info) == 0, info.st_mode & 0o077 == 0 else {
+            throw CounterStoreError("\(secretPath) can be read by other users; chmod 600 \(secretPath)")
+        }
+        return try String(contentsOfFile: secretPath, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// Keeps the vendor secret (mode 0600) for later syncs.
+    public func saveSecret(_ secret: String) throws {
+        try makeFolder()
+        try Self.writeDurably(Data((secret + "\n").utf8), to: secretPath)
+    }
+
+    private func makeFolder() throws {
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+    }
+
+    /// Writes `data` to a new file of mode 0600 and flushes it to the disk.
+    static func writeDurably(_ data: Data, to path: String) throws {
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { throw CounterStoreError("cannot write \(path): \(String(cString: strerror(errno)))") }
+        defer { close(descriptor) }
+        _ = fchmod(descriptor, 0o600)
+        let written = data.withUnsafeBytes { buffer -> Bool in
+            var offset = 0
+            while offset < buffer.count {
+                let count = write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
+                guard count > 0 else { return false }
+                offset += count
+            }
+            return true
+        }
+        guard written, fsync(descriptor) == 0 else { throw CounterStoreError("cannot write \(path): \(String(cString: strerror(errno)))") }
+    }
+
+    static func syncFolder(_ folder: String) {
+        let descriptor = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard descriptor >= 0 else { return }
+        _ = fsync(descriptor)
+        close(descriptor)
+    }
+}
+
+/// A counter folder that cannot be used, with what to do about it.
+public struct CounterStoreError: Error, CustomStringConvertible {
+    public let description: String
+    public init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,147 @@
+import ArgumentParser
+import CardToken
+import Foundation
+import PeezServices
+
+extension Peez {
+    /// `peez counter`: a vendor's counter, offline, on trust data the card service signs.
+    struct Counter: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "counter",
+            abstract: "Check cards at the counter, offline, on trust data the card service signs.",
+            discussion: """
+            Enrol once, sync when a network is there, and check cards without one. The vendor secret comes from \
+            PEEZ_VENDOR_SECRET (enrol keeps it in the counter's folder, mode 0600), never from the command line.
+
+            Examples:
+              PEEZ_VENDOR_SECRET=peez_vendor_... peez counter enroll --server https://cards.peez.dz
+              peez counter sync
+              peez counter                      # then scan: one verdict per scanned line
+            """,
+            subcommands: [Session.self, Enroll.self, Sync.self],
+            defaultSubcommand: Session.self
+        )
+    }
+}
+
+/// The counter's folder, shared by its commands.
+struct CounterFolderOptions: ParsableArguments {
+    @Option(help: "The counter's folder (default: $PEEZ_COUNTER_HOME, else ~/.local/state/peez-counter).")
+    var folder: String?
+
+    var store: CounterStore {
+        let environment = ProcessInfo.processInfo.environment
+        let path = folder ?? environment["PEEZ_COUNTER_HOME"]
+            ?? (environment["HOME"] ?? NSHomeDirectory()) + "/.local/state/peez-counter"
+        return CounterStore(folder: path)
+    }
+}
+
+extension Peez.Counter {
+    /// `peez counter enroll`: pins the service's keys and takes the first trust data.
+    struct Enroll: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Enrol this counter with the card service: pin its keys and take the first trust data.",
+            discussion: """
+            Fetches the signed counter bundle over https (plain http only to this machine) with the vendor \
+            secret from PEEZ_VENDOR_SECRET, checks that the bundle's own keys sign it (and, with --expect-kid, \
+            that the key you were told of is among them), and keeps it and the secret in the counter's folder.
+
+            Example:
+              PEEZ_VENDOR_SECRET=peez_vendor_... peez counter enroll --server https://cards.peez.dz --expect-kid 46211e5d86abc761
+            """
+        )
+
+        @OptionGroup var options: CounterFolderOptions
+
+        @Option(help: "The card service, e.g. https://cards.peez.dz.")
+        var server: String
+
+        @Option(help: "The kid you were given out of band; enrolment fails unless the service's keys include it.")
+        var expectKid: String?
+
+        func run() async throws {
+            guard let secret = ProcessInfo.processInfo.environment["PEEZ_VENDOR_SECRET"], !secret.isEmpty else {
+                throw ValidationError("set PEEZ_VENDOR_SECRET to the vendor secret the PEEZ team gave this shop")
+            }
+            let store = options.store
+            let bytes = try await CounterClient(server: server, secret: secret).fetchBundle(since: nil)
+            let (state, changes) = try CounterSync.enrol(bytes, server: server, expectedKeyID: expectKid, now: CardDates.now())
+            try store.saveSecret(secret)
+            try store.save(state)
+            printNow("enrolled with \(server) in \(store.folder)")
+            CounterReport.printChanges(changes)
+        }
+    }
+
+    /// `peez counter sync`: newer trust data from the service.
+    struct Sync: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Fetch newer trust data: the revocations added since the last sync, and key changes.",
+            discussion: """
+            The bundle must be signed by a key this counter already trusts; a bundle that is not, or is older \
+            than the one held, is refused and the trust data held stays in use. The new trust data replaces the \
+            old atomically. Prints what changed.
+
+            Example:
+              peez counter sync
+            """
+        )
+
+        @OptionGroup var options: CounterFolderOptions
+
+        func run() async throws {
+            let store = options.store
+            let (state, trust, note) = try store.load()
+            if let note { printError("warning: \(note)") }
+            guard let secret = try ProcessInfo.processInfo.environment["PEEZ_VENDOR_SECRET"] ?? store.savedSecret() else {
+                throw ValidationError("no vendor secret: set PEEZ_VENDOR_SECRET, or enrol again")
+            }
+            let since = CounterSync.wantsWholeList(state) ? nil : trust.revocationVersion
+            let bytes = try await CounterClient(server: state.server, secret: secret).fetchBundle(since: since)
+            let (updated, changes) = try CounterSync.accept(bytes, into: state, now: CardDates.now())
+            try store.save(updated)
+            CounterReport.printChanges(changes)
+        }
+    }
+
+    /// `peez counter` (the default): scans in, verdicts out.
+    struct Session: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "session",
+            abstract: "Read scans line by line (a handheld scanner types each QR code and Enter) and answer each at once.",
+            discussion: """
+            Each line gets one verdict: VALID, EXPIRED, REVOKED, INVALID, or CANNOT CONFIRM when the trust data \
+            has expired or this device's clock is behind the service's, with the member, the coverage end and \
+            the days left. Colour on a terminal; plain in a pipe or with NO_COLOR. Bad input never stops it.
+
+            Example:
+              peez counter session --bell
+            """
+        )
+
+        @OptionGroup var options: CounterFolderOptions
+
+        @Flag(help: "Ring the terminal bell on every verdict but VALID.")
+        var bell = false
+
+        @Flag(help: "One JSON object per verdict instead of the counter display.")
+        var json = false
+
+        func run() async throws {
+            let (state, trust, note) = try options.store.load()
+            if let note { printError("warning: \(note)") }
+            let report = CounterReport(colour: CounterReport.wantsColour(), bell: bell, json: json)
+            var reader = LineReader(fileDescriptor: 0, maxLineLength: CardTokenFormat.maxTokenLength + 64)
+            var tally = CounterReport.Tally()
+            while let line = reader.nextLine() {
+                guard case .text(let bytes) = line else {
+                    report.write(CounterVerdict(outcome: .card(VerificationResult(verdict: .malformed, detail: "a line longer than any card token")), warnings: []), tally: &tally)
+                    continue
+                }
+                if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { continue }
+                report.write(CounterVerdict.judge(bytes, trust: trust, state: state, now: CardDates.now()), tally: &tally)
+            }
+        }
+    }
+}
