@@ -18,7 +18,7 @@ extension Peez {
               peez counter sync
               peez counter                      # then scan: one verdict per scanned line
             """,
-            subcommands: [Session.self, Enroll.self, Sync.self],
+            subcommands: [Session.self, Enroll.self, Sync.self, Log.self],
             defaultSubcommand: Session.self
         )
     }
@@ -129,18 +129,74 @@ extension Peez.Counter {
         var json = false
 
         func run() async throws {
-            let (state, trust, note) = try options.store.load()
+            let store = options.store
+            let (state, trust, note) = try store.load()
             if let note { printError("warning: \(note)") }
-            let report = CounterReport(colour: CounterReport.wantsColour(), bell: bell, json: json)
-            var reader = LineReader(fileDescriptor: 0, maxLineLength: CardTokenFormat.maxTokenLength + 64)
+            let log = store.scanLog
             var tally = CounterReport.Tally()
+            let report = CounterReport(colour: CounterReport.wantsColour(), bell: bell, json: json)
+            func answer(_ verdict: CounterVerdict, now: Int64) {
+                report.write(verdict, tally: &tally, now: now)
+                var claims: CardClaims?
+                if case .card(let result) = verdict.outcome { claims = result.claims }
+                do {
+                    try log.append(at: now, verdict: verdict.code, member: claims?.subject, tokenID: claims?.tokenID.hex,
+                                   offline: true, trustAge: now - state.lastSyncAt)
+                } catch {
+                    printError("warning: the scan log could not be written: \(error)")
+                }
+            }
+            var reader = LineReader(fileDescriptor: 0, maxLineLength: CardTokenFormat.maxTokenLength + 64)
             while let line = reader.nextLine() {
+                let now = CardDates.now()
                 guard case .text(let bytes) = line else {
-                    report.write(CounterVerdict(outcome: .card(VerificationResult(verdict: .malformed, detail: "a line longer than any card token")), warnings: []), tally: &tally)
+                    answer(CounterVerdict(outcome: .card(VerificationResult(verdict: .malformed, detail: "a line longer than any card token"))), now: now)
                     continue
                 }
                 if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { continue }
-                report.write(CounterVerdict.judge(bytes, trust: trust, state: state, now: CardDates.now()), tally: &tally)
+                answer(CounterVerdict.judge(bytes, trust: trust, state: state, now: now), now: now)
+            }
+        }
+    }
+
+    /// `peez counter log`: the record of every verdict.
+    struct Log: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Show, check or export the scan log: every verdict this counter gave.",
+            discussion: """
+            Each entry holds the time, the member and card id (never the whole token), the verdict, and how old \
+            the trust data was. The entries are hash-chained: --verify finds a line edited, removed, inserted or \
+            cut off the end, and exits 1 if it does.
+
+            Examples:
+              peez counter log --verify
+              peez counter log --csv > scans.csv
+            """
+        )
+
+        @OptionGroup var options: CounterFolderOptions
+
+        @Flag(help: "Check the hash chain; exit 1 if any line was changed.")
+        var verify = false
+
+        @Flag(help: "Print the log as CSV.")
+        var csv = false
+
+        func run() async throws {
+            let (entries, integrity) = try options.store.scanLog.read()
+            if csv {
+                FileHandle.standardOutput.write(Data(ScanLog.csv(entries).utf8))
+            } else if !verify {
+                for entry in entries {
+                    printNow("\(entry.seq)  \(CardDates.display(entry.at))  \(entry.verdict)  \(entry.member ?? "-")  \(entry.tokenID ?? "-")  trust data \(entry.trustAge / 3600) h old")
+                }
+            }
+            switch integrity {
+            case .intact(let count):
+                if verify { printNow("\(count) entries, chain intact") }
+            case .broken(_, let reason):
+                printError("the scan log was tampered with: \(reason)")
+                throw ExitCode(1)
             }
         }
     }

@@ -37,6 +37,16 @@ struct CounterCommandTests {
             #expect(session.standardOutput.contains("Ahmed Mohamed  ·  PEEZ-20251103-00001"))
             #expect(session.standardOutput.contains("[valid 2 · invalid 1 · 3 scanned]"))
         }
+        let checked = try ProcessRunner.run([home, PeezCommand.binary, "counter", "log", "--verify"])
+        #expect(checked.status == 0 && checked.standardOutput.contains("6 entries, chain intact"), "\(checked.standardOutput)\(checked.standardError)")
+        let csv = try ProcessRunner.run([home, PeezCommand.binary, "counter", "log", "--csv"])
+        #expect(csv.standardOutput.hasPrefix("seq,time,verdict,member") && csv.standardOutput.contains(",valid,PEEZ-20251103-00001,"))
+        let logPath = folder.file("counter/scans.log")
+        let edited = try String(contentsOfFile: logPath, encoding: .utf8).replacingOccurrences(of: "\"malformed\"", with: "\"valid\"")
+        try edited.write(toFile: logPath, atomically: true, encoding: .utf8)
+        let tampered = try ProcessRunner.run([home, PeezCommand.binary, "counter", "log", "--verify"])
+        #expect(tampered.status == 1 && tampered.standardError.contains("tampered"))
+
         // On a terminal (script gives it one) the verdict is coloured, unless NO_COLOR says not to.
         let command = "printf '%s\\n' '\(token)' | \(PeezCommand.binary) counter"
         let coloured = try ProcessRunner.run([home, "NO_COLOR=", "script", "-qec", command, "/dev/null"])  // whatever the test runner set

@@ -15,6 +15,9 @@ public struct CounterStore: Sendable {
     var previousPath: String { folder + "/state.previous.json" }
     var secretPath: String { folder + "/vendor-secret" }
 
+    /// The log of every verdict this counter gave.
+    public var scanLog: ScanLog { ScanLog(path: folder + "/scans.log") }
+
     /// Whether the counter was enrolled here.
     public var isEnrolled: Bool {
         FileManager.default.fileExists(atPath: statePath) || FileManager.default.fileExists(atPath: previousPath)
