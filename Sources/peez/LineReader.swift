@@ -14,7 +14,7 @@ struct LineReader {
 
     private let fileDescriptor: Int32
     private let maxLineLength: Int
-    private var buffer = [UInt8](repeating: 0, count: 4096)
+    private var buffer = [UInt8](repeating: 0, count: 65_536)
     private var bufferStart = 0
     private var bufferEnd = 0
     private var atEnd = false
@@ -46,6 +46,27 @@ struct LineReader {
             length += 1
             if length <= maxLineLength { line.append(byte) } else if line.count > 0 { line = [] }
         }
+    }
+
+    /// The next line, then every further line already read in full: a scanner's line comes alone and at once,
+    /// a file's come many at a time. Nil at the end of input.
+    mutating func nextLines(upTo limit: Int) -> [Line]? {
+        guard let first = nextLine() else { return nil }
+        var lines = [first]
+        while lines.count < limit, hasWholeLineBuffered, let line = nextLine() { lines.append(line) }
+        return lines
+    }
+
+    /// Whether the bytes already read hold a line end, after something that is not one (so that reading the
+    /// next line needs no further read, which could wait on a scanner).
+    private var hasWholeLineBuffered: Bool {
+        var index = bufferStart
+        while index < bufferEnd, buffer[index] == 0x0A || buffer[index] == 0x0D { index += 1 }
+        while index < bufferEnd {
+            if buffer[index] == 0x0A || buffer[index] == 0x0D { return true }
+            index += 1
+        }
+        return false
     }
 
     private mutating func refill() -> Bool {

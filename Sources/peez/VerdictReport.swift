@@ -7,8 +7,12 @@ struct VerdictReport {
     var json: Bool
 
     func write(_ result: VerificationResult) {
-        let line = json ? jsonLine(result) : humanLine(result)
-        FileHandle.standardOutput.write(Data((line + "\n").utf8))
+        FileHandle.standardOutput.write(Data((line(result) + "\n").utf8))
+    }
+
+    /// The answer for one token, without its line end.
+    func line(_ result: VerificationResult, now: Int64 = CardDates.now()) -> String {
+        json ? jsonLine(result) : humanLine(result, now: now)
     }
 
     func humanLine(_ result: VerificationResult, now: Int64 = CardDates.now()) -> String {

@@ -12,7 +12,8 @@ extension Peez {
             discussion: """
             Give a token as an argument, or - to read one token per line from standard input (a handheld \
             scanner types a line per scan); each line is answered as it arrives and bad input never stops it. \
-            Blank lines are skipped.
+            Blank lines are skipped. A file of tokens is verified on --jobs cores at once, the answers in input \
+            order, with a summary on standard error.
 
             Verdicts: valid, malformed, unsupported_algorithm, unknown_key, bad_signature, bad_claims, \
             expired, not_yet_valid, revoked.
@@ -40,12 +41,16 @@ extension Peez {
         @Flag(help: "Print one JSON object per token per line.")
         var json = false
 
+        @Option(help: "Cores to verify a file of tokens on (default: all of this machine's).")
+        var jobs: Int?
+
         @Argument(help: "The token, or - to read tokens from standard input, one per line.")
         var token: String
 
         func validate() throws {
             guard !keys.isEmpty else { throw ValidationError("--keys needs at least one PEM file or folder") }
             guard leeway >= 0 else { throw ValidationError("--leeway must be zero or more seconds") }
+            guard (1...256).contains(jobs ?? 1) else { throw ValidationError("--jobs must be 1 to 256") }
             guard (now ?? 0) >= 0 else { throw ValidationError("--now must be seconds since 1970, not before") }
         }
 
@@ -56,25 +61,22 @@ extension Peez {
             }
             let report = VerdictReport(json: json)
             var allValid = true
-            func answer(_ line: some Collection<UInt8>) {
-                let result = verifier.verify(utf8: line, now: now ?? CardDates.now())
-                allValid = allValid && result.verdict == .valid
-                report.write(result)
-            }
             if token == "-" {
                 var reader = LineReader(fileDescriptor: 0, maxLineLength: CardTokenFormat.maxTokenLength + 64)
-                while let line = reader.nextLine() {
-                    switch line {
-                    case .text(let bytes):
-                        if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { continue }
-                        answer(bytes)
-                    case .tooLong(let length):
-                        allValid = false
-                        report.write(VerificationResult(verdict: .malformed, detail: "a line of \(length)+ bytes is longer than any card token"))
+                var batch = BatchVerifier(verifier: verifier, report: report, jobs: jobs ?? ProcessInfo.processInfo.activeProcessorCount)
+                while let lines = reader.nextLines(upTo: 8_192) {
+                    let tokens = lines.filter { line in
+                        if case .text(let bytes) = line { return !bytes.allSatisfy { $0 == 0x20 || $0 == 0x09 } }
+                        return true
                     }
+                    if !tokens.isEmpty { batch.answer(tokens, now: now ?? CardDates.now()) }
                 }
+                allValid = batch.total == (batch.counts[.valid] ?? 0)
+                printError(batch.summary)
             } else {
-                answer(Array(token.utf8))
+                let result = verifier.verify(token, now: now ?? CardDates.now())
+                allValid = result.verdict == .valid
+                report.write(result)
             }
             if !allValid { throw ExitCode(1) }
         }

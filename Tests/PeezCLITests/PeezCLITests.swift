@@ -153,6 +153,22 @@ struct PeezCLITests {
         #expect(process.terminationStatus == 0)
     }
 
+    @Test func aFileOfTokensIsVerifiedOnSeveralCoresInInputOrderWithASummary() throws {
+        let workspace = try Workspace()
+        defer { workspace.folder.remove() }
+        let valid = try workspace.issue(), expired = try workspace.issue(expires: "2020-01-01")
+        // 3,000 lines: valid, expired, garbage, blank, in turn, so any reordering shows.
+        let input = (0..<750).map { "\(valid)\n\(expired)\nPEEZ1:nonsense-\($0)\n\n" }.joined()
+        let one = try PeezCommand.run(["verify", "--keys", workspace.keySet, "--json", "--jobs", "1", "-"], input: input)
+        let four = try PeezCommand.run(["verify", "--keys", workspace.keySet, "--json", "--jobs", "4", "-"], input: input)
+        #expect(one.status == 1 && four.status == 1)
+        #expect(four.standardOutput == one.standardOutput, "the same answers, in the same order")
+        let verdicts = four.standardOutput.split(separator: "\n").map { $0.split(separator: "\"")[3] }
+        #expect(verdicts.count == 2_250 && verdicts.prefix(6) == ["valid", "expired", "malformed", "valid", "expired", "malformed"])
+        #expect(four.standardError.contains("2250 token(s): 750 valid, 750 malformed, 750 expired"), "\(four.standardError)")
+        #expect(try PeezCommand.run(["verify", "--keys", workspace.keySet, "--jobs", "0", "-"]).status == 2)
+    }
+
     @Test func revocationListTurnsACardRevoked() throws {
         let workspace = try Workspace()
         defer { workspace.folder.remove() }
