@@ -54,26 +54,12 @@ extension Peez {
         @Option(help: "Seconds SIGTERM or SIGINT leaves requests already accepted to finish before they are cancelled.")
         var drainTimeout = 10
 
-        @Option(help: "Seconds a connection may stay open with no request in progress.")
-        var idleTimeout = 60
-
-        @Option(help: "Seconds a request's headers may take to arrive, from their first byte (then 408 and close).")
-        var headerTimeout = 10
-
-        @Option(help: "Seconds a request's body may take to arrive, after its headers (then 408 and close).")
-        var bodyTimeout = 30
-
-        @Option(help: "Connections open at once; more wait in the listen backlog until one closes.")
-        var maxConnections = 512
+        @OptionGroup var connections: ConnectionLimitOptions
 
         func validate() throws {
             guard (1...65_535).contains(port) else { throw ValidationError("--port must be 1 to 65535") }
             guard (1...600).contains(startTimeout) else { throw ValidationError("--start-timeout must be 1 to 600 seconds") }
             guard (1...600).contains(drainTimeout) else { throw ValidationError("--drain-timeout must be 1 to 600 seconds") }
-            for (name, value) in [("--idle-timeout", idleTimeout), ("--header-timeout", headerTimeout), ("--body-timeout", bodyTimeout)] {
-                guard (1...3_600).contains(value) else { throw ValidationError("\(name) must be 1 to 3600 seconds") }
-            }
-            guard (1...100_000).contains(maxConnections) else { throw ValidationError("--max-connections must be 1 to 100000") }
         }
 
         func run() async throws {
@@ -103,9 +89,7 @@ extension Peez {
             let app = buildApplication(
                 cards: CardService(store: ledger, keyRing: keyRing),
                 metrics: ServerMetrics.bootstrap(),
-                configuration: ServerConfiguration(host: host, port: port, limits: ConnectionLimits(
-                    idleTimeout: .seconds(idleTimeout), headerTimeout: .seconds(headerTimeout),
-                    bodyTimeout: .seconds(bodyTimeout), maxConnections: maxConnections)),
+                configuration: ServerConfiguration(host: host, port: port, limits: connections.limits),
                 services: pool.map { [$0] } ?? [],
                 beforeServerStarts: {
                     try await ledger.migrate()
