@@ -18,7 +18,7 @@ extension Peez {
               peez counter sync
               peez counter                      # then scan: one verdict per scanned line
             """,
-            subcommands: [Session.self, Enroll.self, Sync.self, Log.self],
+            subcommands: [Session.self, Enroll.self, Sync.self, Log.self, Activate.self, Pending.self, Retry.self],
             defaultSubcommand: Session.self
         )
     }
@@ -94,9 +94,7 @@ extension Peez.Counter {
             let store = options.store
             let (state, trust, note) = try store.load()
             if let note { printError("warning: \(note)") }
-            guard let secret = try ProcessInfo.processInfo.environment["PEEZ_VENDOR_SECRET"] ?? store.savedSecret() else {
-                throw ValidationError("no vendor secret: set PEEZ_VENDOR_SECRET, or enrol again")
-            }
+            let secret = try CounterSecret.resolve(store)
             let since = CounterSync.wantsWholeList(state) ? nil : trust.revocationVersion
             let bytes = try await CounterClient(server: state.server, secret: secret).fetchBundle(since: since)
             let (updated, changes) = try CounterSync.accept(bytes, into: state, now: CardDates.now())

@@ -1,3 +1,4 @@
+import ArgumentParser
 import CardToken
 import Foundation
 import Membership
@@ -85,5 +86,20 @@ struct CounterReport {
             lines.append("warning: this device's clock is \(abs(changes.clockDrift) / 60) min \(changes.clockDrift > 0 ? "ahead of" : "behind") the service's; set it right")
         }
         printNow(lines.joined(separator: "\n"))
+    }
+
+    /// The receipt of a sale, or why there is none; throws exit status 1 unless the sale was recorded.
+    static func printSale(_ sale: SaleJournal.PendingSale, _ outcome: CounterSeller.Outcome) throws {
+        let who = "\(sale.name ?? "member") (\(sale.membershipID))"
+        switch outcome {
+        case .recorded(let coverageEnd):
+            printNow("SOLD  \(who): \(sale.months) month(s), \(sale.amountDZD) DZD; paid until \(coverageEnd)")
+        case .refused(let reason):
+            printNow("REFUSED  \(who): \(reason). Nothing was sold: give the \(sale.amountDZD) DZD back.")
+            throw ExitCode(1)
+        case .pending(let problem):
+            printNow("NOT CONFIRMED  \(who): \(problem). The sale is kept; run peez counter retry when the network is back.")
+            throw ExitCode(1)
+        }
     }
 }

@@ -54,4 +54,59 @@ struct CounterCommandTests {
         let uncoloured = try ProcessRunner.run([home, "NO_COLOR=1", "script", "-qec", command, "/dev/null"])
         #expect(!uncoloured.standardOutput.contains("\u{1B}[1;") && uncoloured.standardOutput.contains("  VALID  "))
     }
+
+    @Test func aSaleIsJournaledBeforeItIsSentAndEndsAsExactlyOnePeriodWhateverDies() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let port = TestPorts.unused()
+        let arguments = ["--development", "--database", folder.file("ledger.sqlite")]
+        var service = try ServiceProcess(arguments: arguments, port: port)
+        defer { service.killHard() }
+        try await service.waitUntilReady()
+        let home = "PEEZ_COUNTER_HOME=" + folder.file("counter")
+        let counter = [home, Self.vendorSecret, PeezCommand.binary, "counter"]
+        #expect(try ProcessRunner.run(counter + ["enroll", "--server", "http://127.0.0.1:\(port)"]).status == 0)
+        let card = try await service.request("GET", "/v1/members/00000000-0000-4000-8000-000000000001/card",
+                                             secret: "peez_backend_DEVELOPMENT_ONLY_not_a_secret")
+        let token = try #require(card.body["token"] as? String)
+
+        let wrongCash = try ProcessRunner.run(counter + ["activate", "--months", "2", "--paid", "300", "--token", token])
+        #expect(wrongCash.status == 2 && wrongCash.standardError.contains("2 month(s) cost 600 DZD"))
+        let forged = try ProcessRunner.run(counter + ["activate", "--months", "1", "--paid", "300", "--token", "PEEZ1:NOTACARD"])
+        #expect(forged.status == 2 && forged.standardError.contains("not an authentic PEEZ card"))
+
+        // 1. A sale with the service up: sold, with a receipt.
+        let sold = try ProcessRunner.run(counter + ["activate", "--months", "1", "--paid", "300"], input: Data((token + "\r\n").utf8))
+        #expect(sold.status == 0 && sold.standardOutput.contains("SOLD  Ahmed Mohamed (PEEZ-20251103-00001): 1 month(s), 300 DZD; paid until"), "\(sold.standardOutput)\(sold.standardError)")
+
+        // 2. A sale while the service is down: journaled, not confirmed, pending.
+        service.killHard()
+        let unsent = try ProcessRunner.run(counter + ["activate", "--months", "2", "--paid", "600", "--token", token, "--attempts", "2"])
+        #expect(unsent.status == 1 && unsent.standardOutput.contains("NOT CONFIRMED"))
+
+        // 3. A sale the service recorded whose answer the counter never journaled (it died first).
+        service = try ServiceProcess(arguments: arguments, port: port)
+        try await service.waitUntilReady()
+        #expect(try ProcessRunner.run(counter + ["activate", "--months", "3", "--paid", "900", "--token", token]).status == 0)
+        let journalPath = folder.file("counter/sales.journal")
+        var journal = try String(contentsOfFile: journalPath, encoding: .utf8).split(separator: "\n").map(String.init)
+        journal.removeLast()  // the third sale's "confirmed" record
+        try (journal.joined(separator: "\n") + "\n").write(toFile: journalPath, atomically: true, encoding: .utf8)
+        let pending = try ProcessRunner.run(counter + ["pending"])
+        #expect(pending.standardOutput.split(separator: "\n").count == 2 && pending.standardOutput.contains("2 month(s)  600 DZD")
+                && pending.standardOutput.contains("3 month(s)  900 DZD"), "\(pending.standardOutput)")
+
+        // The service is killed and restarted in between; retry sends each pending sale under its first key.
+        service.killHard()
+        service = try ServiceProcess(arguments: arguments, port: port)
+        try await service.waitUntilReady()
+        let retried = try ProcessRunner.run(counter + ["retry"])
+        #expect(retried.status == 0 && retried.standardOutput.components(separatedBy: "SOLD").count == 3, "\(retried.standardOutput)\(retried.standardError)")
+        #expect(try ProcessRunner.run(counter + ["pending"]).standardOutput.contains("no pending sale"))
+
+        let subscription = try await service.request("GET", "/v1/members/00000000-0000-4000-8000-000000000001/subscription",
+                                                     secret: "peez_backend_DEVELOPMENT_ONLY_not_a_secret")
+        let months = (subscription.body["periods"] as? [[String: Any]] ?? []).compactMap { $0["months"] as? Int }.sorted()
+        #expect(months == [1, 2, 3], "three payments, three periods: none lost, none twice")
+    }
 }

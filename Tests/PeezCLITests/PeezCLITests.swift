@@ -249,7 +249,8 @@ struct PeezCLITests {
     /// Every command and command group, by the words that name it.
     static let commands: [[String]] = [[], ["serve"], ["admin"], ["admin", "create-token"], ["keys"], ["keys", "generate"],
                                        ["keys", "show"], ["keys", "rotate"], ["keys", "retire"], ["card"], ["card", "issue"], ["verify"],
-                                       ["counter"], ["counter", "session"], ["counter", "enroll"], ["counter", "sync"], ["counter", "log"]]
+                                       ["counter"], ["counter", "session"], ["counter", "enroll"], ["counter", "sync"], ["counter", "log"],
+                                       ["counter", "activate"], ["counter", "pending"], ["counter", "retry"]]
 
     @Test("help is exactly its stored snapshot (PEEZ_UPDATE_SNAPSHOTS=1 rewrites them)", arguments: commands)
     func helpMatchesItsSnapshot(command: [String]) throws {

@@ -52,6 +52,42 @@ public struct CounterClient: Sendable {
     }
 }
 
+extension CounterClient {
+    /// What the service said to a sale.
+    public enum SaleAnswer: Sendable, Equatable {
+        /// Recorded (or recorded before, and replayed): the member's new coverage end.
+        case recorded(coverageEnd: String)
+        /// Refused for good: the same sale sent again would be refused again.
+        case refused(String)
+    }
+
+    /// Sends a cash sale under its idempotency key. Throws when the answer is not known (no connection, a
+    /// timeout, a 5xx, a sale still in flight): the same key may and must be sent again.
+    public func sell(membershipID: String, months: Int, amountDZD: Int, key: String) async throws -> SaleAnswer {
+        var request = URLRequest(url: server.appendingPathComponent("v1/activations"), timeoutInterval: 15)
+        request.httpMethod = "POST"
+        request.setValue("Bearer \(secret)", forHTTPHeaderField: "Authorization")
+        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        request.setValue(key, forHTTPHeaderField: "Idempotency-Key")
+        request.httpBody = try JSONSerialization.data(withJSONObject: ["membership_id": membershipID, "months": months, "amount_dzd": amountDZD])
+        let (data, response) = try await URLSession.shared.data(for: request)
+        let status = (response as? HTTPURLResponse)?.statusCode ?? 0
+        let body = (try? JSONSerialization.jsonObject(with: data.prefix(65_536))) as? [String: Any]
+        switch status {
+        case 201:
+            return .recorded(coverageEnd: body?["coverage_end"] as? String ?? "")
+        case 408, 409, 429, 500...599:
+            throw CounterClientError("the service answered \(status); the sale will be sent again under the same key")
+        case 401, 403:
+            throw CounterClientError("the service refused the vendor secret (\(status)); the sale stays pending")
+        default:
+            let message = (body?["error"] as? [String: Any])?["message"] as? String ?? "status \(status)"
+            let fields = ((body?["error"] as? [String: Any])?["fields"] as? [String: String])?.map { "\($0.key): \($0.value)" }.sorted() ?? []
+            return .refused(([message] + fields).joined(separator: "; "))
+        }
+    }
+}
+
 /// A sync that could not reach or use the service.
 public struct CounterClientError: Error, CustomStringConvertible {
     public let description: String

@@ -18,6 +18,9 @@ public struct CounterStore: Sendable {
     /// The log of every verdict this counter gave.
     public var scanLog: ScanLog { ScanLog(path: folder + "/scans.log") }
 
+    /// The journal of this counter's cash sales.
+    public var saleJournal: SaleJournal { SaleJournal(path: folder + "/sales.journal") }
+
     /// Whether the counter was enrolled here.
     public var isEnrolled: Bool {
         FileManager.default.fileExists(atPath: statePath) || FileManager.default.fileExists(atPath: previousPath)

@@ -1,0 +1,136 @@
+import ArgumentParser
+import CardToken
+import Foundation
+import Membership
+import PeezServices
+
+extension Peez.Counter {
+    /// `peez counter activate`: a cash sale of 1 to 3 months to the member whose card is scanned.
+    struct Activate: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Sell 1 to 3 months for cash to the member whose card is scanned next.",
+            discussion: """
+            Checks the amount (300 DZD a month), reads one scan (an expired or revoked card is fine: any \\
+            authentic card names its member), writes the sale to the counter's journal with a fresh \\
+            idempotency key, flushed to disk, and only then sends it. While the answer is unknown (no \\
+            network, a timeout) it is sent again under the same key; if it never comes, the sale stays pending \\
+            for peez counter retry. One payment is never two activations, and never forgotten.
+
+            Example:
+              peez counter activate --months 2 --paid 600      # then scan the member's card
+            """
+        )
+
+        @OptionGroup var options: CounterFolderOptions
+
+        @Option(help: "Months paid for: 1, 2 or 3.")
+        var months: Int
+
+        @Option(help: "The cash received, in DZD (300 a month).")
+        var paid: Int
+
+        @Option(help: "The scanned card token (default: read one line from standard input, as a scanner types it).")
+        var token: String?
+
+        @Option(help: "How many times to send the sale while its answer is unknown, with growing pauses (about 20 s for 6).")
+        var attempts = 6
+
+        func validate() throws {
+            guard Pricing.allowedMonths.contains(months) else { throw ValidationError("--months must be 1, 2 or 3") }
+            guard (1...20).contains(attempts) else { throw ValidationError("--attempts must be 1 to 20") }
+            guard paid == Pricing.monthlyPriceDZD * months else {
+                throw ValidationError("\(months) month(s) cost \(Pricing.monthlyPriceDZD * months) DZD; --paid says \(paid)")
+            }
+        }
+
+        func run() async throws {
+            let store = options.store
+            let (state, trust, note) = try store.load()
+            if let note { printError("warning: \(note)") }
+            let scanned: [UInt8]
+            if let token {
+                scanned = Array(token.utf8)
+            } else {
+                printError("scan the member's card…")
+                var reader = LineReader(fileDescriptor: 0, maxLineLength: CardTokenFormat.maxTokenLength + 64)
+                guard case .text(let bytes)? = reader.nextLine() else { throw ValidationError("no card was scanned") }
+                scanned = bytes
+            }
+            let result = try trust.verifier().verify(utf8: scanned, now: CardDates.now())
+            guard let claims = result.claims else {
+                throw ValidationError("this is not an authentic PEEZ card (\(result.verdict.rawValue): \(result.detail)); nothing was sold")
+            }
+            let journal = store.saleJournal
+            let sale = try journal.begin(membershipID: claims.subject, name: claims.name, months: months, amountDZD: paid, now: CardDates.now())
+            let seller = CounterSeller(client: try CounterClient(server: state.server, secret: try CounterSecret.resolve(store)), journal: journal,
+                                       attempts: attempts)
+            try CounterReport.printSale(sale, try await seller.send(sale, now: { CardDates.now() }))
+        }
+    }
+
+    /// `peez counter pending`: sales whose answer never came.
+    struct Pending: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "List the sales written to the journal whose answer never came.",
+            discussion: """
+            Example:
+              peez counter pending
+            """
+        )
+
+        @OptionGroup var options: CounterFolderOptions
+
+        func run() async throws {
+            let pending = try options.store.saleJournal.pending()
+            if pending.isEmpty { printNow("no pending sale") }
+            for sale in pending {
+                printNow("\(CardDates.display(sale.at))  \(sale.membershipID)  \(sale.name ?? "")  \(sale.months) month(s)  \(sale.amountDZD) DZD  key \(sale.key)")
+            }
+        }
+    }
+
+    /// `peez counter retry`: sends each pending sale again, under its own key.
+    struct Retry: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Send every pending sale again, each under its original idempotency key.",
+            discussion: """
+            A sale the service already recorded is answered with that record again, not sold twice.
+
+            Example:
+              peez counter retry
+            """
+        )
+
+        @OptionGroup var options: CounterFolderOptions
+
+        @Option(help: "How many times to send each sale while its answer is unknown, with growing pauses.")
+        var attempts = 6
+
+        func validate() throws {
+            guard (1...20).contains(attempts) else { throw ValidationError("--attempts must be 1 to 20") }
+        }
+
+        func run() async throws {
+            let store = options.store
+            let (state, _, _) = try store.load()
+            let seller = CounterSeller(client: try CounterClient(server: state.server, secret: try CounterSecret.resolve(store)),
+                                       journal: store.saleJournal, attempts: attempts)
+            var stillPending = false
+            for sale in try store.saleJournal.pending() {
+                let outcome = try await seller.send(sale, now: { CardDates.now() })
+                if case .pending = outcome { stillPending = true }
+                do { try CounterReport.printSale(sale, outcome) } catch { stillPending = true }
+            }
+            if stillPending { throw ExitCode(1) }
+        }
+    }
+}
+
+/// The vendor secret: `PEEZ_VENDOR_SECRET`, else the one kept at enrolment.
+enum CounterSecret {
+    static func resolve(_ store: CounterStore) throws -> String {
+        if let secret = ProcessInfo.processInfo.environment["PEEZ_VENDOR_SECRET"], !secret.isEmpty { return secret }
+        guard let secret = try store.savedSecret() else { throw ValidationError("no vendor secret: set PEEZ_VENDOR_SECRET, or enrol again") }
+        return secret
+    }
+}
