@@ -27,6 +27,12 @@ public struct CardVerifier: Sendable {
 
     /// The verdict on the UTF-8 bytes of a scanned text at `now` (seconds since the epoch).
     public func verify(utf8 text: some Collection<UInt8>, now: Int64) -> VerificationResult {
+        // One copy into an array, so that every step below runs specialized for it: called from another
+        // module, the generic steps would otherwise read each byte through the collection's witness table.
+        verify(bytes: text as? [UInt8] ?? Array(text), now: now)
+    }
+
+    func verify(bytes text: [UInt8], now: Int64) -> VerificationResult {
         // Steps 1-6: the text, Base45, CBOR and the envelope.
         let envelope: COSESign1
         let claimsValue: CBORValue
