@@ -16,14 +16,15 @@ enum DevelopmentData {
     static let vendorSecret = "peez_vendor_DEVELOPMENT_ONLY_not_a_secret"
     static let memberUUID = UUID(uuidString: "00000000-0000-4000-8000-000000000001")!
     static let vendorID = UUID(uuidString: "00000000-0000-4000-8000-000000000101")!
-    /// The demo member registered on 3 November 2025 (10:00, Algiers), the first that day, so its membership id
-    /// is always the one `make demo` prints a card for.
+    /// The demo member registered on 3 November 2025 (10:00, Algiers), the first that day, so on a fresh
+    /// database its membership id is PEEZ-20251103-00001, the one `make demo` prints a card for.
     static let memberRegisteredAt = AlgiersCalendar.startOfDay("2025-11-03")! + 10 * 3600
-    static let membershipID = "PEEZ-20251103-00001"
 
     /// Loads the demo vendor and member and the demo secrets, once: every write is idempotent, so several
     /// instances starting together on one database each seed it and all start.
-    static func seed(store: any MembershipStore) async throws {
+    /// Returns the demo member's membership id (a database seeded by an older version keeps its own).
+    @discardableResult
+    static func seed(store: any MembershipStore) async throws -> String {
         let now = Int64(Date().timeIntervalSince1970)
         try await Provisioning.saveCredential(store: store, secret: adminSecret, role: .admin, vendorID: nil, label: "development admin", now: now)
         try await Provisioning.saveCredential(store: store, secret: backendSecret, role: .backend, vendorID: nil, label: "development backend", now: now)
@@ -33,10 +34,10 @@ enum DevelopmentData {
         }
         let draft = try MemberDraft(uuid: memberUUID, name: "Ahmed Mohamed", phone: "+213550000001",
                                     email: "ahmed.mohamed@example.dz", neighbourhood: "centre-ville").validated()
-        _ = try await store.createMember(draft, now: memberRegisteredAt)
+        return try await store.createMember(draft, now: memberRegisteredAt).member.membershipID
     }
 
-    static func printGuide(baseURL: String) {
+    static func printGuide(baseURL: String, membershipID: String) {
         printNow("""
 
         DEVELOPMENT MODE: demo data and these published, development-only API secrets:

@@ -93,9 +93,9 @@ extension Peez {
                 services: pool.map { [$0] } ?? [],
                 beforeServerStarts: {
                     try await ledger.migrate()
-                    if development { try await DevelopmentData.seed(store: ledger) }
+                    let demoMember = development ? try await DevelopmentData.seed(store: ledger) : nil
                     printNow("PEEZ card service on http://\(host):\(port)  (store: \(storeOptions.effectiveDatabaseURL == nil ? storeOptions.database : "PostgreSQL"), signing kid \(key.keyID.hex))")
-                    if development { DevelopmentData.printGuide(baseURL: "http://\(host):\(port)") }
+                    if let demoMember { DevelopmentData.printGuide(baseURL: "http://\(host):\(port)", membershipID: demoMember) }
                 })
             var configuration = ServiceGroupConfiguration(services: [app], gracefulShutdownSignals: [.sigterm, .sigint],
                                                           logger: Logger(label: "peez.lifecycle"))
