@@ -32,8 +32,10 @@ public struct CounterStore: Sendable {
         var refusals: [String] = []
         for (path, name) in [(statePath, "state"), (previousPath, "previous state")] where FileManager.default.fileExists(atPath: path) {
             do {
+                // Bounded before it is read: a whole bundle and its deltas, base64, fit well within twice a bundle.
+                let size = (try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+                guard size <= CounterBundle.maxSize * 2 else { throw CardWireError(.notADocument, "\(size) bytes, larger than any state") }
                 let data = try Data(contentsOf: URL(fileURLWithPath: path))
-                guard data.count <= CounterBundle.maxSize * 2 else { throw CardWireError(.notADocument, "larger than any state") }
                 let state = try JSONDecoder().decode(CounterState.self, from: data)
                 return (state, try state.trust(), refusals.isEmpty ? nil : "the \(refusals.joined(separator: "; ")); using the previous state")
             } catch {
