@@ -80,9 +80,13 @@ extension Peez.Keys {
             discussion: """
             Writes OUT/signing-key-<UTC time>.pem (0600) and its public half, copies the public key into the \
             published folder as <kid>.pem and records its publication time in the folder's windows.json. Old \
-            public keys stay published, so cards already in members' phones keep verifying. Then restart the \
-            service with --signing-key pointing at the new key, retire the old key (peez keys retire), and sync \
-            the verifiers' key sets.
+            public keys stay published, so cards already in members' phones keep verifying.
+
+            Then, in two steps: keep signing with the old key while the new one is published (restart the \
+            service so it serves the new key set) until every counter has synced it, at least the 7 days a \
+            counter bundle lasts, since a counter accepts a new key only from a bundle a key it trusts signed; \
+            then restart with --signing-key pointing at the new key and retire the old one (peez keys retire). \
+            A counter that missed the whole overlap must be enrolled again.
 
             Example:
               peez keys rotate --out /etc/peez/keys --published /etc/peez/public
@@ -107,7 +111,8 @@ extension Peez.Keys {
             print(key.keyID.hex)
             printError("new signing key: \(written.privateKeyPath) (mode 0600)")
             printError("published:       \(target) (window recorded in \(folder.windowsPath))")
-            printError("next: restart the service with --signing-key \(written.privateKeyPath), then retire the old key:")
+            printError("next: restart the service (still on the old key) so it publishes the new one; after every counter")
+            printError("      has synced (at least 7 days), restart with --signing-key \(written.privateKeyPath), then:")
             printError("      peez keys retire OLD-KID --published \(published)")
         }
     }
