@@ -20,7 +20,7 @@ struct ConnectionCapTests {
         for _ in 0..<4 {
             let connection = try RawConnection(port: service.port)
             connection.send(health)
-            if await connection.readResponse(within: .seconds(2)) != nil { served.append(connection) } else { waiting = connection; break }
+            if await connection.readResponse(within: .seconds(5)) != nil { served.append(connection) } else { waiting = connection; break }
         }
         let pending = try #require(waiting, "with at most 2 connections open, a fourth was still served")
         #expect((1...2).contains(served.count), "\(served.count) served before one had to wait")
