@@ -97,7 +97,7 @@ extension Peez.Counter {
             let secret = try CounterSecret.resolve(store)
             let since = CounterSync.wantsWholeList(state) ? nil : trust.revocationVersion
             let bytes = try await CounterClient(server: state.server, secret: secret).fetchBundle(since: since)
-            let (updated, changes) = try CounterSync.accept(bytes, into: state, now: CardDates.now())
+            let (updated, changes) = try CounterSync.accept(bytes, into: state, trusting: trust, now: CardDates.now())
             try store.save(updated)
             CounterReport.printChanges(changes)
         }

@@ -31,7 +31,7 @@ struct CounterTrustTests {
 
         func sync(now: Int64) async throws -> CounterSync.Changes {
             let (state, trust, _) = try store.load()
-            let (updated, changes) = try CounterSync.accept(try await client.fetchBundle(since: trust.revocationVersion), into: state, now: now)
+            let (updated, changes) = try CounterSync.accept(try await client.fetchBundle(since: trust.revocationVersion), into: state, trusting: trust, now: now)
             try store.save(updated)
             return changes
         }
@@ -88,14 +88,14 @@ struct CounterTrustTests {
 
             var flipped = try await counter.client.fetchBundle(since: 0)
             flipped[flipped.count / 2] ^= 0x01
-            #expect(throws: CardWireError.self) { try CounterSync.accept(flipped, into: state, now: harness.now) }
+            #expect(throws: CardWireError.self) { try CounterSync.accept(flipped, into: state, trusting: try state.trust(), now: harness.now) }
 
             let stranger = try Ed25519PrivateKey.generate()
             let foreign = try CounterBundle(issuedAt: harness.now + 10, validUntil: harness.now + 86_400,
                                             keys: [try KeySetDocument.Key(stranger.publicKey, status: .current)],
                                             revocations: RevocationListDocument(version: 0, tokenIDs: [], members: [:]))
                 .signed(with: stranger)
-            #expect(throws: CardWireError(.untrustedSignature, "")) { try CounterSync.accept(foreign, into: state, now: harness.now) }
+            #expect(throws: CardWireError(.untrustedSignature, "")) { try CounterSync.accept(foreign, into: state, trusting: try state.trust(), now: harness.now) }
 
             let card = Array(try await client.cardToken(try await client.createMember(7)).utf8)
             #expect(throws: CardWireError(.notADocument, "")) { _ = try CounterBundle.open(card, trusting: TrustedKeySet([harness.signingKey.publicKey])) }
@@ -162,16 +162,16 @@ struct CounterTrustTests {
                                          keys: [try KeySetDocument.Key(new.publicKey, status: .current),
                                                 try KeySetDocument.Key(old.publicKey, status: .retired, window: KeyValidityWindow(retiredAt: start + 3_600))],
                                          revocations: none).signed(with: old)
-        (state, _) = try CounterSync.accept(rotation, into: state, now: start + 3_600)
+        (state, _) = try CounterSync.accept(rotation, into: state, trusting: try state.trust(), now: start + 3_600)
         let later = try CounterBundle(issuedAt: start + 7_200, validUntil: start + 604_800, keys: [try KeySetDocument.Key(new.publicKey, status: .current)],
                                       revocations: none).signed(with: new)
-        (state, _) = try CounterSync.accept(later, into: state, now: start + 7_200)
+        (state, _) = try CounterSync.accept(later, into: state, trusting: try state.trust(), now: start + 7_200)
 
         let card = try CardIssuer(signingKey: new).issue(CardClaims(subject: "PEEZ-20251103-00001", expiresAt: start + 86_400, issuedAt: start + 7_300))
         let verdict = CounterVerdict.judge(Array(card.utf8), trust: try state.trust(), state: state, now: start + 7_400)
         guard case .card(let result) = verdict.outcome else { Issue.record("\(verdict)"); return }
         #expect(result.verdict == .valid)
-        #expect(throws: CardWireError.self, "a replay of an older bundle") { try CounterSync.accept(rotation, into: state, now: start + 7_500) }
+        #expect(throws: CardWireError.self, "a replay of an older bundle") { try CounterSync.accept(rotation, into: state, trusting: try state.trust(), now: start + 7_500) }
     }
 
     @Test func expiredTrustDataOrAClockSetBackGiveCannotConfirmNeverValid() throws {

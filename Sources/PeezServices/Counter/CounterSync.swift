@@ -40,8 +40,9 @@ public enum CounterSync {
     }
 
     /// A later sync: `bytes` must be signed by a key `state` trusts now, and must not be older than what it holds.
-    public static func accept(_ bytes: [UInt8], into state: CounterState, now: Int64) throws -> (CounterState, Changes) {
-        let current = try state.trust()
+    /// `current` is `state.trust()`, already checked by whoever loaded the state (checking it costs as much as
+    /// the whole bundle it holds, so it is done once).
+    public static func accept(_ bytes: [UInt8], into state: CounterState, trusting current: CounterTrust, now: Int64) throws -> (CounterState, Changes) {
         let bundle = try CounterBundle.open(bytes, trusting: try KeySetDocument(keys: current.keys).trustedKeys())
         let next = try current.applying(bundle)
         var updated = state
