@@ -3,7 +3,7 @@ SHELL := /bin/bash
 .DEFAULT_GOAL := help
 
 # Debian packages the build, the tests and the tools need; `make deps` installs whichever are missing.
-DEB_PACKAGES := pkg-config openssl libssl-dev libqrencode-dev libpng-dev libsqlite3-dev zbar-tools tzdata postgresql postgresql-client wrk curl python3-venv
+DEB_PACKAGES := pkg-config openssl libssl-dev libqrencode-dev libpng-dev libjpeg-dev libzbar-dev libsqlite3-dev zbar-tools tzdata postgresql postgresql-client wrk curl python3-venv
 SWIFT_BUILD_FLAGS ?=
 FUZZ_RUNS ?= 3000000
 DEV_KEY := Keys/development/signing-key.pem
@@ -56,7 +56,7 @@ test: deps ## Run the whole test suite (a throwaway PostgreSQL server for the st
 snapshots: build ## Rewrite the stored --help snapshots (Fixtures/help) after a meant change to a command's help
 	PEEZ_UPDATE_SNAPSHOTS=1 swift test $(SWIFT_BUILD_FLAGS) --filter helpMatchesItsSnapshot
 
-bench: deps ## Benchmark signing, verifying and QR rendering on one core (release build)
+bench: deps ## Benchmark signing, verifying, QR rendering and image scanning on one core (release build)
 	swift build -c release --product peez-bench
 	taskset -c 0 .build/release/peez-bench
 

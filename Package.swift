@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "CardToken", targets: ["CardToken"]),
         .library(name: "CardCrypto", targets: ["CardCrypto"]),
         .library(name: "CardQR", targets: ["CardQR"]),
+        .library(name: "CardScan", targets: ["CardScan"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -50,9 +51,21 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]
         ),
+        .systemLibrary(
+            name: "CPeezJPEG",
+            pkgConfig: "libjpeg",
+            providers: [.apt(["libjpeg-dev"])]
+        ),
+        .systemLibrary(
+            name: "CPeezZBar",
+            pkgConfig: "zbar",
+            providers: [.apt(["libzbar-dev"])]
+        ),
         // libpng's classic API reports errors with longjmp, which Swift cannot survive:
         // this small C target keeps setjmp inside C and exposes a return-code API.
         .target(name: "CPeezPNGWriter", dependencies: ["CPeezPNG"]),
+        // The same for reading: PNG and JPEG files to greyscale, bounded, with setjmp kept inside C.
+        .target(name: "CPeezImageReader", dependencies: ["CPeezPNG", "CPeezJPEG"]),
 
         // The pure core: CBOR, Base45, COSE_Sign1, CWT claims and the verification rules.
         .target(name: "CardToken", swiftSettings: strictSettings),
@@ -60,6 +73,8 @@ let package = Package(
         .target(name: "CardCrypto", dependencies: ["CardToken", "CPeezOpenSSL"], swiftSettings: strictSettings),
         // QR matrices through libqrencode; PNG, SVG and terminal renderings.
         .target(name: "CardQR", dependencies: ["CPeezQRencode", "CPeezPNGWriter"], swiftSettings: strictSettings),
+        // QR codes found in photos and screenshots: images through libpng and libjpeg, codes through zbar.
+        .target(name: "CardScan", dependencies: ["CPeezImageReader", "CPeezZBar"], swiftSettings: strictSettings),
 
         // The membership domain: members, periods, activations, rules; the storage interface. No I/O.
         .target(name: "Membership", dependencies: ["CardToken"], swiftSettings: strictSettings),
@@ -117,7 +132,7 @@ let package = Package(
         .executableTarget(
             name: "peez",
             dependencies: [
-                "CardToken", "CardCrypto", "CardQR", "CardWire", "Membership", "MembershipSQL", "MembershipSQLite", "MembershipPostgres",
+                "CardToken", "CardCrypto", "CardQR", "CardScan", "CardWire", "Membership", "MembershipSQL", "MembershipSQLite", "MembershipPostgres",
                 "PeezServices", "CardServer",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -129,7 +144,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "peez-bench",
-            dependencies: ["CardToken", "CardCrypto", "CardQR", "CPeezOpenSSL", "CPeezQRencode", "CPeezPNG"],
+            dependencies: ["CardToken", "CardCrypto", "CardQR", "CardScan", "CPeezImageReader", "CPeezOpenSSL", "CPeezQRencode", "CPeezPNG"],
             path: "Benchmarks/peez-bench",
             swiftSettings: strictSettings
         ),
@@ -139,6 +154,7 @@ let package = Package(
         .testTarget(name: "CardCryptoTests", dependencies: ["CardCrypto", "CardToken", "TestSupport"], swiftSettings: strictSettings),
         .testTarget(name: "CardWireTests", dependencies: ["CardWire", "CardCrypto", "CardToken", "TestSupport"], swiftSettings: strictSettings),
         .testTarget(name: "CardQRTests", dependencies: ["CardQR", "TestSupport"], swiftSettings: strictSettings),
+        .testTarget(name: "CardScanTests", dependencies: ["CardScan", "CardQR", "CardCrypto", "CardToken"], swiftSettings: strictSettings),
         .testTarget(name: "MembershipTests", dependencies: ["Membership"], swiftSettings: strictSettings),
         .testTarget(
             name: "MembershipStoreTests",

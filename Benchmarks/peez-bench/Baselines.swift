@@ -1,3 +1,4 @@
+import CPeezImageReader
 import CPeezOpenSSL
 import CPeezPNG
 import CPeezQRencode
@@ -65,5 +66,14 @@ enum Baselines {
         png_image_write_to_memory(&image, &output, &length, 0, pixels, 0, nil)
         png_image_free(&image)
         return Int(length)
+    }
+
+    /// Decodes a PNG or JPEG to greyscale and drops it: the image-reading part of a scan.
+    static func decodeOnly(_ bytes: [UInt8]) {
+        var image = peez_gray_image()
+        var message: UnsafePointer<CChar>?
+        let limits = peez_image_limits(max_side: 16_384, max_pixels: 48_000_000, max_decoder_bytes: 512 << 20, max_jpeg_scans: 1_000)
+        _ = bytes.withUnsafeBufferPointer { peez_image_decode($0.baseAddress, $0.count, limits, &image, &message) }
+        peez_gray_image_free(&image)
     }
 }

@@ -4,6 +4,7 @@
 //   swift run -c release peez-bench [--quick]
 import CardCrypto
 import CardQR
+import CardScan
 import CardToken
 import CPeezOpenSSL
 import Foundation
@@ -80,4 +81,24 @@ for (index, measurement) in sweepMeasurements.enumerated() {
     let size = try PNGRenderer(layout: renderer.layout, compression: sweep[index].0).render(matrix).count
     let marker = sweep[index].0 == .default ? "  ← default" : ""
     print(row([measurement.name, rate(measurement.median), "\(size) bytes\(marker)"], widths))
+}
+
+print("")
+print("Image scanning (decode + zbar, in process), each beside decoding the same file alone")
+let scanner = QRImageScanner()
+let ownPNG = try renderer.render(matrix)
+let photo = [UInt8](try Data(contentsOf: URL(fileURLWithPath: "Fixtures/images/card-photo.jpg")))
+let (pngCodes, photoCodes) = (try scanner.scan(imageData: ownPNG), try scanner.scan(imageData: photo))
+precondition(pngCodes.count == 1 && photoCodes.count == 1, "the images must scan")
+let pngSide = renderer.layout.pixelsPerSide(matrix)
+var scans = [
+    Measurement("scan the service's PNG (\(pngSide)×\(pngSide), \(ownPNG.count) B)") { _ = try scanner.scan(imageData: ownPNG) },
+    Measurement("  libpng decode alone") { Baselines.decodeOnly(ownPNG) },
+    Measurement("scan a 1280×720 JPEG photo (\(photo.count / 1024) KB)") { _ = try scanner.scan(imageData: photo) },
+    Measurement("  libjpeg decode alone") { Baselines.decodeOnly(photo) },
+]
+try measure(&scans, rounds: rounds, seconds: seconds)
+for (index, measurement) in scans.enumerated() {
+    let note = index % 2 == 0 ? String(format: "%.2f ms a scan", 1000 / measurement.median) : String(format: "%.0f %% of the scan's time", 100 * scans[index - 1].median / measurement.median)
+    print(row([measurement.name, rate(measurement.median), note], widths))
 }

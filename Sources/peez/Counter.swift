@@ -111,10 +111,13 @@ extension Peez.Counter {
             discussion: """
             Each line gets one verdict: VALID, EXPIRED, REVOKED, INVALID, or CANNOT CONFIRM when the trust data \
             has expired or this device's clock is behind the service's, with the member, the coverage end and \
-            the days left. Colour on a terminal; plain in a pipe or with NO_COLOR. Bad input never stops it.
+            the days left. Colour on a terminal; plain in a pipe or with NO_COLOR. Bad input never stops it. \
+            With --image, the QR codes in PNG or JPEG photos or screenshots are answered instead (exit status 1 \
+            when a file has no code or cannot be read).
 
-            Example:
+            Examples:
               peez counter session --bell
+              peez counter session --image screenshot.png
             """
         )
 
@@ -125,6 +128,9 @@ extension Peez.Counter {
 
         @Flag(help: "One JSON object per verdict instead of the counter display.")
         var json = false
+
+        @Option(parsing: .upToNextOption, help: "PNG or JPEG photos or screenshots of cards, or folders of them, instead of scans on standard input.")
+        var image: [String] = []
 
         func run() async throws {
             let store = options.store
@@ -143,6 +149,22 @@ extension Peez.Counter {
                 } catch {
                     printError("warning: the scan log could not be written: \(error)")
                 }
+            }
+            if !image.isEmpty {
+                var everyFileRead = true
+                ImageInputs.scan(try ImageInputs.expand(image)) { file, outcome in
+                    guard case .codes(let codes) = outcome else {
+                        everyFileRead = false
+                        printError("\(file): \(outcome.message)")
+                        return
+                    }
+                    for code in codes {
+                        let now = CardDates.now()
+                        answer(CounterVerdict.judge(code, trust: trust, state: state, now: now), now: now)
+                    }
+                }
+                if !everyFileRead { throw ExitCode(1) }
+                return
             }
             var reader = LineReader(fileDescriptor: 0, maxLineLength: CardTokenFormat.maxTokenLength + 64)
             while let line = reader.nextLine() {

@@ -10,9 +10,12 @@ struct VerdictReport {
         FileHandle.standardOutput.write(Data((line(result) + "\n").utf8))
     }
 
-    /// The answer for one token, without its line end.
-    func line(_ result: VerificationResult, now: Int64 = CardDates.now()) -> String {
-        json ? jsonLine(result) : humanLine(result, now: now)
+    /// The answer for one token, without its line end; `file` names the image it was found in.
+    func line(_ result: VerificationResult, file: String? = nil, now: Int64 = CardDates.now()) -> String {
+        guard let file else { return json ? jsonLine(result) : humanLine(result, now: now) }
+        return json
+            ? "{\(JSONText.string("file")): \(JSONText.string(file)), " + jsonLine(result).dropFirst()
+            : "\(file): " + humanLine(result, now: now)
     }
 
     func humanLine(_ result: VerificationResult, now: Int64 = CardDates.now()) -> String {

@@ -13,7 +13,8 @@ extension Peez {
             Give a token as an argument, or - to read one token per line from standard input (a handheld \
             scanner types a line per scan); each line is answered as it arrives and bad input never stops it. \
             Blank lines are skipped. A file of tokens is verified on --jobs cores at once, the answers in input \
-            order, with a summary on standard error.
+            order, with a summary on standard error. With --image, every QR code in each PNG or JPEG photo or \
+            screenshot (or in each such file of a folder) is verified, the file named before its verdict.
 
             Verdicts: valid, malformed, unsupported_algorithm, unknown_key, bad_signature, bad_claims, \
             expired, not_yet_valid, revoked.
@@ -21,8 +22,10 @@ extension Peez {
             Examples:
               peez verify --keys Keys/public PEEZ1:6BFOXN*TS0BI$ZD...
               peez verify --keys Keys/public --json - < scans.txt
+              peez verify --keys Keys/public --image photo.jpg screenshots/
 
-            Exit status: 0 when every token is valid, 1 when any is not, 2 for a usage or key-loading error.
+            Exit status: 0 when every token is valid, 1 when any is not (or an image has no QR code, or cannot \
+            be read), 2 for a usage or key-loading error.
             """
         )
 
@@ -44,10 +47,16 @@ extension Peez {
         @Option(help: "Cores to verify a file of tokens on (default: all of this machine's).")
         var jobs: Int?
 
+        @Option(parsing: .upToNextOption, help: "PNG or JPEG photos or screenshots of cards, or folders of them, instead of a token.")
+        var image: [String] = []
+
         @Argument(help: "The token, or - to read tokens from standard input, one per line.")
-        var token: String
+        var token: String?
 
         func validate() throws {
+            guard (token == nil) != image.isEmpty else {
+                throw ValidationError(token == nil ? "give a token, - for standard input, or --image FILE" : "give a token or --image, not both")
+            }
             guard !keys.isEmpty else { throw ValidationError("--keys needs at least one PEM file or folder") }
             guard leeway >= 0 else { throw ValidationError("--leeway must be zero or more seconds") }
             guard (1...256).contains(jobs ?? 1) else { throw ValidationError("--jobs must be 1 to 256") }
@@ -61,7 +70,9 @@ extension Peez {
             }
             let report = VerdictReport(json: json)
             var allValid = true
-            if token == "-" {
+            if !image.isEmpty {
+                allValid = verifyImages(try ImageInputs.expand(image), with: verifier, report: report)
+            } else if token == "-" {
                 var reader = LineReader(fileDescriptor: 0, maxLineLength: CardTokenFormat.maxTokenLength + 64)
                 var batch = BatchVerifier(verifier: verifier, report: report, jobs: jobs ?? ProcessInfo.processInfo.activeProcessorCount)
                 while let lines = reader.nextLines(upTo: 8_192) {
@@ -74,11 +85,33 @@ extension Peez {
                 allValid = batch.total == (batch.counts[.valid] ?? 0)
                 printError(batch.summary)
             } else {
-                let result = verifier.verify(token, now: now ?? CardDates.now())
+                let result = verifier.verify(token ?? "", now: now ?? CardDates.now())
                 allValid = result.verdict == .valid
                 report.write(result)
             }
             if !allValid { throw ExitCode(1) }
+        }
+
+        /// Verifies every code in every image; false when any is not valid or any file gave no code.
+        private func verifyImages(_ files: [String], with verifier: CardVerifier, report: VerdictReport) -> Bool {
+            var allValid = true
+            ImageInputs.scan(files) { file, outcome in
+                guard case .codes(let codes) = outcome else {
+                    allValid = false
+                    if json {
+                        printNow("{\(JSONText.string("file")): \(JSONText.string(file)), \(JSONText.string("error")): \(JSONText.string(outcome.reason)), \(JSONText.string("detail")): \(JSONText.string(outcome.message))}")
+                    } else {
+                        printError("\(file): \(outcome.message)")
+                    }
+                    return
+                }
+                for code in codes {
+                    let result = verifier.verify(utf8: code, now: now ?? CardDates.now())
+                    allValid = allValid && result.verdict == .valid
+                    printNow(report.line(result, file: file))
+                }
+            }
+            return allValid
         }
     }
 }

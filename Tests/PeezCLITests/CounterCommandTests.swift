@@ -37,8 +37,18 @@ struct CounterCommandTests {
             #expect(session.standardOutput.contains("Ahmed Mohamed  ·  PEEZ-20251103-00001"))
             #expect(session.standardOutput.contains("[valid 2 · invalid 1 · 3 scanned]"))
         }
+        // A screenshot of the card (the service's own PNG) is answered like a scan; a picture without a code is named.
+        let png = try await service.request("GET", "/v1/members/00000000-0000-4000-8000-000000000001/card.png",
+                                            secret: "peez_backend_DEVELOPMENT_ONLY_not_a_secret")
+        try png.data.write(to: URL(fileURLWithPath: folder.file("card.png")))
+        let noCode = repositoryRoot.appendingPathComponent("Fixtures/images/no-code.png").path
+        let pictured = try ProcessRunner.run([home, PeezCommand.binary, "counter", "--image", folder.file("card.png"), noCode])
+        #expect(pictured.status == 1, "a file without a code is not an answer")
+        #expect(pictured.standardOutput.contains("  VALID  ") && pictured.standardOutput.contains("PEEZ-20251103-00001"), "\(pictured.standardOutput)")
+        #expect(pictured.standardError.contains("no-code.png: no QR code found"), "\(pictured.standardError)")
+
         let checked = try ProcessRunner.run([home, PeezCommand.binary, "counter", "log", "--verify"])
-        #expect(checked.status == 0 && checked.standardOutput.contains("6 entries, chain intact"), "\(checked.standardOutput)\(checked.standardError)")
+        #expect(checked.status == 0 && checked.standardOutput.contains("7 entries, chain intact"), "\(checked.standardOutput)\(checked.standardError)")
         let csv = try ProcessRunner.run([home, PeezCommand.binary, "counter", "log", "--csv"])
         #expect(csv.standardOutput.hasPrefix("seq,time,verdict,member") && csv.standardOutput.contains(",valid,PEEZ-20251103-00001,"))
         let logPath = folder.file("counter/scans.log")

@@ -169,6 +169,32 @@ struct PeezCLITests {
         #expect(try PeezCommand.run(["verify", "--keys", workspace.keySet, "--jobs", "0", "-"]).status == 2)
     }
 
+    @Test func verifyImageAnswersEveryCodeInEveryFileAndExitsOneWhenAFileHasNone() throws {
+        let workspace = try Workspace()
+        defer { workspace.folder.remove() }
+        let first = try workspace.issue(extra: ["--png", workspace.folder.file("first.png")])
+        let second = try workspace.issue(member: "PEEZ-20251104-00003", extra: ["--png", workspace.folder.file("second.png")])
+        #expect(first != second)
+        let both = try PeezCommand.run(["verify", "--keys", workspace.keySet, "--image", workspace.folder.file("first.png"), workspace.folder.file("second.png")])
+        #expect(both.status == 0, "\(both.standardError)")
+        #expect(both.standardOutput.contains("first.png: VALID card  PEEZ-20251103-00002"), "\(both.standardOutput)")
+        #expect(both.standardOutput.contains("second.png: VALID card  PEEZ-20251104-00003"))
+
+        let fixtures = repositoryRoot.appendingPathComponent("Fixtures/images").path
+        let none = try PeezCommand.run(["verify", "--keys", workspace.keySet, "--image", fixtures + "/no-code.png"])
+        #expect(none.status == 1 && none.standardError.contains("no-code.png: no QR code found"), "\(none.standardError)")
+        let hostile = try PeezCommand.run(["verify", "--keys", workspace.keySet, "--json", "--image", fixtures + "/huge-dimensions.png", fixtures + "/truncated.png"])
+        #expect(hostile.status == 1)
+        #expect(hostile.standardOutput.contains(#""error": "too_large""#) && hostile.standardOutput.contains(#""error": "damaged""#), "\(hostile.standardOutput)")
+
+        // A folder stands for its images; the fixture cards are signed by a key this workspace does not trust.
+        let folder = try PeezCommand.run(["verify", "--keys", workspace.keySet, "--json", "--image", fixtures])
+        #expect(folder.status == 1)
+        #expect(folder.standardOutput.components(separatedBy: #""verdict": "unknown_key""#).count - 1 == 8, "\(folder.standardOutput)")
+        #expect(try PeezCommand.run(["verify", "--keys", workspace.keySet, "--image", workspace.folder.file("nowhere.png")]).status == 2)
+        #expect(try PeezCommand.run(["verify", "--keys", workspace.keySet, "--image", fixtures, "PEEZ1:AB"]).status == 2, "a token and --image")
+    }
+
     @Test func revocationListTurnsACardRevoked() throws {
         let workspace = try Workspace()
         defer { workspace.folder.remove() }
