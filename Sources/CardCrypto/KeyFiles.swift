@@ -15,21 +15,26 @@ public enum KeyFiles {
 
     /// Loads a private key, refusing a file that group or others may read.
     public static func loadPrivateKey(path: String) throws(CardCryptoError) -> Ed25519PrivateKey {
-        var info = stat()
-        guard stat(path, &info) == 0 else {
-            throw CardCryptoError(.fileNotReadable, "cannot read the private key \(path): \(String(cString: strerror(errno)))")
-        }
-        guard info.st_mode & S_IFMT == S_IFREG else {
-            throw CardCryptoError(.fileNotReadable, "the private key \(path) is not a regular file")
-        }
-        let exposed = info.st_mode & 0o077
-        guard exposed == 0 else {
-            throw CardCryptoError(.insecureKeyFile, "the private key \(path) can be read by group or others (mode \(String(info.st_mode & 0o777, radix: 8))); fix it with: chmod 600 \(path)")
-        }
+        try requireOwnerOnly(path, what: "private key")
         do {
             return try Ed25519PrivateKey(pem: try readFile(path))
         } catch {
             throw CardCryptoError(error.code, "\(path): \(error.reason)")
+        }
+    }
+
+    /// Refuses a secret file (`what`: "private key", "TLS key") that is not a regular file or that group or
+    /// others may read, with the command that fixes it.
+    public static func requireOwnerOnly(_ path: String, what: String) throws(CardCryptoError) {
+        var info = stat()
+        guard stat(path, &info) == 0 else {
+            throw CardCryptoError(.fileNotReadable, "cannot read the \(what) \(path): \(String(cString: strerror(errno)))")
+        }
+        guard info.st_mode & S_IFMT == S_IFREG else {
+            throw CardCryptoError(.fileNotReadable, "the \(what) \(path) is not a regular file")
+        }
+        guard info.st_mode & 0o077 == 0 else {
+            throw CardCryptoError(.insecureKeyFile, "the \(what) \(path) can be read by group or others (mode \(String(info.st_mode & 0o777, radix: 8))); fix it with: chmod 600 \(path)")
         }
     }
 

@@ -3,6 +3,7 @@ public import Hummingbird
 public import Logging
 import CoreMetrics
 import HummingbirdCore
+import HummingbirdTLS
 public import Prometheus
 public import ServiceLifecycle
 
@@ -12,12 +13,18 @@ public struct ServerConfiguration: Sendable {
     public var port: Int
     /// Timeouts and the connection cap.
     public var limits: ConnectionLimits
+    /// TLS terminated here, or nil for plain HTTP (on loopback, or behind a reverse proxy that terminates it).
+    public var tls: ServerTLS?
 
-    public init(host: String = "127.0.0.1", port: Int = 8080, limits: ConnectionLimits = ConnectionLimits()) {
+    public init(host: String = "127.0.0.1", port: Int = 8080, limits: ConnectionLimits = ConnectionLimits(), tls: ServerTLS? = nil) {
         self.host = host
         self.port = port
         self.limits = limits
+        self.tls = tls
     }
+
+    /// The address clients reach the service at.
+    public var baseURL: String { "\(tls == nil ? "http" : "https")://\(host.contains(":") ? "[\(host)]" : host):\(port)" }
 }
 
 /// Metrics: swift-metrics backed by a Prometheus registry that `GET /metrics` renders.
@@ -60,10 +67,14 @@ public func buildApplication(cards: CardService, metrics: PrometheusCollectorReg
                              beforeServerStarts: (@Sendable () async throws -> Void)? = nil,
                              logger: Logger = Logger(label: "peez.server")) -> some ApplicationProtocol
 {
-    let limits = configuration.limits
+    let (limits, tls) = (configuration.limits, configuration.tls?.configuration)
     var application = Application(
         router: buildRouter(cards: cards, metrics: metrics),
-        server: HTTPServerBuilder { responder in DeadlineHTTP1Channel(base: HTTP1Channel(responder: responder), limits: limits) },
+        server: HTTPServerBuilder { responder in
+            let http = DeadlineHTTP1Channel(base: HTTP1Channel(responder: responder), limits: limits)
+            guard let tls else { return http }
+            return try TLSChannel(http, tlsConfiguration: tls)
+        },
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "peez",
                              availableConnectionsDelegate: .maximum(limits.maxConnections, logger: logger)),
         services: services,

@@ -3,6 +3,7 @@ import Hummingbird
 import HummingbirdCore
 import Logging
 import NIOCore
+import NIOHTTP1
 import NIOHTTPTypes
 
 /// HTTP/1.1 as Hummingbird serves it, with a deadline on every phase of a connection (``ConnectionLimits``) and
@@ -17,8 +18,10 @@ struct DeadlineHTTP1Channel: ServerChildChannel {
         base.setup(channel: channel, logger: logger).flatMapThrowing { value in
             let deadline = ConnectionDeadline(limits: limits)
             let operations = channel.pipeline.syncOperations
-            // Raw bytes, before the HTTP decoder: the first byte of a request starts its header deadline.
-            try operations.addHandler(RequestBytesWatcher(deadline: deadline), position: .first)
+            // Raw bytes (after TLS, if any), before the HTTP codec: the first byte of a request starts its header
+            // deadline, and a 408 written from here is still encrypted.
+            let codec = try operations.handler(type: HTTPResponseEncoder.self)
+            try operations.addHandler(RequestBytesWatcher(deadline: deadline), position: .before(codec))
             // Decoded parts: a request's head, its end, and the end of its response move it on.
             let stateHandler = try operations.handler(type: HTTPConnectionStateHandler.self)
             try operations.addHandler(RequestPartsWatcher(deadline: deadline), position: .before(stateHandler))

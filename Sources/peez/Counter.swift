@@ -45,7 +45,9 @@ extension Peez.Counter {
             discussion: """
             Fetches the signed counter bundle over https (plain http only to this machine) with the vendor \
             secret from PEEZ_VENDOR_SECRET, checks that the bundle's own keys sign it (and, with --expect-kid, \
-            that the key you were told of is among them), and keeps it and the secret in the counter's folder.
+            that the key you were told of is among them), and keeps it and the secret in the counter's folder. \
+            The service's certificate must be one this system's roots vouch for, or, with --ca-file, that CA \
+            (kept in the folder for every later sync and sale).
 
             Example:
               PEEZ_VENDOR_SECRET=peez_vendor_... peez counter enroll --server https://cards.peez.dz --expect-kid 46211e5d86abc761
@@ -60,14 +62,18 @@ extension Peez.Counter {
         @Option(help: "The kid you were given out of band; enrolment fails unless the service's keys include it.")
         var expectKid: String?
 
+        @Option(help: "A PEM file of the CA that alone vouches for the service's certificate (a private CA); default: the system's roots.")
+        var caFile: String?
+
         func run() async throws {
             guard let secret = ProcessInfo.processInfo.environment["PEEZ_VENDOR_SECRET"], !secret.isEmpty else {
                 throw ValidationError("set PEEZ_VENDOR_SECRET to the vendor secret the PEEZ team gave this shop")
             }
             let store = options.store
-            let bytes = try await CounterClient(server: server, secret: secret).fetchBundle(since: nil)
+            let bytes = try await CounterClient(server: server, secret: secret, certificateAuthority: caFile).fetchBundle(since: nil)
             let (state, changes) = try CounterSync.enrol(bytes, server: server, expectedKeyID: expectKid, now: CardDates.now())
             try store.saveSecret(secret)
+            try store.saveCertificateAuthority(from: caFile)
             try store.save(state)
             printNow("enrolled with \(server) in \(store.folder)")
             CounterReport.printChanges(changes)
@@ -94,9 +100,8 @@ extension Peez.Counter {
             let store = options.store
             let (state, trust, note) = try store.load()
             if let note { printError("warning: \(note)") }
-            let secret = try CounterSecret.resolve(store)
             let since = CounterSync.wantsWholeList(state) ? nil : trust.revocationVersion
-            let bytes = try await CounterClient(server: state.server, secret: secret).fetchBundle(since: since)
+            let bytes = try await store.client(for: state).fetchBundle(since: since)
             let (updated, changes) = try CounterSync.accept(bytes, into: state, trusting: trust, now: CardDates.now())
             try store.save(updated)
             CounterReport.printChanges(changes)

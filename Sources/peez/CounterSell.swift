@@ -62,7 +62,7 @@ extension Peez.Counter {
             }
             let journal = store.saleJournal
             let sale = try journal.begin(membershipID: claims.subject, name: claims.name, months: months, amountDZD: paid, now: CardDates.now())
-            let seller = CounterSeller(client: try CounterClient(server: state.server, secret: try CounterSecret.resolve(store)), journal: journal,
+            let seller = CounterSeller(client: try store.client(for: state), journal: journal,
                                        attempts: attempts)
             try CounterReport.printSale(sale, try await seller.send(sale, now: { CardDates.now() }))
         }
@@ -113,7 +113,7 @@ extension Peez.Counter {
         func run() async throws {
             let store = options.store
             let (state, _, _) = try store.load()
-            let seller = CounterSeller(client: try CounterClient(server: state.server, secret: try CounterSecret.resolve(store)),
+            let seller = CounterSeller(client: try store.client(for: state),
                                        journal: store.saleJournal, attempts: attempts)
             var stillPending = false
             for sale in try store.saleJournal.pending() {
@@ -127,6 +127,13 @@ extension Peez.Counter {
 }
 
 /// The vendor secret: `PEEZ_VENDOR_SECRET`, else the one kept at enrolment.
+extension CounterStore {
+    /// A client for the enrolled service, with the vendor secret and the CA file kept at enrolment.
+    func client(for state: CounterState) throws -> CounterClient {
+        try CounterClient(server: state.server, secret: try CounterSecret.resolve(self), certificateAuthority: certificateAuthority)
+    }
+}
+
 enum CounterSecret {
     static func resolve(_ store: CounterStore) throws -> String {
         if let secret = ProcessInfo.processInfo.environment["PEEZ_VENDOR_SECRET"], !secret.isEmpty { return secret }

@@ -24,10 +24,15 @@ extension Peez {
             development key is refused unless --development is given. --development also loads the demo data \
             (vendor "Boucherie Centrale", member "Ahmed Mohamed") and fixed demo API secrets, and prints them.
 
+            TLS: put a reverse proxy in front, or give --tls-certificate and --tls-key (PEM; or PEEZ_TLS_CERTIFICATE \
+            and PEEZ_TLS_KEY) and the service speaks https itself. Counters send the vendor secret only over https.
+
             Examples:
               peez serve --development                          # SQLite under var/, development key
               peez serve --signing-key /etc/peez/signing-key.pem --published-keys /etc/peez/public \\
                 --database-url postgres://peez@db:5432/peez --host 0.0.0.0 --port 8080
+              peez serve --signing-key /var/lib/peez/keys/signing-key.pem --host 0.0.0.0 --port 8443 \\
+                --tls-certificate /etc/peez/tls/fullchain.pem --tls-key /etc/peez/tls/key.pem
             """
         )
 
@@ -56,6 +61,12 @@ extension Peez {
 
         @OptionGroup var connections: ConnectionLimitOptions
 
+        @Option(help: "Serve https with this PEM certificate chain, the server's certificate first (or PEEZ_TLS_CERTIFICATE).")
+        var tlsCertificate: String?
+
+        @Option(help: "The PEM private key of --tls-certificate, mode 0600 (or PEEZ_TLS_KEY).")
+        var tlsKey: String?
+
         func validate() throws {
             guard (1...65_535).contains(port) else { throw ValidationError("--port must be 1 to 65535") }
             guard (1...600).contains(startTimeout) else { throw ValidationError("--start-timeout must be 1 to 600 seconds") }
@@ -77,7 +88,15 @@ extension Peez {
             if let refusal = keyRing.signingRefusal(now: CardDates.now()) {
                 throw ValidationError("\(refusal) (see \(folder.windowsPath)); start with the current key")
             }
-            let (host, port, development, storeOptions) = (host, port, development, store)
+            let environment = ProcessInfo.processInfo.environment
+            var tls: ServerTLS?
+            switch (tlsCertificate ?? environment["PEEZ_TLS_CERTIFICATE"], tlsKey ?? environment["PEEZ_TLS_KEY"]) {
+            case (nil, nil): break
+            case (let certificate?, let key?): tls = try ServerTLS(certificateChainPath: certificate, privateKeyPath: key)
+            default: throw ValidationError("--tls-certificate and --tls-key go together: give both for https, or neither")
+            }
+            let serverConfiguration = ServerConfiguration(host: host, port: port, limits: connections.limits, tls: tls)
+            let (development, storeOptions, baseURL) = (development, store, serverConfiguration.baseURL)
             let startTimeout = Duration.seconds(startTimeout)
 
             // One service group: the database pool starts first, the server opens its socket once the database
@@ -89,13 +108,13 @@ extension Peez {
             let app = buildApplication(
                 cards: CardService(store: ledger, keyRing: keyRing),
                 metrics: ServerMetrics.bootstrap(),
-                configuration: ServerConfiguration(host: host, port: port, limits: connections.limits),
+                configuration: serverConfiguration,
                 services: pool.map { [$0] } ?? [],
                 beforeServerStarts: {
                     try await ledger.migrate()
                     let demoMember = development ? try await DevelopmentData.seed(store: ledger) : nil
-                    printNow("PEEZ card service on http://\(host):\(port)  (store: \(storeOptions.effectiveDatabaseURL == nil ? storeOptions.database : "PostgreSQL"), signing kid \(key.keyID.hex))")
-                    if let demoMember { DevelopmentData.printGuide(baseURL: "http://\(host):\(port)", membershipID: demoMember) }
+                    printNow("PEEZ card service on \(baseURL)  (store: \(storeOptions.effectiveDatabaseURL == nil ? storeOptions.database : "PostgreSQL"), signing kid \(key.keyID.hex))")
+                    if let demoMember { DevelopmentData.printGuide(baseURL: baseURL, membershipID: demoMember) }
                 })
             var configuration = ServiceGroupConfiguration(services: [app], gracefulShutdownSignals: [.sigterm, .sigint],
                                                           logger: Logger(label: "peez.lifecycle"))

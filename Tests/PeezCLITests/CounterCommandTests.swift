@@ -119,4 +119,43 @@ struct CounterCommandTests {
         let months = (subscription.body["periods"] as? [[String: Any]] ?? []).compactMap { $0["months"] as? Int }.sorted()
         #expect(months == [1, 2, 3], "three payments, three periods: none lost, none twice")
     }
+
+    @Test func theServiceSpeaksTLSAndACounterTrustsItOnlyThroughTheCAGivenAtEnrolment() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let certificates = try TestCertificates(in: try TemporaryFolder(in: folder, "pki"))
+        let exposedKey = folder.file("exposed.key")
+        try FileManager.default.copyItem(atPath: certificates.serverKey, toPath: exposedKey)
+        chmod(exposedKey, 0o644)
+        let refused = try PeezCommand.run(["serve", "--development", "--database", folder.file("refused.sqlite"), "--port", String(TestPorts.unused()),
+                                           "--tls-certificate", certificates.serverChain, "--tls-key", exposedKey])
+        #expect(refused.status != 0 && refused.standardError.contains("chmod 600 \(exposedKey)"), "\(refused.standardError)")
+
+        let service = try ServiceProcess(arguments: ["--development", "--database", folder.file("ledger.sqlite"),
+                                                     "--tls-certificate", certificates.serverChain, "--tls-key", certificates.serverKey],
+                                         port: TestPorts.unused())
+        defer { service.killHard() }
+        // curl, an independent client, trusts only the test's root CA and checks the chain up to it.
+        let health = ["curl", "-sS", "--max-time", "5", "--cacert", certificates.rootCertificate, "https://localhost:\(service.port)/health"]
+        var answer = try ProcessRunner.run(health)
+        for _ in 0..<150 where answer.status != 0 && service.process.isRunning {
+            try await Task.sleep(for: .milliseconds(200))
+            answer = try ProcessRunner.run(health)
+        }
+        #expect(answer.status == 0 && answer.standardOutput.contains("ok"), "\(answer.standardError) \(service.errorOutput)")
+        let plain = try ProcessRunner.run(["curl", "-sS", "--max-time", "5", "http://127.0.0.1:\(service.port)/health"])
+        #expect(plain.status != 0, "plain HTTP gets no answer from the TLS port")
+
+        let home = "PEEZ_COUNTER_HOME=" + folder.file("counter")
+        let enrol = [home, Self.vendorSecret, PeezCommand.binary, "counter", "enroll", "--server", "https://localhost:\(service.port)"]
+        let untrusted = try ProcessRunner.run(enrol)
+        #expect(untrusted.status != 0 && untrusted.standardError.contains("--ca-file"), "the system's roots do not vouch for a test CA: \(untrusted.standardError)")
+        let elsewhere = try TestCertificates(in: try TemporaryFolder(in: folder, "other-pki"))
+        let impostor = try ProcessRunner.run(enrol + ["--ca-file", elsewhere.rootCertificate])
+        #expect(impostor.status != 0 && impostor.standardError.contains("(the CA file \(elsewhere.rootCertificate))"), "another CA's trust is not this service's")
+        let enrolled = try ProcessRunner.run(enrol + ["--ca-file", certificates.rootCertificate])
+        #expect(enrolled.status == 0, "\(enrolled.standardError)")
+        let synced = try ProcessRunner.run([home, PeezCommand.binary, "counter", "sync"])
+        #expect(synced.status == 0 && synced.standardOutput.contains("changes only"), "the kept CA file is used: \(synced.standardError)")
+    }
 }

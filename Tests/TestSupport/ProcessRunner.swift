@@ -53,6 +53,10 @@ public struct TemporaryFolder: Sendable {
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
     }
 
+    private init(existing path: String) {
+        self.path = path
+    }
+
     /// A path inside the folder.
     public func file(_ name: String) -> String { (path as NSString).appendingPathComponent(name) }
 
@@ -62,3 +66,11 @@ public struct TemporaryFolder: Sendable {
 /// The repository's root folder, found from this source file.
 public let repositoryRoot = URL(fileURLWithPath: #filePath)
     .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+extension TemporaryFolder {
+    /// A folder inside another, removed with it.
+    public init(in parent: TemporaryFolder, _ name: String) throws {
+        self.init(existing: parent.file(name))
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    }
+}

@@ -1,25 +1,37 @@
+import AsyncHTTPClient
 import CardWire
 public import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
+import NIOCore
+import NIOHTTP1
+import NIOSSL
 
-/// Fetches the signed counter bundle from the card service. The vendor secret travels with every request,
-/// so only `https://` is used, except to this machine (loopback), where nothing crosses a network.
+/// Talks to the card service for the counter: the signed bundle, and sales. The vendor secret travels with
+/// every request, so only `https://` is used, except to this machine (loopback), where nothing crosses a
+/// network. The service's certificate is checked against the system's roots, or against only the CA file
+/// given at enrolment; redirects are not followed (they could carry the secret elsewhere).
 public struct CounterClient: Sendable {
     public let server: URL
     private let secret: String
+    private let certificateAuthority: String?
 
-    /// Refuses a server address that would send the secret in the clear.
-    public init(server text: String, secret: String) throws {
+    /// Refuses a server address that would send the secret in the clear, and a CA file that holds no certificate.
+    public init(server text: String, secret: String, certificateAuthority: String? = nil) throws {
         guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), let host = url.host, !host.isEmpty else {
             throw CounterClientError("'\(text)' is not a server address like https://cards.peez.dz")
         }
         guard scheme == "https" || (scheme == "http" && Self.isLoopback(host)) else {
             throw CounterClientError("\(text) would send the vendor secret unencrypted: use https:// (plain http:// is allowed only to this machine)")
         }
+        if let certificateAuthority {
+            do {
+                guard try !NIOSSLCertificate.fromPEMFile(certificateAuthority).isEmpty else { throw CounterClientError("no certificate in it") }
+            } catch {
+                throw CounterClientError("cannot use the CA file \(certificateAuthority): \(error); it must hold PEM certificates")
+            }
+        }
         server = url
         self.secret = secret
+        self.certificateAuthority = certificateAuthority
     }
 
     /// `localhost`, `::1`, or an IPv4 address in 127.0.0.0/8 (a name that merely begins with `127.` is not).
@@ -34,20 +46,38 @@ public struct CounterClient: Sendable {
     public func fetchBundle(since: Int64?) async throws -> [UInt8] {
         var components = URLComponents(url: server.appendingPathComponent("v1/counter/bundle"), resolvingAgainstBaseURL: false)!
         if let since { components.queryItems = [URLQueryItem(name: "since", value: String(since))] }
-        var request = URLRequest(url: components.url!, timeoutInterval: 30)
-        request.setValue("Bearer \(secret)", forHTTPHeaderField: "Authorization")
-        request.setValue("application/cose", forHTTPHeaderField: "Accept")
-        let (data, response) = try await URLSession.shared.data(for: request)
-        let status = (response as? HTTPURLResponse)?.statusCode ?? 0
+        var request = HTTPClientRequest(url: components.url!.absoluteString)
+        request.headers.add(name: "Accept", value: "application/cose")
+        let (status, body) = try await send(request, timeout: .seconds(30), maxBytes: CounterBundle.maxSize)
         switch status {
         case 200:
-            guard data.count <= CounterBundle.maxSize else { throw CounterClientError("the service sent \(data.count) bytes, more than any bundle") }
-            return Array(data)
+            return body
         case 401, 403:
             throw CounterClientError("the service refused the vendor secret (\(status)); check PEEZ_VENDOR_SECRET")
         default:
-            let message = (try? JSONSerialization.jsonObject(with: data.prefix(4096)) as? [String: Any]).flatMap { ($0["error"] as? [String: Any])?["message"] as? String }
+            let message = (try? JSONSerialization.jsonObject(with: Data(body.prefix(4096))) as? [String: Any]).flatMap { ($0["error"] as? [String: Any])?["message"] as? String }
             throw CounterClientError("the service answered \(status)\(message.map { ": \($0)" } ?? "")")
+        }
+    }
+
+    /// Sends one request with the vendor secret and reads at most `maxBytes` of the answer.
+    func send(_ request: HTTPClientRequest, timeout: TimeAmount, maxBytes: Int) async throws -> (status: Int, body: [UInt8]) {
+        var request = request
+        request.headers.add(name: "Authorization", value: "Bearer \(secret)")
+        var tls = TLSConfiguration.makeClientConfiguration()
+        tls.minimumTLSVersion = .tlsv12
+        if let certificateAuthority { tls.trustRoots = .file(certificateAuthority) }
+        let configuration = HTTPClient.Configuration(tlsConfiguration: tls, redirectConfiguration: .disallow,
+                                                     timeout: .init(connect: .seconds(10), read: timeout))
+        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+        do {
+            let response = try await client.execute(request, timeout: timeout)
+            let body = try await response.body.collect(upTo: maxBytes)
+            try await client.shutdown()
+            return (Int(response.status.code), Array(body.readableBytesView))
+        } catch {
+            try? await client.shutdown()
+            throw CounterClientError(describing: error, server: server, certificateAuthority: certificateAuthority)
         }
     }
 }
@@ -64,15 +94,14 @@ extension CounterClient {
     /// Sends a cash sale under its idempotency key. Throws when the answer is not known (no connection, a
     /// timeout, a 5xx, a sale still in flight): the same key may and must be sent again.
     public func sell(membershipID: String, months: Int, amountDZD: Int, key: String) async throws -> SaleAnswer {
-        var request = URLRequest(url: server.appendingPathComponent("v1/activations"), timeoutInterval: 15)
-        request.httpMethod = "POST"
-        request.setValue("Bearer \(secret)", forHTTPHeaderField: "Authorization")
-        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-        request.setValue(key, forHTTPHeaderField: "Idempotency-Key")
-        request.httpBody = try JSONSerialization.data(withJSONObject: ["membership_id": membershipID, "months": months, "amount_dzd": amountDZD])
-        let (data, response) = try await URLSession.shared.data(for: request)
-        let status = (response as? HTTPURLResponse)?.statusCode ?? 0
-        let body = (try? JSONSerialization.jsonObject(with: data.prefix(65_536))) as? [String: Any]
+        var request = HTTPClientRequest(url: server.appendingPathComponent("v1/activations").absoluteString)
+        request.method = .POST
+        request.headers.add(name: "Content-Type", value: "application/json")
+        request.headers.add(name: "Idempotency-Key", value: key)
+        let json = try JSONSerialization.data(withJSONObject: ["membership_id": membershipID, "months": months, "amount_dzd": amountDZD])
+        request.body = .bytes(ByteBuffer(bytes: json))
+        let (status, data) = try await send(request, timeout: .seconds(15), maxBytes: 65_536)
+        let body = (try? JSONSerialization.jsonObject(with: Data(data))) as? [String: Any]
         switch status {
         case 201:
             return .recorded(coverageEnd: body?["coverage_end"] as? String ?? "")
@@ -88,8 +117,23 @@ extension CounterClient {
     }
 }
 
-/// A sync that could not reach or use the service.
+/// A sync or a sale that could not reach or use the service.
 public struct CounterClientError: Error, CustomStringConvertible {
     public let description: String
     public init(_ description: String) { self.description = description }
+
+    /// Words a transport failure for a person at the counter: a certificate not trusted says what to do.
+    init(describing error: any Error, server: URL, certificateAuthority: String?) {
+        if let error = error as? CounterClientError {
+            self = error
+        } else if error is NIOSSLError || error is BoringSSLError {
+            let trusted = certificateAuthority.map { "the CA file \($0)" } ?? "this system's root certificates"
+            description = "the TLS connection to \(server.absoluteString) failed: nothing this counter trusts (\(trusted)) vouches for "
+                + "its certificate, or the handshake broke (\(error)). If the service uses a private CA, enrol again with --ca-file"
+        } else if let error = error as? NIOTooManyBytesError {
+            description = "the service at \(server.absoluteString) sent more than \(error.maxBytes.map(String.init) ?? "the") bytes any answer needs"
+        } else {
+            description = "cannot reach the service at \(server.absoluteString): \(error)"
+        }
+    }
 }

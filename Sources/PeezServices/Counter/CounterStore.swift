@@ -14,6 +14,23 @@ public struct CounterStore: Sendable {
     var statePath: String { folder + "/state.json" }
     var previousPath: String { folder + "/state.previous.json" }
     var secretPath: String { folder + "/vendor-secret" }
+    var certificateAuthorityPath: String { folder + "/server-ca.pem" }
+
+    /// The CA file given at enrolment (kept here), which alone vouches for the service's certificate; nil
+    /// when the system's root certificates do.
+    public var certificateAuthority: String? {
+        FileManager.default.fileExists(atPath: certificateAuthorityPath) ? certificateAuthorityPath : nil
+    }
+
+    /// Keeps a copy of the CA file given at enrolment, or forgets the one kept (nil: the system's roots again).
+    public func saveCertificateAuthority(from path: String?) throws {
+        try makeFolder()
+        guard let path else {
+            if certificateAuthority != nil { try FileManager.default.removeItem(atPath: certificateAuthorityPath) }
+            return
+        }
+        try Self.writeDurably(try Data(contentsOf: URL(fileURLWithPath: path)), to: certificateAuthorityPath)
+    }
 
     /// The log of every verdict this counter gave.
     public var scanLog: ScanLog { ScanLog(path: folder + "/scans.log") }
