@@ -67,8 +67,10 @@ public struct CounterClient: Sendable {
         var tls = TLSConfiguration.makeClientConfiguration()
         tls.minimumTLSVersion = .tlsv12
         if let certificateAuthority { tls.trustRoots = .file(certificateAuthority) }
-        let configuration = HTTPClient.Configuration(tlsConfiguration: tls, redirectConfiguration: .disallow,
+        var configuration = HTTPClient.Configuration(tlsConfiguration: tls, redirectConfiguration: .disallow,
                                                      timeout: .init(connect: .seconds(10), read: timeout))
+        // An untrusted certificate or a refused connection is an answer now; a sale has its own retries.
+        configuration.connectionPool.retryConnectionEstablishment = false
         let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
         do {
             let response = try await client.execute(request, timeout: timeout)
