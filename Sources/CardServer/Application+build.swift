@@ -52,6 +52,7 @@ public func buildRouter(cards: CardService, metrics: PrometheusCollectorRegistry
     router.on("/metrics", method: .get, use: service.prometheus)
     MemberRoutes(cards: cards).register(on: router)
     ActivationRoutes(cards: cards).register(on: router)
+    ScanRoutes(cards: cards).register(on: router)
     service.register(on: router)
     PlaceRoutes().register(on: router)
     allowedMethods.load(router.routes.map { ("\($0.path)", $0.method) })

@@ -12,13 +12,15 @@ enum JSONExchange {
         return encoder
     }()
 
-    /// The body's bytes, at most the context's upload limit (else 413, before reading where the length is declared).
-    static func bodyBytes(_ request: Request, context: ServerRequestContext) async throws -> [UInt8] {
-        let tooLarge = APIError.payloadTooLarge(context.maxUploadSize)
-        if let declared = request.headers[.contentLength].flatMap(Int.init), declared > context.maxUploadSize { throw tooLarge }
+    /// The body's bytes, at most `limit` (the context's upload limit unless a route takes more; else 413,
+    /// before reading where the length is declared).
+    static func bodyBytes(_ request: Request, context: ServerRequestContext, limit: Int? = nil) async throws -> [UInt8] {
+        let limit = limit ?? context.maxUploadSize
+        let tooLarge = APIError.payloadTooLarge(limit)
+        if let declared = request.headers[.contentLength].flatMap(Int.init), declared > limit { throw tooLarge }
         var request = request
         do {
-            return Array(try await request.collectBody(upTo: context.maxUploadSize).readableBytesView)
+            return Array(try await request.collectBody(upTo: limit).readableBytesView)
         } catch is NIOTooManyBytesError {
             throw tooLarge
         } catch {

@@ -5,7 +5,8 @@ import NIOHTTPTypes
 
 /// Answers a request that is not valid HTTP/1.1 (a broken request line, headers too large, a bad
 /// Content-Length) in the API's one error shape, then closes the connection. Without it the framework answers
-/// an empty 400.
+/// an empty 400. An error in a request already handed on (a body cut off by a client that hung up) belongs to
+/// the handler reading it, and goes on to it: answered here, that handler would wait for the rest forever.
 final class ParserErrorResponder: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPRequestPart
     typealias InboundOut = HTTPRequestPart
@@ -13,9 +14,20 @@ final class ParserErrorResponder: ChannelDuplexHandler, RemovableChannelHandler 
     typealias OutboundOut = HTTPResponsePart
 
     private var answered = false
+    /// A request head went on and its end has not.
+    private var requestInProgress = false
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch unwrapInboundIn(data) {
+        case .head: requestInProgress = true
+        case .end: requestInProgress = false
+        case .body: break
+        }
+        context.fireChannelRead(data)
+    }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        guard let parserError = error as? HTTPParserError else {
+        guard let parserError = error as? HTTPParserError, !requestInProgress, parserError != .invalidEOFState else {
             context.fireErrorCaught(error)
             return
         }

@@ -5,6 +5,10 @@ enum FieldKind: Sendable {
     case text
     /// An integer (JSON numbers such as 1.5 or 1e30 are not).
     case wholeNumber
+    /// A whole number as JSON Schema counts one: 7 or 7.0, within 64 bits.
+    case integer
+    /// true or false (not 0 or 1).
+    case boolean
     case uuid
     /// One of these strings.
     case oneOf([String])
@@ -19,6 +23,19 @@ enum FieldKind: Sendable {
             // exponent as a double, and true/false as a boolean ("c"); only the first is a whole number here.
             guard let number = value as? NSNumber, ["i", "s", "l", "q", "I", "S", "L", "Q"].contains(String(cString: number.objCType))
             else { return "must be a whole number" }
+            return nil
+        case .integer:
+            guard let number = value as? NSNumber else { return "must be a whole number" }
+            switch String(cString: number.objCType) {
+            case "i", "s", "l", "q", "I", "S", "L": return nil
+            case "Q": return number.uint64Value <= UInt64(Int64.max) ? nil : "must be a whole number within 64 bits"
+            case "d", "f":
+                let double = number.doubleValue
+                return double == double.rounded() && abs(double) < 0x1p63 ? nil : "must be a whole number"
+            default: return "must be a whole number"
+            }
+        case .boolean:
+            guard let number = value as? NSNumber, String(cString: number.objCType) == "c" else { return "must be true or false" }
             return nil
         case .uuid:
             guard let text = value as? String, UUID(uuidString: text) != nil else { return "must be a UUID, e.g. 6f1c2a7e-8d4b-4e9a-9c3f-2b7d5e1a0c44" }

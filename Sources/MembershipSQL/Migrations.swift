@@ -75,6 +75,28 @@ enum Migrations {
                 "ALTER TABLE revocations ADD COLUMN version BIGINT NOT NULL DEFAULT 0",
                 "CREATE INDEX revocations_by_version ON revocations (version)",
             ]),
+            ("004_counter_scans", [
+                // What counters report of their scan logs: one row per vendor, counter and log entry, so a
+                // report sent again stores nothing twice. Times are the counters' clocks.
+                """
+                CREATE TABLE counter_scans (
+                    vendor_id TEXT NOT NULL REFERENCES vendors(id),
+                    counter_id TEXT NOT NULL,
+                    seq BIGINT NOT NULL,
+                    scanned_at BIGINT NOT NULL,
+                    verdict TEXT NOT NULL,
+                    membership_id TEXT,
+                    token_id TEXT,
+                    offline BIGINT NOT NULL,
+                    trust_age BIGINT NOT NULL,
+                    received_at BIGINT NOT NULL,
+                    PRIMARY KEY (vendor_id, counter_id, seq)
+                )
+                """,
+                "CREATE INDEX counter_scans_by_card ON counter_scans (token_id, scanned_at)",
+                "CREATE INDEX counter_scans_by_member ON counter_scans (membership_id, scanned_at)",
+                "CREATE INDEX counter_scans_by_time ON counter_scans (scanned_at)",
+            ]),
         ]
     }
 

@@ -87,7 +87,8 @@ extension Peez.Counter {
             discussion: """
             The bundle must be signed by a key this counter already trusts; a bundle that is not, or is older \
             than the one held, is refused and the trust data held stays in use. The new trust data replaces the \
-            old atomically. Prints what changed.
+            old atomically. Prints what changed. Then the scan log's new entries are reported to the service \
+            (each stored once however often it is sent), so it can tell where a card was used.
 
             Example:
               peez counter sync
@@ -101,10 +102,18 @@ extension Peez.Counter {
             let (state, trust, note) = try store.load()
             if let note { printError("warning: \(note)") }
             let since = CounterSync.wantsWholeList(state) ? nil : trust.revocationVersion
-            let bytes = try await store.client(for: state).fetchBundle(since: since)
+            let client = try store.client(for: state)
+            let bytes = try await client.fetchBundle(since: since)
             let (updated, changes) = try CounterSync.accept(bytes, into: state, trusting: trust, now: CardDates.now())
             try store.save(updated)
             CounterReport.printChanges(changes)
+            do {
+                let report = try await ScanLogReport(store: store, client: client).run()
+                printNow("scan log: \(report.stored) entr\(report.stored == 1 ? "y" : "ies") reported" + (report.alreadyStored > 0 ? ", \(report.alreadyStored) the service already had" : ""))
+                if let broken = report.brokenChain { printError("warning: the scan log was tampered with (\(broken)); only the entries before that were reported") }
+            } catch {
+                printError("warning: the scan log was not reported (\(error)); the next sync sends it")
+            }
         }
     }
 

@@ -50,6 +50,9 @@ struct AuthorizationTests {
         ("/v1/neighbourhoods", .get, [.admin, .backend, .vendor]),
         ("/v1/categories", .get, [.admin, .backend, .vendor]),
         ("/v1/counter/bundle", .get, [.admin, .vendor]),
+        ("/v1/counter/scans", .post, [.vendor]),
+        ("/v1/scans", .get, [.admin]),
+        ("/v1/scans/shared", .get, [.admin]),
     ]
 
     @Test func theMatrixNamesEveryOperationOfTheDocument() throws {
@@ -118,6 +121,9 @@ struct AuthorizationTests {
         case ("/v1/activations", .post): return ["card_token": token, "months": 1, "amount_dzd": 300]
         case ("/v1/verify", .post): return ["token": token]
         case ("/v1/vendors", .post): return ["name": "V", "category": "pressing", "neighbourhood": "usto"]
+        case ("/v1/counter/scans", .post):
+            return ["counter_id": UUID().uuidString,
+                    "entries": [["seq": 1, "at": 1_800_000_000, "verdict": "valid", "offline": true, "trust_age": 0] as [String: Any]]]
         default: return nil
         }
     }

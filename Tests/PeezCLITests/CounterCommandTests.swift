@@ -158,4 +158,45 @@ struct CounterCommandTests {
         let synced = try ProcessRunner.run([home, PeezCommand.binary, "counter", "sync"])
         #expect(synced.status == 0 && synced.standardOutput.contains("changes only"), "the kept CA file is used: \(synced.standardError)")
     }
+
+    @Test func syncReportsTheScanLogOnceAndAnAdminSeesACardUsedAtTwoShopsMinutesApart() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let service = try ServiceProcess(arguments: ["--development", "--database", folder.file("ledger.sqlite")], port: TestPorts.unused())
+        defer { service.killHard() }
+        try await service.waitUntilReady()
+        let (admin, backend) = ("peez_admin_DEVELOPMENT_ONLY_not_a_secret", "peez_backend_DEVELOPMENT_ONLY_not_a_secret")
+        let baker = try await service.request("POST", "/v1/vendors", secret: admin,
+                                              json: ["name": "Boulangerie El Bahia", "category": "boulangerie-patisserie", "neighbourhood": "gambetta"])
+        let bakerSecret = try #require(baker.body["api_secret"] as? String)
+        let card = try await service.request("GET", "/v1/members/00000000-0000-4000-8000-000000000001/card", secret: backend)
+        let token = try #require(card.body["token"] as? String)
+
+        // The butcher's counter (the demo vendor) and the baker's each scan the same card, then sync.
+        let server = "http://127.0.0.1:\(service.port)"
+        func counter(_ name: String, _ secret: String, _ arguments: [String], input: String? = nil) throws -> ProcessResult {
+            try ProcessRunner.run(["PEEZ_COUNTER_HOME=" + folder.file(name), "PEEZ_VENDOR_SECRET=" + secret, PeezCommand.binary, "counter"] + arguments,
+                                  input: input.map { Data($0.utf8) })
+        }
+        for (name, secret) in [("butcher", "peez_vendor_DEVELOPMENT_ONLY_not_a_secret"), ("baker", bakerSecret)] {
+            #expect(try counter(name, secret, ["enroll", "--server", server]).status == 0)
+            #expect(try counter(name, secret, [], input: "\(token)\nPEEZ1:garbage\n").standardOutput.contains("  VALID  "))
+            let synced = try counter(name, secret, ["sync"])
+            #expect(synced.status == 0 && synced.standardOutput.contains("scan log: 2 entries reported"), "\(synced.standardOutput)\(synced.standardError)")
+        }
+        #expect(try counter("butcher", "peez_vendor_DEVELOPMENT_ONLY_not_a_secret", ["sync"]).standardOutput.contains("scan log: 0 entries reported"))
+        // A report whose answer was lost (the counter never recorded it) is sent again and stored once.
+        try FileManager.default.removeItem(atPath: folder.file("butcher/scans.reported"))
+        let again = try counter("butcher", "peez_vendor_DEVELOPMENT_ONLY_not_a_secret", ["sync"])
+        #expect(again.standardOutput.contains("scan log: 0 entries reported, 2 the service already had"), "\(again.standardOutput)")
+
+        let used = try await service.request("GET", "/v1/scans?membership_id=PEEZ-20251103-00001", secret: admin)
+        let scans = try #require(used.body["scans"] as? [[String: Any]])
+        #expect(scans.count == 2 && Set(scans.compactMap { $0["vendor_name"] as? String }) == ["Boucherie Centrale", "Boulangerie El Bahia"], "\(used.body)")
+        #expect(try await service.request("GET", "/v1/scans?membership_id=PEEZ-20251103-00001", secret: "peez_vendor_DEVELOPMENT_ONLY_not_a_secret").status == 403)
+        let shared = try await service.request("GET", "/v1/scans/shared?within=600", secret: admin)
+        let cards = try #require(shared.body["cards"] as? [[String: Any]])
+        #expect(cards.count == 1 && cards.first?["membership_id"] as? String == "PEEZ-20251103-00001", "\(shared.body)")
+        #expect(try await service.request("GET", "/v1/scans/shared?within=0", secret: admin).status == 422)
+    }
 }

@@ -119,6 +119,27 @@ extension CounterClient {
     }
 }
 
+extension CounterClient {
+    /// Reports scan-log entries (at most 500). The service stores each once, so a report sent again after a
+    /// lost answer is harmless. Returns how many were new to it and how many it had already.
+    public func reportScans(counterID: UUID, entries: [ScanLog.Entry]) async throws -> (stored: Int, alreadyStored: Int) {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        struct Report: Encodable { var counter_id: UUID; var entries: [ScanLog.Entry] }
+        var request = HTTPClientRequest(url: server.appendingPathComponent("v1/counter/scans").absoluteString)
+        request.method = .POST
+        request.headers.add(name: "Content-Type", value: "application/json")
+        request.body = .bytes(ByteBuffer(bytes: try encoder.encode(Report(counter_id: counterID, entries: entries))))
+        let (status, data) = try await send(request, timeout: .seconds(30), maxBytes: 65_536)
+        let body = (try? JSONSerialization.jsonObject(with: Data(data))) as? [String: Any]
+        guard status == 200, let stored = body?["stored"] as? Int, let already = body?["already_stored"] as? Int else {
+            let message = (body?["error"] as? [String: Any])?["message"] as? String
+            throw CounterClientError("the service did not take the scan log (\(status)\(message.map { ": \($0)" } ?? ""))")
+        }
+        return (stored, already)
+    }
+}
+
 /// A sync or a sale that could not reach or use the service.
 public struct CounterClientError: Error, CustomStringConvertible {
     public let description: String

@@ -1,5 +1,5 @@
 import CardWire
-import Foundation
+public import Foundation
 
 /// The counter's folder (mode 0700): its state (0600), the state before the last sync, and the vendor secret
 /// (0600) when it was given at enrolment. A state is replaced atomically: written to a new file, flushed,
@@ -34,6 +34,36 @@ public struct CounterStore: Sendable {
 
     /// The log of every verdict this counter gave.
     public var scanLog: ScanLog { ScanLog(path: folder + "/scans.log") }
+
+    /// This counter's id, made at its first use and kept: with the vendor and an entry's number it names a
+    /// reported scan, so two tills of one shop never overwrite each other's.
+    public func counterID() throws -> UUID {
+        let path = folder + "/counter-id"
+        if let text = try? String(contentsOfFile: path, encoding: .utf8), let id = UUID(uuidString: text.trimmingCharacters(in: .whitespacesAndNewlines)) {
+            return id
+        }
+        try makeFolder()
+        let id = UUID()
+        try Self.replaceDurably(Data((id.uuidString + "\n").utf8), at: path)
+        return id
+    }
+
+    /// The number of the last scan-log entry the service confirmed it holds (0: none yet).
+    public func reportedThrough() -> Int {
+        (try? String(contentsOfFile: folder + "/scans.reported", encoding: .utf8)).flatMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) } ?? 0
+    }
+
+    /// Records that the service holds every entry up to `seq`.
+    public func setReportedThrough(_ seq: Int) throws {
+        try Self.replaceDurably(Data("\(seq)\n".utf8), at: folder + "/scans.reported")
+    }
+
+    /// Forgets the counter id and how far the log was reported, for a scan log that was started over.
+    public func startNewReportSeries() throws {
+        for name in ["counter-id", "scans.reported"] where FileManager.default.fileExists(atPath: folder + "/" + name) {
+            try FileManager.default.removeItem(atPath: folder + "/" + name)
+        }
+    }
 
     /// The journal of this counter's cash sales.
     public var saleJournal: SaleJournal { SaleJournal(path: folder + "/sales.journal") }
@@ -113,6 +143,13 @@ public struct CounterStore: Sendable {
             return true
         }
         guard written, fsync(descriptor) == 0 else { throw CounterStoreError("cannot write \(path): \(String(cString: strerror(errno)))") }
+    }
+
+    /// Replaces the file at `path` atomically: a new file, flushed, renamed over it, the folder flushed.
+    static func replaceDurably(_ data: Data, at path: String) throws {
+        try writeDurably(data, to: path + ".new")
+        guard rename(path + ".new", path) == 0 else { throw CounterStoreError("cannot replace \(path): \(String(cString: strerror(errno)))") }
+        syncFolder((path as NSString).deletingLastPathComponent)
     }
 
     static func syncFolder(_ folder: String) {

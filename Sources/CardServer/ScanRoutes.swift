@@ -1,0 +1,194 @@
+import PeezServices
+import CardToken
+import Foundation
+import Hummingbird
+import Membership
+
+/// Counters report their scan logs; admins see where a card was used and which cards two shops saw within
+/// minutes of each other (a shared screenshot: one phone cannot be at two counters at once).
+struct ScanRoutes {
+    let cards: CardService
+    var store: any MembershipStore { cards.store }
+
+    /// A report of 500 scans is about 80 KB.
+    static let maxReportBytes = 128 * 1024
+
+    func register(on router: Router<ServerRequestContext>) {
+        router.on("/v1/counter/scans", method: .post, use: report)
+        router.on("/v1/scans", method: .get, use: list)
+        router.on("/v1/scans/shared", method: .get, use: shared)
+    }
+
+    /// `POST /v1/counter/scans`: idempotent; a scan already reported (same vendor, counter and entry) is not stored again.
+    @Sendable func report(_ request: Request, context: ServerRequestContext) async throws -> Response {
+        let credential = try context.require(.vendor)
+        guard let vendorID = credential.vendorID else {
+            throw APIError.forbidden("This vendor credential is not tied to a vendor.")
+        }
+        let scans = try ScanReportRequest.scans(from: try await JSONExchange.bodyBytes(request, context: context, limit: Self.maxReportBytes))
+        let stored = try await store.recordScans(scans, vendorID: vendorID, now: cards.now())
+        return try JSONExchange.response(ScanReportBody(received: scans.count, stored: stored, already_stored: scans.count - stored))
+    }
+
+    /// `GET /v1/scans?membership_id=…&token_id=…&limit=…`: where cards were used, newest first.
+    @Sendable func list(_ request: Request, context: ServerRequestContext) async throws -> Response {
+        _ = try context.require(.admin)
+        let query = request.uri.queryParameters
+        let limit = try ActivationRoutes.limit(query.get("limit"))
+        var problems: [String: String] = [:]
+        let membershipID = query.get("membership_id")
+        if let membershipID, !Member.isMembershipID(membershipID) { problems["membership_id"] = "must look like PEEZ-20251103-00002" }
+        let tokenID = query.get("token_id")
+        if let tokenID, !ScanReportRequest.isTokenID(tokenID) { problems["token_id"] = "must be a card's token id, 16 lowercase hex digits" }
+        guard problems.isEmpty else {
+            throw APIError(.unprocessableContent, code: "invalid_fields", "The query has invalid parameters.", fields: problems)
+        }
+        let scans = try await store.reportedScans(membershipID: membershipID, tokenID: tokenID, limit: limit)
+        return try JSONExchange.response(ScanListBody(scans: scans.map(ReportedScanBody.init)))
+    }
+
+    /// `GET /v1/scans/shared?within=600&days=7&limit=100`: cards seen at two shops at most `within` seconds apart.
+    @Sendable func shared(_ request: Request, context: ServerRequestContext) async throws -> Response {
+        _ = try context.require(.admin)
+        let query = request.uri.queryParameters
+        let limit = try ActivationRoutes.limit(query.get("limit"))
+        var problems: [String: String] = [:]
+        let within = Self.wholeNumber(query.get("within"), default: 600, in: 1...86_400, "within", "seconds", &problems)
+        let days = Self.wholeNumber(query.get("days"), default: 7, in: 1...90, "days", "days", &problems)
+        guard problems.isEmpty else {
+            throw APIError(.unprocessableContent, code: "invalid_fields", "The query has invalid parameters.", fields: problems)
+        }
+        let sightings = try await store.sharedCards(within: within, since: cards.now() - days * 86_400, limit: limit)
+        return try JSONExchange.response(SharedCardsBody(within_seconds: within, days: days, cards: sightings.map(SharedCardBody.init)))
+    }
+
+    private static func wholeNumber(_ text: String?, default value: Int64, in range: ClosedRange<Int64>, _ name: String, _ unit: String,
+                                    _ problems: inout [String: String]) -> Int64 {
+        guard let text else { return value }
+        guard text.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }), let number = Int64(text), range.contains(number) else {
+            problems[name] = "must be a whole number of \(unit) from \(range.lowerBound) to \(range.upperBound)"
+            return value
+        }
+        return number
+    }
+}
+
+/// The body of a scan report: the counter's id and its new log entries, every field checked at once.
+enum ScanReportRequest {
+    struct Entry: RequestFields {
+        static let fields: [String: (kind: FieldKind, required: Bool)] = [
+            "seq": (.integer, true), "at": (.integer, true), "verdict": (.oneOf(CounterScan.verdicts), true),
+            "member": (.text, false), "token_id": (.text, false), "offline": (.boolean, true), "trust_age": (.integer, true),
+        ]
+    }
+
+    static func isTokenID(_ text: String) -> Bool {
+        text.utf8.count == 16 && text.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
+    }
+
+    /// The scans in `bytes`: 400 when it is not a JSON object, 422 naming every field of every entry that is wrong.
+    static func scans(from bytes: [UInt8]) throws -> [CounterScan] {
+        guard let object = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any] else {
+            throw APIError.badRequest("The body is not a JSON object.")
+        }
+        var problems: [String: String] = [:]
+        let counterID = (object["counter_id"] as? String).flatMap(UUID.init(uuidString:))
+        if counterID == nil { problems["counter_id"] = "must be the counter's UUID" }
+        let entries = object["entries"] as? [Any] ?? []
+        if !(object["entries"] is [Any]) || !(1...CounterScan.maxPerReport).contains(entries.count) {
+            problems["entries"] = "must be a list of 1 to \(CounterScan.maxPerReport) scan-log entries"
+        }
+        var scans: [CounterScan] = []
+        for (index, value) in entries.prefix(CounterScan.maxPerReport).enumerated() {
+            let name = "entries[\(index)]"
+            guard let entry = value as? [String: Any] else {
+                problems[name] = "must be an object"
+                continue
+            }
+            var entryProblems = Entry.problems(in: entry)
+            let number = { (field: String) in (entry[field] as? NSNumber)?.int64Value ?? -1 }
+            if entryProblems["seq"] == nil, number("seq") < 1 { entryProblems["seq"] = "must be 1 or more" }
+            if entryProblems["at"] == nil, number("at") < 0 { entryProblems["at"] = "must be seconds since 1970" }
+            if entryProblems["trust_age"] == nil, number("trust_age") < 0 { entryProblems["trust_age"] = "must be 0 or more seconds" }
+            let member = entry["member"] as? String
+            if entryProblems["member"] == nil, let member, !Member.isMembershipID(member) { entryProblems["member"] = "must look like PEEZ-20251103-00002" }
+            let tokenID = entry["token_id"] as? String
+            if entryProblems["token_id"] == nil, let tokenID, !isTokenID(tokenID) { entryProblems["token_id"] = "must be 16 lowercase hex digits" }
+            for (field, problem) in entryProblems { problems["\(name).\(field)"] = problem }
+            guard entryProblems.isEmpty, let counterID else { continue }
+            scans.append(CounterScan(counterID: counterID, seq: number("seq"), scannedAt: number("at"), verdict: entry["verdict"] as? String ?? "",
+                                     membershipID: member, tokenID: tokenID, offline: (entry["offline"] as? Bool) ?? false, trustAge: number("trust_age")))
+        }
+        guard problems.isEmpty else {
+            throw MembershipError(.invalidFields, problems.count == 1 ? "A field is missing or invalid." : "\(problems.count) fields are missing or invalid.",
+                                  fields: problems)
+        }
+        return scans
+    }
+}
+
+struct ScanReportBody: Codable {
+    /// Entries in the report.
+    var received: Int
+    /// Entries stored now.
+    var stored: Int
+    /// Entries stored by an earlier report (a retry).
+    var already_stored: Int
+}
+
+struct ReportedScanBody: Codable {
+    var vendor_id: UUID
+    var vendor_name: String
+    var counter_id: UUID
+    var seq: Int64
+    var scanned_at: String
+    var verdict: String
+    var membership_id: String?
+    var token_id: String?
+    var offline: Bool
+    var trust_age_seconds: Int64
+    var received_at: String
+
+    init(_ reported: ReportedScan) {
+        let scan = reported.scan
+        vendor_id = reported.vendorID
+        vendor_name = reported.vendorName
+        counter_id = scan.counterID
+        seq = scan.seq
+        scanned_at = AlgiersCalendar.iso8601(scan.scannedAt)
+        verdict = scan.verdict
+        membership_id = scan.membershipID
+        token_id = scan.tokenID
+        offline = scan.offline
+        trust_age_seconds = scan.trustAge
+        received_at = AlgiersCalendar.iso8601(reported.receivedAt)
+    }
+}
+
+struct ScanListBody: Codable {
+    /// Newest first.
+    var scans: [ReportedScanBody]
+}
+
+struct SharedCardBody: Codable {
+    var token_id: String
+    var membership_id: String?
+    var seconds_apart: Int64
+    var earlier: ReportedScanBody
+    var later: ReportedScanBody
+
+    init(_ sighting: SharedCardSighting) {
+        token_id = sighting.earlier.scan.tokenID ?? ""
+        membership_id = sighting.earlier.scan.membershipID
+        seconds_apart = sighting.secondsApart
+        earlier = ReportedScanBody(sighting.earlier)
+        later = ReportedScanBody(sighting.later)
+    }
+}
+
+struct SharedCardsBody: Codable {
+    var within_seconds: Int64
+    var days: Int64
+    /// The closest pair of each card, the most recent first.
+    var cards: [SharedCardBody]
+}
