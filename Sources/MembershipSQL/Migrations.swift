@@ -97,6 +97,33 @@ enum Migrations {
                 "CREATE INDEX counter_scans_by_member ON counter_scans (membership_id, scanned_at)",
                 "CREATE INDEX counter_scans_by_time ON counter_scans (scanned_at)",
             ]),
+            ("005_reminders", [
+                // Renewal reminders, recorded before delivery: one per member, coverage end, threshold and
+                // channel. A worker leases open ones (leased_until) and settles each with its outcome.
+                """
+                CREATE TABLE reminders (
+                    id TEXT PRIMARY KEY,
+                    member_uuid TEXT NOT NULL REFERENCES members(uuid),
+                    coverage_end BIGINT NOT NULL,
+                    threshold TEXT NOT NULL,
+                    channel TEXT NOT NULL,
+                    state TEXT NOT NULL,
+                    attempts BIGINT NOT NULL,
+                    next_attempt_at BIGINT NOT NULL,
+                    leased_until BIGINT,
+                    lease_owner TEXT,
+                    last_error TEXT,
+                    created_at BIGINT NOT NULL,
+                    updated_at BIGINT NOT NULL,
+                    delivered_at BIGINT,
+                    UNIQUE (member_uuid, coverage_end, threshold, channel)
+                )
+                """,
+                "CREATE INDEX reminders_open ON reminders (channel, state, next_attempt_at)",
+                "CREATE INDEX reminders_by_creation ON reminders (created_at)",
+                // The selection reads members by coverage end, a day's window at a time.
+                "CREATE INDEX members_by_coverage_end ON members (coverage_end)",
+            ]),
         ]
     }
 

@@ -130,14 +130,18 @@ public struct SQLDialect: Sendable {
     /// A statement that makes the transaction it runs in wait for every other migrating transaction, if one is
     /// needed to let several instances start at once.
     public var migrationLockStatement: String?
+    /// Appended to a SELECT that takes rows to work on: rows another transaction holds are passed over, not
+    /// waited for, so several workers share a queue ("" where write transactions already run one at a time).
+    public var skipLockedClause: String
 
     public init(blobType: String, serialPrimaryKey: String, lockRowsClause: String, memberChangeChannel: String? = nil,
-                migrationLockStatement: String? = nil) {
+                migrationLockStatement: String? = nil, skipLockedClause: String = "") {
         self.blobType = blobType
         self.serialPrimaryKey = serialPrimaryKey
         self.lockRowsClause = lockRowsClause
         self.memberChangeChannel = memberChangeChannel
         self.migrationLockStatement = migrationLockStatement
+        self.skipLockedClause = skipLockedClause
     }
 }
 

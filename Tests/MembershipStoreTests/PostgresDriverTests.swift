@@ -28,7 +28,7 @@ struct PostgresDriverTests {
                 try await starts.waitForAll()
             }
             let applied = try await databases[0].read { db in try await db.query("SELECT name FROM schema_migrations ORDER BY name", []) }
-            #expect(try applied.map { try $0.text("name") } == ["001_ledger", "002_member_versions", "003_revocation_versions", "004_counter_scans"])
+            #expect(try applied.map { try $0.text("name") } == ["001_ledger", "002_member_versions", "003_revocation_versions", "004_counter_scans", "005_reminders"])
         }
     }
 

@@ -1,0 +1,202 @@
+public import Foundation
+public import Membership
+
+/// Renewal reminders in the ledger's database.
+extension SQLMembershipStore: ReminderStore {
+    /// The threshold a coverage end has reached at `?` (the time, bound three times), as SQL.
+    private static let thresholdCase = """
+        CASE WHEN m.coverage_end <= ? THEN 'ended' WHEN m.coverage_end <= ? THEN '1d' WHEN m.coverage_end <= ? THEN '3d' ELSE '7d' END
+        """
+
+    private static func thresholdBinds(_ now: Int64) -> [SQLValue] {
+        [.int(now), .int(now + 86_400), .int(now + 3 * 86_400)]
+    }
+
+    public func recordDueReminders(channel: String, now: Int64, batchSeconds: Int64) async throws -> Int {
+        var recorded = 0
+        var start = now - Reminder.endedWindow
+        let end = now + 7 * 86_400
+        while start < end {
+            let stop = min(start + batchSeconds, end)
+            // One indexed range of coverage ends; the unique key makes a reminder recorded before (by this run
+            // or another at the same time) a no-op. The id is the key itself, the same however often it is made.
+            let rows = try await database.writeStatement(
+                """
+                INSERT INTO reminders (id, member_uuid, coverage_end, threshold, channel, state, attempts, next_attempt_at, created_at, updated_at)
+                SELECT 'rem_' || LOWER(due.uuid) || '_' || CAST(due.coverage_end AS TEXT) || '_' || due.threshold || '_' || CAST(? AS TEXT),
+                       due.uuid, due.coverage_end, due.threshold, CAST(? AS TEXT), 'pending', 0, ?, ?, ?
+                FROM (SELECT m.uuid, m.coverage_end, \(Self.thresholdCase) AS threshold
+                      FROM members m WHERE m.coverage_end > ? AND m.coverage_end <= ?) due
+                WHERE true
+                ON CONFLICT (member_uuid, coverage_end, threshold, channel) DO NOTHING
+                RETURNING id
+                """,
+                [.text(channel), .text(channel), .int(now), .int(now), .int(now)] + Self.thresholdBinds(now) + [.int(start), .int(stop)])
+            recorded += rows.count
+            start = stop
+        }
+        return recorded
+    }
+
+    public func previewDueReminders(channel: String, now: Int64, after cursor: UUID?, limit: Int) async throws -> [DueReminder] {
+        let rows = try await database.read { db in
+            try await db.query(
+                """
+                SELECT m.uuid, m.membership_id, m.name, m.language, m.coverage_end, \(Self.thresholdCase) AS threshold
+                FROM members m
+                WHERE m.coverage_end > ? AND m.coverage_end <= ? AND m.uuid > ?
+                  AND NOT EXISTS (SELECT 1 FROM reminders r WHERE r.member_uuid = m.uuid AND r.coverage_end = m.coverage_end
+                                  AND r.threshold = \(Self.thresholdCase) AND r.channel = ?)
+                ORDER BY m.uuid LIMIT ?
+                """,
+                Self.thresholdBinds(now) + [.int(now - Reminder.endedWindow), .int(now + 7 * 86_400), .text(cursor?.uuidString ?? "")]
+                    + Self.thresholdBinds(now) + [.text(channel), .int(Int64(limit))])
+        }
+        return try rows.map { row in
+            guard let uuid = UUID(uuidString: try row.text("uuid")), let threshold = Reminder.Threshold(rawValue: try row.text("threshold")) else {
+                throw SQLError.unexpectedValue("threshold")
+            }
+            let coverageEnd = try row.int("coverage_end")
+            let reminder = Reminder(id: Reminder.id(memberUUID: uuid, coverageEnd: coverageEnd, threshold: threshold, channel: channel),
+                                    memberUUID: uuid, coverageEnd: coverageEnd, threshold: threshold, channel: channel, state: .pending,
+                                    attempts: 0, nextAttemptAt: now, lastError: nil, createdAt: now, deliveredAt: nil)
+            return DueReminder(reminder: reminder, membershipID: try row.text("membership_id"), name: try row.text("name"),
+                               language: try row.text("language"), currentCoverageEnd: coverageEnd)
+        }
+    }
+
+    public func leaseReminders(channel: String, owner: String, limit: Int, now: Int64, leaseSeconds: Int64) async throws -> [DueReminder] {
+        let skipLocked = database.dialect.skipLockedClause
+        return try await database.write { db in
+            let leased = try await db.query(
+                """
+                UPDATE reminders SET leased_until = ?, lease_owner = ?, attempts = attempts + 1, updated_at = ?
+                WHERE id IN (SELECT id FROM reminders
+                             WHERE channel = ? AND state IN ('pending', 'unknown') AND next_attempt_at <= ?
+                               AND (leased_until IS NULL OR leased_until <= ?)
+                             ORDER BY next_attempt_at, id LIMIT ?\(skipLocked))
+                RETURNING \(Self.reminderColumns)
+                """,
+                [.int(now + leaseSeconds), .text(owner), .int(now), .text(channel), .int(now), .int(now), .int(Int64(limit))])
+            guard !leased.isEmpty else { return [] }
+            let reminders = try leased.map(Self.reminder)
+            let uuids = Set(reminders.map(\.memberUUID.uuidString))
+            let members = try await db.query(
+                "SELECT uuid, membership_id, name, language, coverage_end FROM members WHERE uuid IN (\(uuids.map { _ in "?" }.joined(separator: ", ")))",
+                uuids.map(SQLValue.text))
+            var byUUID: [String: SQLRow] = [:]
+            for row in members { byUUID[try row.text("uuid")] = row }
+            return try reminders.sorted { ($0.nextAttemptAt, $0.id) < ($1.nextAttemptAt, $1.id) }.map { reminder in
+                guard let member = byUUID[reminder.memberUUID.uuidString] else { throw SQLError.unexpectedValue("member_uuid") }
+                return DueReminder(reminder: reminder, membershipID: try member.text("membership_id"), name: try member.text("name"),
+                                   language: try member.text("language"), currentCoverageEnd: try member.optionalInt("coverage_end"))
+            }
+        }
+    }
+
+    public func settleReminders(_ outcomes: [(reminder: Reminder, outcome: ReminderOutcome)], owner: String, schedule: RetrySchedule,
+                                now: Int64) async throws -> [Reminder.State] {
+        var states: [Reminder.State] = []
+        var statements: [SQLStatement] = []
+        for (reminder, outcome) in outcomes {
+            let state: Reminder.State
+            var nextAttempt = reminder.nextAttemptAt
+            var error: String?
+            switch outcome {
+            case .delivered: state = .delivered
+            case .superseded: state = .superseded
+            case .failed(let reason):
+                state = .failed
+                error = reason
+            case .retry(let reason, let sent, let retryAfter):
+                error = reason
+                if let next = schedule.nextAttempt(after: reminder.attempts, now: now, retryAfter: retryAfter) {
+                    state = sent ? .unknown : .pending
+                    nextAttempt = next
+                } else {
+                    state = .exhausted
+                }
+            }
+            states.append(state)
+            statements.append(SQLStatement(
+                """
+                UPDATE reminders SET state = ?, next_attempt_at = ?, last_error = ?, leased_until = NULL, lease_owner = NULL, updated_at = ?,
+                    delivered_at = ? WHERE id = ? AND lease_owner = ?
+                """,
+                [.text(state.rawValue), .int(nextAttempt), error.map { .text(String($0.prefix(500))) } ?? .null, .int(now),
+                 state == .delivered ? .int(now) : .null, .text(reminder.id), .text(owner)]))
+        }
+        if !statements.isEmpty { try await database.writeBatch(statements) }
+        return states
+    }
+
+    public func nextOpenReminderTime(channel: String) async throws -> Int64? {
+        try await database.read { db in
+            try await db.query(
+                """
+                SELECT MIN(CASE WHEN leased_until IS NOT NULL AND leased_until > next_attempt_at THEN leased_until ELSE next_attempt_at END) AS next
+                FROM reminders WHERE channel = ? AND state IN ('pending', 'unknown')
+                """, [.text(channel)]).first?.optionalInt("next")
+        }
+    }
+
+    public func reminderCounts(channel: String?) async throws -> [Reminder.State: Int] {
+        let rows = try await database.read { db in
+            try await db.query("SELECT state, COUNT(*) AS count FROM reminders\(channel == nil ? "" : " WHERE channel = ?") GROUP BY state",
+                               channel.map { [.text($0)] } ?? [])
+        }
+        var counts: [Reminder.State: Int] = [:]
+        for row in rows {
+            if let state = Reminder.State(rawValue: try row.text("state")) { counts[state] = Int(try row.int("count")) }
+        }
+        return counts
+    }
+
+    public func reminders(in states: [Reminder.State], limit: Int) async throws -> [Reminder] {
+        guard !states.isEmpty else { return [] }
+        return try await database.read { db in
+            try await db.query(
+                "SELECT \(Self.reminderColumns) FROM reminders WHERE state IN (\(states.map { _ in "?" }.joined(separator: ", "))) ORDER BY updated_at DESC, id LIMIT ?",
+                states.map { .text($0.rawValue) } + [.int(Int64(limit))]).map(Self.reminder)
+        }
+    }
+
+    public func requeueReminders(states: [Reminder.State], created: ClosedRange<Int64>?, ids: [String], now: Int64) async throws -> Int {
+        let reopenable = states.filter { $0 != .delivered && $0 != .superseded }
+        var conditions: [String] = []
+        var binds: [SQLValue] = [.int(now), .int(now)]
+        if !reopenable.isEmpty {
+            conditions.append("state IN (\(reopenable.map { _ in "?" }.joined(separator: ", ")))")
+            binds += reopenable.map { .text($0.rawValue) }
+        } else {
+            conditions.append("state IN ('pending', 'unknown', 'failed', 'exhausted')")
+        }
+        if let created {
+            conditions.append("created_at >= ? AND created_at <= ?")
+            binds += [.int(created.lowerBound), .int(created.upperBound)]
+        }
+        if !ids.isEmpty {
+            conditions.append("id IN (\(ids.map { _ in "?" }.joined(separator: ", ")))")
+            binds += ids.map(SQLValue.text)
+        }
+        let rows = try await database.writeStatement(
+            """
+            UPDATE reminders SET state = 'pending', attempts = 0, next_attempt_at = ?, leased_until = NULL, lease_owner = NULL, updated_at = ?
+            WHERE \(conditions.joined(separator: " AND ")) RETURNING id
+            """, binds)
+        return rows.count
+    }
+
+    private static let reminderColumns =
+        "id, member_uuid, coverage_end, threshold, channel, state, attempts, next_attempt_at, last_error, created_at, delivered_at"
+
+    private static func reminder(_ row: SQLRow) throws -> Reminder {
+        guard let uuid = UUID(uuidString: try row.text("member_uuid")),
+              let threshold = Reminder.Threshold(rawValue: try row.text("threshold")),
+              let state = Reminder.State(rawValue: try row.text("state")) else { throw SQLError.unexpectedValue("reminders") }
+        return Reminder(id: try row.text("id"), memberUUID: uuid, coverageEnd: try row.int("coverage_end"), threshold: threshold,
+                        channel: try row.text("channel"), state: state, attempts: Int(try row.int("attempts")),
+                        nextAttemptAt: try row.int("next_attempt_at"), lastError: try row.optionalText("last_error"),
+                        createdAt: try row.int("created_at"), deliveredAt: try row.optionalInt("delivered_at"))
+    }
+}

@@ -1,0 +1,109 @@
+import AsyncHTTPClient
+public import Foundation
+public import Membership
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import NIOSSL
+
+/// Delivers each reminder as an HTTP POST following Standard Webhooks (`webhook-id` = the reminder id, so a
+/// receiver drops a repeat; `webhook-timestamp`; `webhook-signature`), at most `concurrency` at once.
+///
+/// 2xx is delivered. 408, 429 and 5xx, or no connection, are retried later (honouring `Retry-After`). Any
+/// other answer is a refusal for good. A request that timed out after it was sent may have arrived: it is
+/// `unknown`, and retried with the same id.
+public final class WebhookSink: ReminderSink, Sendable {
+    private let url: String
+    private let signer: StandardWebhookSigner
+    private let concurrency: Int
+    private let timeout: TimeAmount
+    private let client: HTTPClient
+    private let clock: @Sendable () -> Int64
+
+    public init(url: String, signer: StandardWebhookSigner, concurrency: Int = 32, timeoutSeconds: Int64 = 10,
+                clock: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) }) throws {
+        guard let parsed = URL(string: url), let scheme = parsed.scheme?.lowercased(), scheme == "https" || scheme == "http", parsed.host != nil else {
+            throw ReminderSinkError("'\(url)' is not a webhook address like https://backend.peez.dz/hooks/reminders")
+        }
+        self.url = url
+        self.signer = signer
+        self.concurrency = max(1, concurrency)
+        self.timeout = .seconds(timeoutSeconds)
+        self.clock = clock
+        var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow, timeout: .init(connect: .seconds(5), read: .seconds(timeoutSeconds)))
+        configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = self.concurrency
+        configuration.connectionPool.retryConnectionEstablishment = false
+        client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+    }
+
+    public func deliver(_ messages: [ReminderDelivery]) async -> [ReminderOutcome] {
+        var outcomes = [ReminderOutcome](repeating: .retry("not sent", sent: false, retryAfter: nil), count: messages.count)
+        await withTaskGroup(of: (Int, ReminderOutcome).self) { group in
+            var next = 0
+            func start() {
+                let index = next
+                let message = messages[index]
+                group.addTask { (index, await self.post(message)) }
+                next += 1
+            }
+            while next < min(concurrency, messages.count) { start() }
+            for await (index, outcome) in group {
+                outcomes[index] = outcome
+                if next < messages.count { start() }
+            }
+        }
+        return outcomes
+    }
+
+    private func post(_ message: ReminderDelivery) async -> ReminderOutcome {
+        let timestamp = clock()
+        var request = HTTPClientRequest(url: url)
+        request.method = .POST
+        request.headers.add(name: "content-type", value: "application/json")
+        request.headers.add(name: "webhook-id", value: message.id)
+        request.headers.add(name: "webhook-timestamp", value: String(timestamp))
+        request.headers.add(name: "webhook-signature", value: signer.signature(id: message.id, timestamp: timestamp, body: message.body))
+        request.body = .bytes(ByteBuffer(bytes: message.body))
+        let response: HTTPClientResponse
+        do {
+            response = try await client.execute(request, timeout: timeout)
+        } catch {
+            return .retry("no answer: \(error)", sent: Self.mayHaveArrived(error), retryAfter: nil)
+        }
+        let status = Int(response.status.code)
+        let answer = (try? await response.body.collect(upTo: 2_048)).map { String(buffer: $0) } ?? ""
+        switch status {
+        case 200..<300:
+            return .delivered
+        case 408, 429, 500..<600:
+            return .retry("the receiver answered \(status)", sent: false, retryAfter: Self.retryAfter(response.headers.first(name: "retry-after")))
+        default:
+            return .failed("the receiver answered \(status)\(answer.isEmpty ? "" : ": " + answer.prefix(200))")
+        }
+    }
+
+    /// A request that failed before a connection was made cannot have arrived; one that failed after may have.
+    static func mayHaveArrived(_ error: any Error) -> Bool {
+        if let error = error as? HTTPClientError, error == .connectTimeout { return false }
+        if error is NIOConnectionError { return false }
+        if let error = error as? IOError, [ECONNREFUSED, ENETUNREACH, EHOSTUNREACH].contains(error.errnoCode) { return false }
+        if error is NIOSSLError { return false }
+        return true
+    }
+
+    /// `Retry-After` as delay-seconds or an HTTP date (RFC 9110), in seconds from now.
+    static func retryAfter(_ value: String?) -> Int64? {
+        guard let value = value?.trimmingCharacters(in: .whitespaces), !value.isEmpty else { return nil }
+        if let seconds = Int64(value), seconds >= 0 { return seconds }
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
+        guard let date = formatter.date(from: value) else { return nil }
+        return max(0, Int64(date.timeIntervalSinceNow))
+    }
+
+    public func close() async {
+        try? await client.shutdown()
+    }
+}
