@@ -12,7 +12,10 @@ public struct StandardWebhookSigner: Sendable {
         let secrets = text.split(whereSeparator: { $0 == " " || $0 == "," || $0 == "\n" || $0 == "\t" }).map(String.init)
         guard !secrets.isEmpty else { throw ReminderSinkError("no webhook secret: give at least one whsec_… secret") }
         keys = try secrets.map { secret in
-            guard secret.hasPrefix("whsec_"), let key = Data(base64Encoded: String(secret.dropFirst(6))), key.count >= 24, key.count <= 64 else {
+            // The key is base64, padded or not.
+            var encoded = String(secret.dropFirst(6))
+            encoded += String(repeating: "=", count: (4 - encoded.count % 4) % 4)
+            guard secret.hasPrefix("whsec_"), let key = Data(base64Encoded: encoded), key.count >= 24, key.count <= 64 else {
                 throw ReminderSinkError("a webhook secret must be whsec_ followed by base64 of 24 to 64 bytes (peez remind new-secret makes one)")
             }
             return Array(key)

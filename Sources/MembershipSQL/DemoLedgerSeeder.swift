@@ -1,0 +1,95 @@
+import CardToken
+public import Foundation
+public import Membership
+
+/// Fills a ledger with many realistic members for load tests and benchmarks: names, Algerian phone numbers,
+/// the 16 neighbourhoods, a fifth of them in Arabic, registered over the past year, each with one to three
+/// stacked periods whose coverage ends spread evenly over `spreadDays` around now (about 5 % of members are
+/// due a reminder on any day with the default 180). Rows go in many at a time, in large transactions.
+public struct DemoLedgerSeeder: Sendable {
+    public var store: SQLMembershipStore
+    public var spreadDays: Int64
+    public var rowsPerStatement = 400
+    public var membersPerTransaction = 20_000
+
+    public init(store: SQLMembershipStore, spreadDays: Int64 = 180) {
+        self.store = store
+        self.spreadDays = spreadDays
+    }
+
+    static let givenNames = ["Ahmed", "Mohamed", "Yacine", "Karim", "Sofiane", "Amine", "Walid", "Nassim", "Fatima", "Amina", "Khadidja",
+                             "Meriem", "Sara", "Imane", "Nour", "Yasmine", "Houari", "Bilal", "Lina", "Rania"]
+    static let familyNames = ["Benali", "Bouzid", "Mansouri", "Belkacem", "Hadj", "Kaddour", "Mekki", "Boumediene", "Cherif", "Touati",
+                              "Benaissa", "Zerrouki", "Larbi", "Saidi", "Mebarki", "Ould Ali"]
+
+    /// Adds `count` members (and their periods) to the ledger; `progress` hears how many are in after each transaction.
+    public func seed(members count: Int, now: Int64, progress: @Sendable (Int) -> Void = { _ in }) async throws {
+        let database = store.database
+        let run = String(UUID().uuidString.prefix(8)).lowercased()
+        let phoneBase = Int.random(in: 0..<50_000_000)
+        var generator = SystemRandomNumberGenerator()
+        // Membership ids continue each registration day's sequence.
+        var sequences: [String: Int64] = [:]
+        for row in try await database.read({ try await $0.query("SELECT day, last_sequence FROM membership_sequences", []) }) {
+            sequences[try row.text("day")] = try row.int("last_sequence")
+        }
+        var done = 0
+        while done < count {
+            let chunk = min(membersPerTransaction, count - done)
+            var memberRows: [[SQLValue]] = []
+            var periodRows: [[SQLValue]] = []
+            memberRows.reserveCapacity(chunk)
+            for offset in 0..<chunk {
+                let index = done + offset
+                let registered = now - 86_400 * 365 + Int64(index % 365) * 86_400 + 36_000
+                let day = AlgiersCalendar.dayStamp(registered)
+                let sequence = (sequences[day] ?? 0) + 1
+                sequences[day] = sequence
+                let uuid = UUID()
+                let name = Self.givenNames[index % Self.givenNames.count] + " " + Self.familyNames[(index / 7) % Self.familyNames.count]
+                let months = (0..<Int.random(in: 1...3, using: &generator)).map { _ in Int.random(in: 1...3, using: &generator) }
+                // The coverage end is spread evenly around now; the periods lie back to back before it.
+                let target = now - spreadDays * 43_200 + Int64.random(in: 0..<(spreadDays * 86_400), using: &generator)
+                var start = target - Int64(months.reduce(0, +)) * 30 * 86_400
+                for (seq, period) in months.enumerated() {
+                    let end = AlgiersCalendar.adding(months: period, to: start)
+                    periodRows.append([.text(UUID().uuidString), .text(uuid.uuidString), .int(Int64(seq + 1)), .int(Int64(period)),
+                                       .int(Int64(period * Pricing.monthlyPriceDZD)), .text(SubscriptionPeriod.Source.inApp.rawValue), .null,
+                                       .int(start - 86_400), .int(start), .int(end)])
+                    start = end
+                }
+                memberRows.append([.text(uuid.uuidString), .text(Member.membershipID(registeredAt: registered, sequence: Int(sequence))),
+                                   .text(name), .text(String(format: "+2135%08d", (phoneBase + index) % 100_000_000)),
+                                   .text("membre.\(index).\(run)@seed.peez.dz"), .text(Oran.neighbourhoods[index % Oran.neighbourhoods.count].id),
+                                   .text(index % 5 == 0 ? "ar" : "fr"), .int(registered), .int(Int64(months.count)), .int(start), .int(Int64(months.count))])
+            }
+            let statements = Self.inserts("members (uuid, membership_id, name, phone, email, neighbourhood, language, created_at, ledger_version, coverage_end, last_period_seq)",
+                                          memberRows, per: rowsPerStatement)
+                + Self.inserts("periods (id, member_uuid, seq, months, amount_dzd, source, vendor_id, purchased_at, starts_at, ends_at)",
+                                       periodRows, per: rowsPerStatement)
+            try await database.write { db in
+                for statement in statements { try await db.execute(statement.sql, statement.binds) }
+            }
+            done += chunk
+            progress(done)
+        }
+        let days = sequences
+        try await database.write { db in
+            for (day, last) in days {
+                try await db.execute(
+                    "INSERT INTO membership_sequences (day, last_sequence) VALUES (?, ?) ON CONFLICT (day) DO UPDATE SET last_sequence = excluded.last_sequence",
+                    [.text(day), .int(last)])
+            }
+        }
+    }
+
+    /// Multi-row INSERT statements of at most `per` rows each.
+    static func inserts(_ target: String, _ rows: [[SQLValue]], per: Int) -> [SQLStatement] {
+        stride(from: 0, to: rows.count, by: per).map { start in
+            let slice = rows[start..<min(start + per, rows.count)]
+            let placeholders = "(" + Array(repeating: "?", count: slice.first!.count).joined(separator: ", ") + ")"
+            return SQLStatement("INSERT INTO \(target) VALUES " + Array(repeating: placeholders, count: slice.count).joined(separator: ", "),
+                                slice.flatMap { $0 })
+        }
+    }
+}
