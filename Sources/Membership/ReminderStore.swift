@@ -20,6 +20,8 @@ public protocol ReminderStore: Sendable {
     /// The earliest time an open reminder of `channel` can next be leased (its next attempt or the end of
     /// another worker's lease), or nil when none is open.
     func nextOpenReminderTime(channel: String) async throws -> Int64?
+    /// Open reminders of `channel`: how many no run holds at `now`, and how many a run's lease holds.
+    func openReminderCounts(channel: String, now: Int64) async throws -> (free: Int, leased: Int)
     /// How many reminders are in each state.
     func reminderCounts(channel: String?) async throws -> [Reminder.State: Int]
     /// Reminders in `states`, the most recently changed first.

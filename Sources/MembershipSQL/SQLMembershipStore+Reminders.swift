@@ -19,7 +19,8 @@ extension SQLMembershipStore: ReminderStore {
         while start < end {
             let stop = min(start + batchSeconds, end)
             // One indexed range of coverage ends; the unique key makes a reminder recorded before (by this run
-            // or another at the same time) a no-op. The id is the key itself, the same however often it is made.
+            // or another at the same time) a no-op. The id is the key itself, the same however often it is made,
+            // so two runs inserting one reminder at once collide on either constraint: both are no-ops.
             let rows = try await database.writeStatement(
                 """
                 INSERT INTO reminders (id, member_uuid, coverage_end, threshold, channel, state, attempts, next_attempt_at, created_at, updated_at)
@@ -28,7 +29,7 @@ extension SQLMembershipStore: ReminderStore {
                 FROM (SELECT m.uuid, m.coverage_end, \(Self.thresholdCase) AS threshold
                       FROM members m WHERE m.coverage_end > ? AND m.coverage_end <= ?) due
                 WHERE true
-                ON CONFLICT (member_uuid, coverage_end, threshold, channel) DO NOTHING
+                ON CONFLICT DO NOTHING
                 RETURNING id
                 """,
                 [.text(channel), .text(channel), .int(now), .int(now), .int(now)] + Self.thresholdBinds(now) + [.int(start), .int(stop)])
@@ -138,6 +139,18 @@ extension SQLMembershipStore: ReminderStore {
                 FROM reminders WHERE channel = ? AND state IN ('pending', 'unknown')
                 """, [.text(channel)]).first?.optionalInt("next")
         }
+    }
+
+    public func openReminderCounts(channel: String, now: Int64) async throws -> (free: Int, leased: Int) {
+        let row = try await database.read { db in
+            try await db.query(
+                """
+                SELECT COALESCE(SUM(CASE WHEN leased_until IS NULL OR leased_until <= ? THEN 1 ELSE 0 END), 0) AS free,
+                       COALESCE(SUM(CASE WHEN leased_until > ? THEN 1 ELSE 0 END), 0) AS leased
+                FROM reminders WHERE channel = ? AND state IN ('pending', 'unknown')
+                """, [.int(now), .int(now), .text(channel)]).first
+        }
+        return (Int(try row?.int("free") ?? 0), Int(try row?.int("leased") ?? 0))
     }
 
     public func reminderCounts(channel: String?) async throws -> [Reminder.State: Int] {

@@ -41,7 +41,7 @@ final class ReminderProgress: @unchecked Sendable {
         printError("""
             reminders: \(summary.due) newly due, \(summary.open) open at the start; delivered \(summary.delivered), \
             failed \(summary.failed), unknown \(summary.unknown), superseded \(summary.superseded), exhausted \(summary.exhausted), \
-            retrying later \(summary.retrying); \(summary.leftOpen) still open; \(String(format: "%.1f", elapsed)) s
+            retrying later \(summary.retrying); \(summary.leftOpen) still open\(summary.heldByOtherRuns > 0 ? ", \(summary.heldByOtherRuns) being delivered by another run" : ""); \(String(format: "%.1f", elapsed)) s
             """)
     }
 

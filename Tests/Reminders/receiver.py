@@ -9,7 +9,7 @@ is answered 204 and counted once by its webhook-id; a repeat is counted as a dup
 receiver that deduplicates would). A bad signature is answered 401. With --fail-rate it answers that share of
 valid deliveries 500 without counting them, to test the sender's retries.
 
-    python3 Tests/Reminders/receiver.py --port 0 --secret whsec_... [--secret ...] [--fail-rate 0.5] [--log ids.jsonl]
+    python3 Tests/Reminders/receiver.py --port 0 --secret whsec_... [--secret ...] [--fail-rate 0.5] [--delay-ms 10] [--log ids.jsonl]
 
 It prints `listening PORT` once ready. GET /stats answers {"received", "duplicates", "bad_signatures",
 "failed_on_purpose"}; with --log every first delivery's id and body are appended there, one JSON line each.
@@ -57,6 +57,7 @@ class Receiver:
     def __init__(self, args):
         self.keys = keys_from(args.secret)
         self.fail_rate = args.fail_rate
+        self.delay = args.delay_ms / 1000
         self.random = random.Random(args.seed)
         self.seen = set()
         self.duplicates = 0
@@ -104,9 +105,11 @@ class Receiver:
                         name, _, value = line.partition(":")
                         headers[name.strip().lower()] = value.strip()
                 body = await reader.readexactly(int(headers.get("content-length", "0")))
+                if self.delay and method == "POST":
+                    await asyncio.sleep(self.delay)
                 status, answer = self.handle(method, path, headers, body)
                 reason = {200: "OK", 204: "No Content", 401: "Unauthorized", 405: "Method Not Allowed", 500: "Internal Server Error"}[status]
-                writer.write(f"HTTP/1.1 {status} {reason}\r\nContent-Length: {len(answer)}\r\nContent-Type: application/json\r\n\r\n".encode() + answer)
+                writer.write(f"HTTP/1.1 {status} {reason}\r\nContent-Length: {len(answer)}\r\nContent-Type: application/json\r\nCache-Control: no-store\r\n\r\n".encode() + answer)
                 await writer.drain()
         except (asyncio.IncompleteReadError, ConnectionError, ValueError):
             pass
@@ -120,6 +123,7 @@ async def main():
     parser.add_argument("--secret", action="append", required=True)
     parser.add_argument("--fail-rate", type=float, default=0.0)
     parser.add_argument("--seed", type=int, default=None)
+    parser.add_argument("--delay-ms", type=float, default=0.0, help="answer each delivery this much later")
     parser.add_argument("--log")
     args = parser.parse_args()
     receiver = Receiver(args)

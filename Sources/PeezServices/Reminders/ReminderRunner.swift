@@ -50,10 +50,12 @@ public struct ReminderRunner: Sendable {
         public var exhausted = 0
         /// Not delivered this time, retried later (as pending).
         public var retrying = 0
-        /// Open reminders left when the run ended.
+        /// Open reminders no run holds when this one ended (retries due later, or left by a run that died).
         public var leftOpen = 0
+        /// Open reminders another run was delivering when this one ended: that run answers for them.
+        public var heldByOtherRuns = 0
 
-        /// Everything this run took on was delivered or made stale by a renewal.
+        /// Every reminder was delivered or made stale by a renewal, but those another run is delivering.
         public var allDelivered: Bool { failed == 0 && exhausted == 0 && leftOpen == 0 }
 
         /// Reminders this run settled, whatever their outcome.
@@ -100,8 +102,7 @@ public struct ReminderRunner: Sendable {
             }
             progress(summary)
         }
-        let left = try await store.reminderCounts(channel: channel)
-        summary.leftOpen = (left[.pending] ?? 0) + (left[.unknown] ?? 0)
+        (summary.leftOpen, summary.heldByOtherRuns) = try await store.openReminderCounts(channel: channel, now: clock())
         return summary
     }
 }

@@ -1,0 +1,190 @@
+import Foundation
+import TestSupport
+import Testing
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// `peez remind run` as real processes against a Standard Webhooks receiver written from the specification
+/// (Tests/Reminders/receiver.py), which checks every signature and counts repeats by webhook-id.
+@Suite("peez remind", .serialized)
+struct ReminderCommandTests {
+    static let secret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSwV2VJ4fZ8Wm0="
+    static let now = "2026-12-20T09:00:00+01:00"
+
+    /// The receiver, on a port it picked.
+    final class Receiver {
+        let process = Process()
+        let port: Int
+
+        init(failRate: Double = 0, delayMilliseconds: Int = 0, log: String? = nil) throws {
+            let output = Pipe()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            process.arguments = ["python3", repositoryRoot.appendingPathComponent("Tests/Reminders/receiver.py").path, "--port", "0",
+                                 "--secret", ReminderCommandTests.secret, "--fail-rate", String(failRate), "--seed", "7",
+                                 "--delay-ms", String(delayMilliseconds)] + (log.map { ["--log", $0] } ?? [])
+            process.standardOutput = output
+            // Not the test runner's own standard error: a receiver alive after the tests would keep it open.
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            let line = String(decoding: output.fileHandleForReading.availableData, as: UTF8.self)
+            guard let port = Int(line.split(separator: " ").last?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "") else {
+                process.terminate()
+                throw ServiceError("the receiver did not start: \(line)")
+            }
+            self.port = port
+        }
+
+        var url: String { "webhook:http://127.0.0.1:\(port)/hooks/reminders" }
+
+        func stats() async throws -> [String: Int] {
+            let request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)/stats")!, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: 10)
+            let (data, _) = try await URLSession.shared.data(for: request)
+            return try JSONSerialization.jsonObject(with: data) as? [String: Int] ?? [:]
+        }
+
+        func stop() {
+            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+            process.waitUntilExit()
+        }
+
+        deinit { stop() }
+    }
+
+    /// The ledger options of a fresh SQLite file, or of a fresh PostgreSQL database.
+    static func ledger(_ folder: TemporaryFolder, postgres: Bool) throws -> [String] {
+        guard postgres else { return ["--database", folder.file("ledger.sqlite")] }
+        let base = try #require(ProcessInfo.processInfo.environment["PEEZ_TEST_DATABASE_URL"])
+        let name = "peez_remind_" + UUID().uuidString.prefix(8).lowercased()
+        let created = try ProcessRunner.run(["psql", base, "-qc", "CREATE DATABASE \(name)"])
+        guard created.status == 0 else { throw ServiceError("cannot create a database: \(created.standardError)") }
+        let url = String(base[..<base.lastIndex(of: "/")!]) + "/" + name
+        return ["--database-url", url]
+    }
+
+    static func remind(_ ledger: [String], _ arguments: [String]) throws -> ProcessResult {
+        try ProcessRunner.run(["PEEZ_WEBHOOK_SECRETS=\(secret)", PeezCommand.binary, "remind"] + arguments + ledger, timeout: 120)
+    }
+
+    static func runProcess(_ ledger: [String], _ arguments: [String], errors: String? = nil) throws -> Process {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: PeezCommand.binary)
+        process.arguments = ["remind", "run"] + arguments + ledger
+        process.environment = ["PEEZ_WEBHOOK_SECRETS": secret, "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin"]
+        process.standardOutput = FileHandle.nullDevice
+        if let errors { _ = FileManager.default.createFile(atPath: errors, contents: nil) }
+        process.standardError = errors.flatMap { FileHandle(forWritingAtPath: $0) } ?? FileHandle.nullDevice
+        try process.run()
+        return process
+    }
+
+    /// `delivered N` from `peez remind status`, and whether anything is still open.
+    static func delivered(_ ledger: [String]) throws -> (delivered: Int, open: Int) {
+        let status = try remind(ledger, ["status"])
+        let words = status.standardOutput.split(whereSeparator: { $0 == " " || $0 == "\n" }).map(String.init)
+        func count(_ state: String) -> Int { words.firstIndex(of: state).flatMap { Int(words[$0 + 1]) } ?? -1 }
+        return (count("delivered"), count("pending") + count("unknown"))
+    }
+
+    static func seed(_ ledger: [String], members: Int) throws {
+        let seeded = try ProcessRunner.run([PeezCommand.binary, "dev", "seed", "--members", String(members), "--spread-days", "8", "--now", now] + ledger)
+        guard seeded.status == 0 else { throw ServiceError("seed failed: \(seeded.standardError)") }
+    }
+
+    @Test func aRunKilledAtSeveralPointsAndStartedAgainDeliversEveryReminderOnce() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let ledger = try Self.ledger(folder, postgres: false)
+        try Self.seed(ledger, members: 400)
+        let receiver = try Receiver(delayMilliseconds: 40)
+        defer { receiver.stop() }
+        let options = ["--sink", receiver.url, "--now", Self.now, "--concurrency", "4", "--batch-size", "20", "--lease-seconds", "2",
+                       "--timeout", "1", "--max-wait", "5"]
+        // Each run is killed once the receiver has taken a few more deliveries: in the middle of delivering.
+        var kills = 0
+        for (round, more) in [5, 40, 40].enumerated() {
+            let target = (try await receiver.stats()["received"] ?? 0) + more
+            let run = try Self.runProcess(ledger, options, errors: folder.file("run\(round).log"))
+            while run.isRunning, (try await receiver.stats()["received"] ?? 0) < target {
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            if run.isRunning {
+                kill(run.processIdentifier, SIGKILL)
+                kills += 1
+            }
+            run.waitUntilExit()
+            let log = try String(contentsOfFile: folder.file("run\(round).log"), encoding: .utf8)
+            #expect(run.terminationStatus == 0 || run.terminationReason == .uncaughtSignal, "\(log)")
+        }
+        #expect(kills == 3, "the runs were killed in the middle")
+        let last = try Self.remind(ledger, ["run"] + options)
+        #expect(last.status == 0, "\(last.standardError)")
+        let (delivered, open) = try Self.delivered(ledger)
+        let stats = try await receiver.stats()
+        #expect(open == 0 && delivered > 0)
+        #expect(stats["received"] == delivered, "every reminder arrived: \(stats), \(delivered) delivered")
+        #expect(stats["bad_signatures"] == 0)
+        // A kill between a delivery and its record can repeat what was in flight: at most a batch a kill.
+        #expect((stats["duplicates"] ?? 0) <= kills * 20, "\(stats)")
+        #expect(try Self.remind(ledger, ["run", "--dry-run", "--now", Self.now]).standardError.contains("0 reminder(s) would be recorded"))
+    }
+
+    @Test(arguments: [false, true])
+    func twoRunsStartedTogetherDeliverNothingTwice(postgres: Bool) async throws {
+        if postgres && ProcessInfo.processInfo.environment["PEEZ_TEST_DATABASE_URL"] == nil { return }
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let ledger = try Self.ledger(folder, postgres: postgres)
+        try Self.seed(ledger, members: 300)
+        let receiver = try Receiver(delayMilliseconds: 5)
+        defer { receiver.stop() }
+        let options = ["--sink", receiver.url, "--now", Self.now, "--concurrency", "4", "--batch-size", "10"]
+        let runs = try (0..<2).map { try Self.runProcess(ledger, options, errors: folder.file("run\($0).log")) }
+        for run in runs { run.waitUntilExit() }
+        let logs = try (0..<2).map { try String(contentsOfFile: folder.file("run\($0).log"), encoding: .utf8) }
+        #expect(runs.allSatisfy { $0.terminationStatus == 0 }, "\(logs)")
+        let (delivered, open) = try Self.delivered(ledger)
+        let stats = try await receiver.stats()
+        #expect(open == 0 && delivered > 0 && stats["received"] == delivered, "\(stats), \(delivered)")
+        #expect(stats["duplicates"] == 0, "two runs at once never deliver one reminder twice: \(stats)")
+    }
+
+    @Test func aReceiverFailingHalfItsRequestsStillGetsEveryReminder() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let ledger = try Self.ledger(folder, postgres: false)
+        try Self.seed(ledger, members: 200)
+        let receiver = try Receiver(failRate: 0.5)
+        defer { receiver.stop() }
+        let run = try Self.remind(ledger, ["run", "--sink", receiver.url, "--now", Self.now, "--retry-schedule", "0,1", "--max-attempts", "30"])
+        #expect(run.status == 0, "\(run.standardError)")
+        let (delivered, open) = try Self.delivered(ledger)
+        let stats = try await receiver.stats()
+        #expect(open == 0 && stats["received"] == delivered && (stats["failed_on_purpose"] ?? 0) > 0, "\(stats)")
+        #expect(stats["duplicates"] == 0)
+    }
+
+    @Test func theJSONLinesSinkWritesEachReminderOnceInTheMembersLanguage() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let ledger = try Self.ledger(folder, postgres: false)
+        try Self.seed(ledger, members: 100)
+        let preview = try Self.remind(ledger, ["run", "--dry-run", "--now", Self.now])
+        let due = preview.standardOutput.split(separator: "\n").count
+        #expect(due > 0 && preview.standardError.contains("\(due) reminder(s) would be recorded"))
+        let lines = folder.file("reminders.jsonl")
+        #expect(try Self.remind(ledger, ["run", "--sink", "jsonl:" + lines, "--now", Self.now]).status == 0)
+        #expect(try Self.remind(ledger, ["run", "--sink", "jsonl:" + lines, "--now", Self.now]).status == 0, "a second run finds nothing new")
+        let written = try String(contentsOfFile: lines, encoding: .utf8).split(separator: "\n")
+        #expect(written.count == due)
+        let messages = try written.map { try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] ?? [:] }
+        let data = messages.compactMap { $0["data"] as? [String: Any] }
+        #expect(Set(data.compactMap { $0["reminder_id"] as? String }).count == due)
+        let arabic = try #require(data.first { $0["language"] as? String == "ar" && $0["threshold"] as? String == "3d" })
+        #expect(arabic["body"] as? String == "ينتهي اشتراكك في PEEZ خلال 3 أيام — جدّد لدى أي تاجر شريك")
+        let french = try #require(data.first { $0["language"] as? String == "fr" && $0["threshold"] as? String == "3d" })
+        #expect(french["body"] as? String == "Votre abonnement PEEZ expire dans 3 jours — renouvelez chez n'importe quel commerçant partenaire")
+        #expect(messages.allSatisfy { $0["type"] as? String == "membership.renewal_reminder" })
+    }
+}
