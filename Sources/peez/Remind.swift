@@ -25,6 +25,35 @@ extension Peez {
     }
 }
 
+/// Making a sink from the command line, for `peez remind run` and `peez serve --remind-at`.
+enum ReminderSinkOptions {
+    /// The sink `text` names (else PEEZ_REMIND_SINK), signed with the secrets from `secretsFile` (else
+    /// PEEZ_WEBHOOK_SECRETS) when it is a webhook.
+    static func make(_ text: String?, secretsFile: String?, concurrency: Int = 32, timeout: Int64 = 10) throws -> any ReminderSink {
+        guard let text = text ?? ProcessInfo.processInfo.environment["PEEZ_REMIND_SINK"] else {
+            throw ValidationError("give --sink jsonl:PATH, jsonl:- or webhook:URL (or set PEEZ_REMIND_SINK)")
+        }
+        switch try SinkSpecification(text) {
+        case .jsonLines(let path):
+            return try JSONLinesSink(path: path)
+        case .webhook(let url):
+            return try WebhookSink(url: url, signer: try StandardWebhookSigner(secrets: try webhookSecrets(secretsFile)), concurrency: concurrency,
+                                   timeoutSeconds: timeout)
+        }
+    }
+
+    private static func webhookSecrets(_ file: String?) throws -> String {
+        if let file {
+            try KeyFiles.requireOwnerOnly(file, what: "webhook secrets file")
+            return try String(contentsOfFile: file, encoding: .utf8)
+        }
+        guard let secrets = ProcessInfo.processInfo.environment["PEEZ_WEBHOOK_SECRETS"] else {
+            throw ValidationError("a webhook sink needs its whsec_ secret: set PEEZ_WEBHOOK_SECRETS or give --webhook-secrets-file (peez remind new-secret makes one)")
+        }
+        return secrets
+    }
+}
+
 /// A reminder sink as written on the command line: `jsonl:PATH`, `jsonl:-` (standard output) or `webhook:URL`.
 enum SinkSpecification: Equatable {
     case jsonLines(String)
@@ -152,27 +181,7 @@ extension Peez.Remind {
         }
 
         private func makeSink() throws -> any ReminderSink {
-            guard let text = sink ?? ProcessInfo.processInfo.environment["PEEZ_REMIND_SINK"] else {
-                throw ValidationError("give --sink jsonl:PATH, jsonl:- or webhook:URL (or set PEEZ_REMIND_SINK)")
-            }
-            switch try SinkSpecification(text) {
-            case .jsonLines(let path):
-                return try JSONLinesSink(path: path)
-            case .webhook(let url):
-                return try WebhookSink(url: url, signer: try StandardWebhookSigner(secrets: try webhookSecrets()), concurrency: concurrency,
-                                       timeoutSeconds: timeout)
-            }
-        }
-
-        private func webhookSecrets() throws -> String {
-            if let webhookSecretsFile {
-                try KeyFiles.requireOwnerOnly(webhookSecretsFile, what: "webhook secrets file")
-                return try String(contentsOfFile: webhookSecretsFile, encoding: .utf8)
-            }
-            guard let secrets = ProcessInfo.processInfo.environment["PEEZ_WEBHOOK_SECRETS"] else {
-                throw ValidationError("a webhook sink needs its whsec_ secret: set PEEZ_WEBHOOK_SECRETS or give --webhook-secrets-file (peez remind new-secret makes one)")
-            }
-            return secrets
+            try ReminderSinkOptions.make(sink, secretsFile: webhookSecretsFile, concurrency: concurrency, timeout: timeout)
         }
 
         /// Prints, one JSON object a line, the reminders a run would record now.

@@ -67,6 +67,12 @@ extension Peez {
         @Option(help: "The PEM private key of --tls-certificate, mode 0600 (or PEEZ_TLS_KEY).")
         var tlsKey: String?
 
+        @Option(help: "Run the renewal reminders every day at this Algiers time (HH:MM), to --remind-sink.")
+        var remindAt: String?
+
+        @Option(help: "Where the daily reminders go: jsonl:PATH or webhook:URL (or PEEZ_REMIND_SINK; secrets in PEEZ_WEBHOOK_SECRETS).")
+        var remindSink: String?
+
         func validate() throws {
             guard (1...65_535).contains(port) else { throw ValidationError("--port must be 1 to 65535") }
             guard (1...600).contains(startTimeout) else { throw ValidationError("--start-timeout must be 1 to 600 seconds") }
@@ -116,7 +122,17 @@ extension Peez {
                     printNow("PEEZ card service on \(baseURL)  (store: \(storeOptions.effectiveDatabaseURL == nil ? storeOptions.database : "PostgreSQL"), signing kid \(key.keyID.hex))")
                     if let demoMember { DevelopmentData.printGuide(baseURL: baseURL, membershipID: demoMember) }
                 })
-            var configuration = ServiceGroupConfiguration(services: [app], gracefulShutdownSignals: [.sigterm, .sigint],
+            var services: [any Service] = [app]
+            if let remindAt {
+                let sink = remindSink
+                await (try ReminderSinkOptions.make(sink, secretsFile: nil)).close()  // a wrong sink or secret stops the start, not the first run
+                let logger = Logger(label: "peez.reminders")
+                let daily = try DailyReminders(at: remindAt, log: { logger.info("\($0)") }) {
+                    ReminderRunner(store: ledger, sink: try ReminderSinkOptions.make(sink, secretsFile: nil))
+                }
+                services.append(DailyReminderService(daily: daily))
+            }
+            var configuration = ServiceGroupConfiguration(services: services, gracefulShutdownSignals: [.sigterm, .sigint],
                                                           logger: Logger(label: "peez.lifecycle"))
             configuration.maximumGracefulShutdownDuration = .seconds(drainTimeout)
             configuration.maximumCancellationDuration = .seconds(5)
@@ -128,5 +144,14 @@ extension Peez {
             }
             try await (database as? SQLiteDatabase)?.close()
         }
+    }
+}
+
+/// The daily reminder run as a service of `peez serve`: it stops when the service group shuts down.
+struct DailyReminderService: Service {
+    let daily: DailyReminders
+
+    func run() async throws {
+        try await cancelWhenGracefulShutdown { await daily.run() }
     }
 }

@@ -6,12 +6,12 @@ public import Membership
 /// (`type`, `timestamp`, `data`), the text already in the member's language.
 public struct ReminderMessage: Encodable, Sendable {
     public struct Payload: Encodable, Sendable {
-        var reminder_id: String
+        public var reminder_id: String
         var member_uuid: String
         var membership_id: String
         var language: String
         var threshold: String
-        var days_before_end: Int64
+        public var days_before_end: Int64
         var coverage_end: String
         var title: String
         var body: String
