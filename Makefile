@@ -9,7 +9,7 @@ FUZZ_RUNS ?= 3000000
 DEV_KEY := Keys/development/signing-key.pem
 PEEZ := .build/debug/peez
 
-.PHONY: help deps build serve demo test snapshots bench bench-http bench-verify bench-counter fuzz vectors clean
+.PHONY: help deps build serve demo test snapshots bench bench-http bench-verify bench-counter bench-remind fuzz vectors clean
 
 help: ## List the commands
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-8s %s\n", $$1, $$2}'
@@ -65,6 +65,9 @@ bench-verify: deps ## Batch verification (peez verify --jobs) on one core and al
 
 bench-counter: deps ## Counter figures: sync with 100,000 revocations (whole, then a delta of 100), scan → verdict p50/p99
 	Benchmarks/counter/run
+
+bench-remind: deps ## Reminders over 1,000,000 members (SQLite, PostgreSQL): seed, select + record, JSONL and webhook rates, peak memory
+	Benchmarks/remind/run
 
 bench-http: deps ## Load-test the HTTP service with wrk on SQLite and PostgreSQL (release build)
 	Benchmarks/http/run

@@ -54,6 +54,10 @@ public struct ReminderRunner: Sendable {
         public var leftOpen = 0
         /// Open reminders another run was delivering when this one ended: that run answers for them.
         public var heldByOtherRuns = 0
+        /// Seconds the selection took (finding and recording the due reminders).
+        public var selectionSeconds = 0.0
+        /// Seconds from the first lease to the last settling.
+        public var deliverySeconds = 0.0
 
         /// Every reminder was delivered or made stale by a renewal, but those another run is delivering.
         public var allDelivered: Bool { failed == 0 && exhausted == 0 && leftOpen == 0 }
@@ -76,7 +80,10 @@ public struct ReminderRunner: Sendable {
     /// Runs to the end; `progress` hears after each batch (settled so far, open at the start).
     public func run(progress: @Sendable (Summary) -> Void = { _ in }) async throws -> Summary {
         var summary = Summary()
+        let started = ContinuousClock.now
         summary.due = try await store.recordDueReminders(channel: channel, now: clock(), batchSeconds: 3_600)
+        summary.selectionSeconds = Self.seconds(since: started)
+        let delivering = ContinuousClock.now
         let counts = try await store.reminderCounts(channel: channel)
         summary.open = (counts[.pending] ?? 0) + (counts[.unknown] ?? 0)
         var retrying: [String: Reminder.State] = [:]
@@ -102,7 +109,13 @@ public struct ReminderRunner: Sendable {
             }
             progress(summary)
         }
+        summary.deliverySeconds = Self.seconds(since: delivering)
         (summary.leftOpen, summary.heldByOtherRuns) = try await store.openReminderCounts(channel: channel, now: clock())
         return summary
+    }
+
+    static func seconds(since start: ContinuousClock.Instant) -> Double {
+        let (whole, fraction) = (ContinuousClock.now - start).components
+        return Double(whole) + Double(fraction) / 1e18
     }
 }
