@@ -9,7 +9,7 @@ public import Membership
 public struct DemoLedgerSeeder: Sendable {
     public var store: SQLMembershipStore
     public var spreadDays: Int64
-    public var rowsPerStatement = 400
+    public var rowsPerStatement = 2_000
     public var membersPerTransaction = 20_000
 
     public init(store: SQLMembershipStore, spreadDays: Int64 = 180) {
@@ -45,7 +45,7 @@ public struct DemoLedgerSeeder: Sendable {
                 let day = AlgiersCalendar.dayStamp(registered)
                 let sequence = (sequences[day] ?? 0) + 1
                 sequences[day] = sequence
-                let uuid = UUID()
+                let uuid = Self.randomUUID(&generator)
                 let name = Self.givenNames[index % Self.givenNames.count] + " " + Self.familyNames[(index / 7) % Self.familyNames.count]
                 let months = (0..<Int.random(in: 1...3, using: &generator)).map { _ in Int.random(in: 1...3, using: &generator) }
                 // The coverage end is spread evenly around now; the periods lie back to back before it.
@@ -53,13 +53,13 @@ public struct DemoLedgerSeeder: Sendable {
                 var start = target - Int64(months.reduce(0, +)) * 30 * 86_400
                 for (seq, period) in months.enumerated() {
                     let end = AlgiersCalendar.adding(months: period, to: start)
-                    periodRows.append([.text(UUID().uuidString), .text(uuid.uuidString), .int(Int64(seq + 1)), .int(Int64(period)),
+                    periodRows.append([.text(Self.randomUUID(&generator).uuidString), .text(uuid.uuidString), .int(Int64(seq + 1)), .int(Int64(period)),
                                        .int(Int64(period * Pricing.monthlyPriceDZD)), .text(SubscriptionPeriod.Source.inApp.rawValue), .null,
                                        .int(start - 86_400), .int(start), .int(end)])
                     start = end
                 }
                 memberRows.append([.text(uuid.uuidString), .text(Member.membershipID(registeredAt: registered, sequence: Int(sequence))),
-                                   .text(name), .text(String(format: "+2135%08d", (phoneBase + index) % 100_000_000)),
+                                   .text(name), .text(Self.phone((phoneBase + index) % 100_000_000)),
                                    .text("membre.\(index).\(run)@seed.peez.dz"), .text(Oran.neighbourhoods[index % Oran.neighbourhoods.count].id),
                                    .text(index % 5 == 0 ? "ar" : "fr"), .int(registered), .int(Int64(months.count)), .int(start), .int(Int64(months.count))])
             }
@@ -81,6 +81,26 @@ public struct DemoLedgerSeeder: Sendable {
                     [.text(day), .int(last)])
             }
         }
+    }
+
+    /// A version 4 UUID from `generator` (Foundation's `UUID()` opens /dev/urandom for each one on Linux).
+    static func randomUUID(_ generator: inout SystemRandomNumberGenerator) -> UUID {
+        let (high, low) = (generator.next() as UInt64, generator.next() as UInt64)
+        var bytes = [UInt8](repeating: 0, count: 16)
+        for index in 0..<8 {
+            bytes[index] = UInt8(truncatingIfNeeded: high >> (8 * index))
+            bytes[8 + index] = UInt8(truncatingIfNeeded: low >> (8 * index))
+        }
+        bytes[6] = bytes[6] & 0x0F | 0x40
+        bytes[8] = bytes[8] & 0x3F | 0x80
+        return UUID(uuid: (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
+                           bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]))
+    }
+
+    /// `+2135` and eight digits (built by hand: `String(format:)` reads locale files on every call on Linux).
+    static func phone(_ number: Int) -> String {
+        let digits = String(number)
+        return "+2135" + String(repeating: "0", count: max(0, 8 - digits.count)) + digits
     }
 
     /// Multi-row INSERT statements of at most `per` rows each.
