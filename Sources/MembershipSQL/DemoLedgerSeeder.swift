@@ -26,6 +26,10 @@ public struct DemoLedgerSeeder: Sendable {
     public func seed(members count: Int, now: Int64, progress: @Sendable (Int) -> Void = { _ in }) async throws {
         let database = store.database
         let run = String(UUID().uuidString.prefix(8)).lowercased()
+        // Keys grow with the index (uuids, phones, emails, ids by registration day), so every index is appended
+        // to at its end rather than written at random places: a million rows go in several times faster.
+        let keyBase = (UInt64(now) & 0xFF_FFFF) << 24
+        var periodCounter: UInt64 = 0
         let phoneBase = Int.random(in: 0..<50_000_000)
         var generator = SystemRandomNumberGenerator()
         // Membership ids continue each registration day's sequence.
@@ -41,11 +45,11 @@ public struct DemoLedgerSeeder: Sendable {
             memberRows.reserveCapacity(chunk)
             for offset in 0..<chunk {
                 let index = done + offset
-                let registered = now - 86_400 * 365 + Int64(index % 365) * 86_400 + 36_000
+                let registered = now - 86_400 * 365 + Int64(index * 365 / count) * 86_400 + 36_000
                 let day = AlgiersCalendar.dayStamp(registered)
                 let sequence = (sequences[day] ?? 0) + 1
                 sequences[day] = sequence
-                let uuid = Self.randomUUID(&generator)
+                let uuid = Self.orderedUUID(keyBase + UInt64(index), &generator)
                 let name = Self.givenNames[index % Self.givenNames.count] + " " + Self.familyNames[(index / 7) % Self.familyNames.count]
                 let months = (0..<Int.random(in: 1...3, using: &generator)).map { _ in Int.random(in: 1...3, using: &generator) }
                 // The coverage end is spread evenly around now; the periods lie back to back before it.
@@ -53,14 +57,15 @@ public struct DemoLedgerSeeder: Sendable {
                 var start = target - Int64(months.reduce(0, +)) * 30 * 86_400
                 for (seq, period) in months.enumerated() {
                     let end = AlgiersCalendar.adding(months: period, to: start)
-                    periodRows.append([.text(Self.randomUUID(&generator).uuidString), .text(uuid.uuidString), .int(Int64(seq + 1)), .int(Int64(period)),
+                    periodCounter += 1
+                    periodRows.append([.text(Self.orderedUUID(keyBase + periodCounter, &generator).uuidString), .text(uuid.uuidString), .int(Int64(seq + 1)), .int(Int64(period)),
                                        .int(Int64(period * Pricing.monthlyPriceDZD)), .text(SubscriptionPeriod.Source.inApp.rawValue), .null,
                                        .int(start - 86_400), .int(start), .int(end)])
                     start = end
                 }
                 memberRows.append([.text(uuid.uuidString), .text(Member.membershipID(registeredAt: registered, sequence: Int(sequence))),
                                    .text(name), .text(Self.phone((phoneBase + index) % 100_000_000)),
-                                   .text("membre.\(index).\(run)@seed.peez.dz"), .text(Oran.neighbourhoods[index % Oran.neighbourhoods.count].id),
+                                   .text("membre.\(Self.padded(index, 8)).\(run)@seed.peez.dz"), .text(Oran.neighbourhoods[index % Oran.neighbourhoods.count].id),
                                    .text(index % 5 == 0 ? "ar" : "fr"), .int(registered), .int(Int64(months.count)), .int(start), .int(Int64(months.count))])
             }
             let statements = Self.inserts("members (uuid, membership_id, name, phone, email, neighbourhood, language, created_at, ledger_version, coverage_end, last_period_seq)",
@@ -83,14 +88,13 @@ public struct DemoLedgerSeeder: Sendable {
         }
     }
 
-    /// A version 4 UUID from `generator` (Foundation's `UUID()` opens /dev/urandom for each one on Linux).
-    static func randomUUID(_ generator: inout SystemRandomNumberGenerator) -> UUID {
-        let (high, low) = (generator.next() as UInt64, generator.next() as UInt64)
+    /// A UUID whose first six bytes are `order` (big-endian, 48 bits, as UUIDv7 puts its time), the rest random
+    /// with the version 4 bits (Foundation's `UUID()` would also open /dev/urandom for each one on Linux).
+    static func orderedUUID(_ order: UInt64, _ generator: inout SystemRandomNumberGenerator) -> UUID {
+        let random = generator.next() as UInt64, more = generator.next() as UInt64
         var bytes = [UInt8](repeating: 0, count: 16)
-        for index in 0..<8 {
-            bytes[index] = UInt8(truncatingIfNeeded: high >> (8 * index))
-            bytes[8 + index] = UInt8(truncatingIfNeeded: low >> (8 * index))
-        }
+        for index in 0..<6 { bytes[index] = UInt8(truncatingIfNeeded: order >> (8 * (5 - index))) }
+        for index in 6..<16 { bytes[index] = UInt8(truncatingIfNeeded: (index < 11 ? random : more) >> (8 * (index % 8))) }
         bytes[6] = bytes[6] & 0x0F | 0x40
         bytes[8] = bytes[8] & 0x3F | 0x80
         return UUID(uuid: (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
@@ -99,8 +103,12 @@ public struct DemoLedgerSeeder: Sendable {
 
     /// `+2135` and eight digits (built by hand: `String(format:)` reads locale files on every call on Linux).
     static func phone(_ number: Int) -> String {
+        "+2135" + padded(number, 8)
+    }
+
+    static func padded(_ number: Int, _ width: Int) -> String {
         let digits = String(number)
-        return "+2135" + String(repeating: "0", count: max(0, 8 - digits.count)) + digits
+        return String(repeating: "0", count: max(0, width - digits.count)) + digits
     }
 
     /// Multi-row INSERT statements of at most `per` rows each.

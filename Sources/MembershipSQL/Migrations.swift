@@ -119,7 +119,8 @@ enum Migrations {
                     UNIQUE (member_uuid, coverage_end, threshold, channel)
                 )
                 """,
-                "CREATE INDEX reminders_open ON reminders (channel, state, next_attempt_at)",
+                // Open reminders in the order they are due: leasing a batch reads the head of this index, no sort.
+                "CREATE INDEX reminders_due ON reminders (channel, next_attempt_at) WHERE state IN ('pending', 'unknown')",
                 "CREATE INDEX reminders_by_creation ON reminders (created_at)",
                 // The selection reads members by coverage end, a day's window at a time.
                 "CREATE INDEX members_by_coverage_end ON members (coverage_end)",

@@ -75,7 +75,7 @@ extension SQLMembershipStore: ReminderStore {
                 WHERE id IN (SELECT id FROM reminders
                              WHERE channel = ? AND state IN ('pending', 'unknown') AND next_attempt_at <= ?
                                AND (leased_until IS NULL OR leased_until <= ?)
-                             ORDER BY next_attempt_at, id LIMIT ?\(skipLocked))
+                             ORDER BY next_attempt_at LIMIT ?\(skipLocked))
                 RETURNING \(Self.reminderColumns)
                 """,
                 [.int(now + leaseSeconds), .text(owner), .int(now), .text(channel), .int(now), .int(now), .int(Int64(limit))])
@@ -87,7 +87,7 @@ extension SQLMembershipStore: ReminderStore {
                 uuids.map(SQLValue.text))
             var byUUID: [String: SQLRow] = [:]
             for row in members { byUUID[try row.text("uuid")] = row }
-            return try reminders.sorted { ($0.nextAttemptAt, $0.id) < ($1.nextAttemptAt, $1.id) }.map { reminder in
+            return try reminders.map { reminder in
                 guard let member = byUUID[reminder.memberUUID.uuidString] else { throw SQLError.unexpectedValue("member_uuid") }
                 return DueReminder(reminder: reminder, membershipID: try member.text("membership_id"), name: try member.text("name"),
                                    language: try member.text("language"), currentCoverageEnd: try member.optionalInt("coverage_end"))
@@ -97,8 +97,11 @@ extension SQLMembershipStore: ReminderStore {
 
     public func settleReminders(_ outcomes: [(reminder: Reminder, outcome: ReminderOutcome)], owner: String, schedule: RetrySchedule,
                                 now: Int64) async throws -> [Reminder.State] {
+        // Reminders that end alike (delivered, superseded, failed or retried with one reason at one time) are
+        // settled by one statement: most of a batch is delivered, so a batch is mostly one UPDATE.
         var states: [Reminder.State] = []
-        var statements: [SQLStatement] = []
+        var groups: [[SQLValue]: [String]] = [:]
+        var order: [[SQLValue]] = []
         for (reminder, outcome) in outcomes {
             let state: Reminder.State
             var nextAttempt = reminder.nextAttemptAt
@@ -119,13 +122,21 @@ extension SQLMembershipStore: ReminderStore {
                 }
             }
             states.append(state)
-            statements.append(SQLStatement(
-                """
-                UPDATE reminders SET state = ?, next_attempt_at = ?, last_error = ?, leased_until = NULL, lease_owner = NULL, updated_at = ?,
-                    delivered_at = ? WHERE id = ? AND lease_owner = ?
-                """,
-                [.text(state.rawValue), .int(nextAttempt), error.map { .text(String($0.prefix(500))) } ?? .null, .int(now),
-                 state == .delivered ? .int(now) : .null, .text(reminder.id), .text(owner)]))
+            let values: [SQLValue] = [.text(state.rawValue), state.isOpen ? .int(nextAttempt) : .null,
+                                      error.map { .text(String($0.prefix(500))) } ?? .null, state == .delivered ? .int(now) : .null]
+            if groups[values] == nil { order.append(values) }
+            groups[values, default: []].append(reminder.id)
+        }
+        var statements: [SQLStatement] = []
+        for values in order {
+            for ids in stride(from: 0, to: groups[values]!.count, by: 500).map({ Array(groups[values]![$0..<min($0 + 500, groups[values]!.count)]) }) {
+                statements.append(SQLStatement(
+                    """
+                    UPDATE reminders SET state = ?, next_attempt_at = COALESCE(?, next_attempt_at), last_error = ?, delivered_at = ?, leased_until = NULL, lease_owner = NULL,
+                        updated_at = ? WHERE lease_owner = ? AND id IN (\(ids.map { _ in "?" }.joined(separator: ", ")))
+                    """,
+                    values + [.int(now), .text(owner)] + ids.map(SQLValue.text)))
+            }
         }
         if !statements.isEmpty { try await database.writeBatch(statements) }
         return states

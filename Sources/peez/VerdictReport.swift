@@ -1,5 +1,6 @@
 import CardToken
 import Foundation
+import PeezServices
 import Membership
 
 /// Prints verdicts for a person (one readable line) or for a program (one JSON object per line).
@@ -47,26 +48,5 @@ struct VerdictReport {
         if let step = result.step { fields.append(("step", String(step))) }
         if !result.detail.isEmpty { fields.append(("detail", JSONText.string(result.detail))) }
         return "{" + fields.map { "\(JSONText.string($0.0)): \($0.1)" }.joined(separator: ", ") + "}"
-    }
-}
-
-/// JSON string literals, escaped per RFC 8259.
-enum JSONText {
-    static func string(_ text: String) -> String {
-        var out = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where scalar.value < 0x20:
-                let hex = String(scalar.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out + "\""
     }
 }

@@ -3,6 +3,7 @@ import CardCrypto
 import CardToken
 import CardWire
 import Foundation
+import PeezServices
 
 extension Peez {
     /// `peez verify`: the counter verifier.

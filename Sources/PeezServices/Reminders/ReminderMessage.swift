@@ -4,8 +4,8 @@ public import Membership
 
 /// What a reminder says, as the webhook body and the JSON Lines record: the Standard Webhooks payload shape
 /// (`type`, `timestamp`, `data`), the text already in the member's language.
-public struct ReminderMessage: Encodable, Sendable {
-    public struct Payload: Encodable, Sendable {
+public struct ReminderMessage: Sendable {
+    public struct Payload: Sendable {
         public var reminder_id: String
         var member_uuid: String
         var membership_id: String
@@ -33,16 +33,17 @@ public struct ReminderMessage: Encodable, Sendable {
                        coverage_end: AlgiersCalendar.iso8601(reminder.coverageEnd), title: text.title, body: text.body, deep_link: text.deepLink)
     }
 
-    static let encoder: JSONEncoder = {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return encoder
-    }()
-
-    /// The message as compact JSON (one line).
+    /// The message as compact JSON (one line), keys sorted: written by hand, a run writes tens of thousands.
     public func json() -> [UInt8] {
-        // Every field is a string or an integer: encoding cannot fail.
-        Array((try? Self.encoder.encode(self)) ?? Data())
+        let fields: [(String, String)] = [
+            ("body", JSONText.string(data.body)), ("coverage_end", JSONText.string(data.coverage_end)),
+            ("days_before_end", String(data.days_before_end)), ("deep_link", JSONText.string(data.deep_link)),
+            ("language", JSONText.string(data.language)), ("member_uuid", JSONText.string(data.member_uuid)),
+            ("membership_id", JSONText.string(data.membership_id)), ("reminder_id", JSONText.string(data.reminder_id)),
+            ("threshold", JSONText.string(data.threshold)), ("title", JSONText.string(data.title)),
+        ]
+        let payload = "{" + fields.map { "\"\($0.0)\":\($0.1)" }.joined(separator: ",") + "}"
+        return Array("{\"data\":\(payload),\"timestamp\":\(JSONText.string(timestamp)),\"type\":\(JSONText.string(type))}".utf8)
     }
 }
 

@@ -16,6 +16,47 @@ public struct ReminderTemplates: Sendable {
     }
 
     let document: Document
+    /// Each language's texts, split at their placeholders once: [language: [threshold: (title, body)]].
+    private let compiled: [String: [String: (title: Template, body: Template)]]
+    private let deepLink: Template
+
+    /// A text split at its placeholders, filled by concatenation (a run fills tens of thousands).
+    struct Template: Sendable {
+        enum Part: Sendable { case text(String), endDate, membershipID }
+        let parts: [Part]
+
+        init(_ text: String) {
+            var parts: [Part] = []
+            var rest = Substring(text)
+            while let open = rest.firstIndex(of: "{") {
+                let close = rest[open...].firstIndex(of: "}")
+                let name = close.map { rest[rest.index(after: open)..<$0] }
+                let part: Part? = name == "end_date" ? .endDate : name == "membership_id" ? .membershipID : nil
+                guard let close, let part else {
+                    parts.append(.text(String(rest[...open])))
+                    rest = rest[rest.index(after: open)...]
+                    continue
+                }
+                if open > rest.startIndex { parts.append(.text(String(rest[..<open]))) }
+                parts.append(part)
+                rest = rest[rest.index(after: close)...]
+            }
+            if !rest.isEmpty { parts.append(.text(String(rest))) }
+            self.parts = parts
+        }
+
+        func fill(endDate: String, membershipID: String) -> String {
+            var out = ""
+            for part in parts {
+                switch part {
+                case .text(let text): out += text
+                case .endDate: out += endDate
+                case .membershipID: out += membershipID
+                }
+            }
+            return out
+        }
+    }
 
     /// The templates built into this binary.
     public static let builtIn: ReminderTemplates = {
@@ -36,18 +77,18 @@ public struct ReminderTemplates: Sendable {
         }
         guard document.languages["fr"] != nil else { throw ReminderTemplateError("the templates have no French, the default language") }
         self.document = document
+        compiled = document.languages.mapValues { texts in texts.mapValues { (Template($0.title), Template($0.body)) } }
+        deepLink = Template(document.deep_link)
     }
 
     /// The title, body and deep link for a reminder, in the member's language (French when there is none).
     public func render(_ due: DueReminder) -> (language: String, title: String, body: String, deepLink: String) {
-        let language = document.languages[due.language] == nil ? "fr" : due.language
-        let text = document.languages[language]![due.reminder.threshold.rawValue]!
-        let fill = { (template: String) in
-            // The last day covered: a coverage ending at midnight covered the day before it.
-            template.replacingOccurrences(of: "{end_date}", with: String(AlgiersCalendar.iso8601(due.reminder.coverageEnd - 1).prefix(10)))
-                .replacingOccurrences(of: "{membership_id}", with: due.membershipID)
-        }
-        return (language, fill(text.title), fill(text.body), fill(document.deep_link))
+        let language = compiled[due.language] == nil ? "fr" : due.language
+        let text = compiled[language]![due.reminder.threshold.rawValue]!
+        // The last day covered: a coverage ending at midnight covered the day before it.
+        let endDate = String(AlgiersCalendar.iso8601(due.reminder.coverageEnd - 1).prefix(10))
+        return (language, text.title.fill(endDate: endDate, membershipID: due.membershipID),
+                text.body.fill(endDate: endDate, membershipID: due.membershipID), deepLink.fill(endDate: endDate, membershipID: due.membershipID))
     }
 }
 
