@@ -60,7 +60,7 @@ struct ReminderCommandTests {
         let created = try ProcessRunner.run(["psql", base, "-qc", "CREATE DATABASE \(name)"])
         guard created.status == 0 else { throw ServiceError("cannot create a database: \(created.standardError)") }
         let url = String(base[..<base.lastIndex(of: "/")!]) + "/" + name
-        return ["--database-url", url]
+        return ["--database-url", url, "--database-connections", "2"]
     }
 
     static func remind(_ ledger: [String], _ arguments: [String]) throws -> ProcessResult {
