@@ -23,23 +23,24 @@ public enum AlgiersCalendar {
     /// The Algiers calendar day of `seconds` as `YYYYMMDD`.
     public static func dayStamp(_ seconds: Int64) -> String {
         let date = civil(fromDays: localDay(seconds).days)
-        return pad(date.year, 4) + pad(date.month, 2) + pad(date.day, 2)
+        return text { out in
+            digits(date.year, 4, &out)
+            digits(date.month, 2, &out)
+            digits(date.day, 2, &out)
+        }
     }
 
     /// `seconds` as ISO-8601 with the Algiers offset, e.g. `2026-12-31T23:59:59+01:00`.
     public static func iso8601(_ seconds: Int64) -> String {
-        let (days, secondOfDay) = localDay(seconds)
-        let date = civil(fromDays: days)
-        return pad(date.year, 4) + "-" + pad(date.month, 2) + "-" + pad(date.day, 2) + "T"
-            + pad(secondOfDay / 3600, 2) + ":" + pad(secondOfDay / 60 % 60, 2) + ":" + pad(secondOfDay % 60, 2) + "+01:00"
+        text { out in
+            dateAndTime(seconds, separator: "T", withSeconds: true, &out)
+            out += "+01:00".utf8
+        }
     }
 
     /// `seconds` as a person reads it on a card or a receipt, e.g. `2026-12-31 23:59` (Algiers time).
     public static func minuteStamp(_ seconds: Int64) -> String {
-        let (days, secondOfDay) = localDay(seconds)
-        let date = civil(fromDays: days)
-        return pad(date.year, 4) + "-" + pad(date.month, 2) + "-" + pad(date.day, 2) + " "
-            + pad(secondOfDay / 3600, 2) + ":" + pad(secondOfDay / 60 % 60, 2)
+        text { out in dateAndTime(seconds, separator: " ", withSeconds: false, &out) }
     }
 
     /// The moment the Algiers day `YYYY-MM-DD` begins, or nil unless `text` is exactly a real date in that form.
@@ -96,8 +97,45 @@ public enum AlgiersCalendar {
         a >= 0 ? a / b : (a - b + 1) / b
     }
 
-    private static func pad(_ value: Int64, _ width: Int) -> String {
-        let digits = String(value)
-        return digits.count >= width ? digits : String(repeating: "0", count: width - digits.count) + digits
+    // Formatting byte by byte: a reminder run formats two dates per message, tens of thousands of times.
+
+    private static func text(_ body: (inout [UInt8]) -> Void) -> String {
+        var out: [UInt8] = []
+        out.reserveCapacity(25)
+        body(&out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// `YYYY-MM-DD`, the separator, `hh:mm` and, if asked, `:ss`.
+    private static func dateAndTime(_ seconds: Int64, separator: Unicode.Scalar, withSeconds: Bool, _ out: inout [UInt8]) {
+        let (days, secondOfDay) = localDay(seconds)
+        let date = civil(fromDays: days)
+        digits(date.year, 4, &out)
+        out.append(UInt8(ascii: "-"))
+        digits(date.month, 2, &out)
+        out.append(UInt8(ascii: "-"))
+        digits(date.day, 2, &out)
+        out.append(UInt8(ascii: separator))
+        digits(secondOfDay / 3600, 2, &out)
+        out.append(UInt8(ascii: ":"))
+        digits(secondOfDay / 60 % 60, 2, &out)
+        if withSeconds {
+            out.append(UInt8(ascii: ":"))
+            digits(secondOfDay % 60, 2, &out)
+        }
+    }
+
+    /// `value` in decimal, zero-padded to `width` digits (wider values, and negative ones, as they are).
+    private static func digits(_ value: Int64, _ width: Int, _ out: inout [UInt8]) {
+        guard value >= 0 else { return out += DecimalText.zeroPadded(value, width: width).utf8 }
+        var divisor: Int64 = 1
+        for _ in 1..<width { divisor *= 10 }
+        while divisor * 10 <= value { divisor *= 10 }
+        var rest = value
+        while divisor > 0 {
+            out.append(UInt8(ascii: "0") + UInt8(rest / divisor))
+            rest %= divisor
+            divisor /= 10
+        }
     }
 }

@@ -35,7 +35,7 @@ public struct Member: Sendable, Hashable, Codable {
 
     /// The membership id for the `sequence`-th member registered on the Algiers day of `registeredAt`.
     public static func membershipID(registeredAt: Int64, sequence: Int) -> String {
-        "PEEZ-\(AlgiersCalendar.dayStamp(registeredAt))-" + String(format: "%05d", sequence)
+        "PEEZ-\(AlgiersCalendar.dayStamp(registeredAt))-" + DecimalText.zeroPadded(sequence, width: 5)
     }
 
     /// Whether the stored member has exactly the fields of `draft` (an idempotent re-creation).

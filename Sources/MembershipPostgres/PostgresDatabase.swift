@@ -13,7 +13,7 @@ public final class PostgresDatabase: SQLDatabase, Service {
     public let dialect = SQLDialect(blobType: "BYTEA", serialPrimaryKey: "BIGSERIAL PRIMARY KEY",
                                     lockRowsClause: " FOR NO KEY UPDATE", memberChangeChannel: "peez_member_changes",
                                     migrationLockStatement: "SELECT pg_advisory_xact_lock(\(migrationLockKey))",
-                                    skipLockedClause: " FOR UPDATE SKIP LOCKED")
+                                    skipLockedClause: " FOR UPDATE SKIP LOCKED", hasFillFactor: true)
     /// The advisory lock migrations take ("PEEZ" in ASCII).
     static let migrationLockKey = 0x5045_455A
     /// The connection pool.
@@ -169,7 +169,7 @@ public final class PostgresDatabase: SQLDatabase, Service {
             LEFT JOIN (SELECT 1 AS peez_read, q.* FROM (\(read.sql)) AS q) AS r ON TRUE
             """
         let rows = try await writeStatement(sql, write.binds + read.binds, durable: durable)
-        return (Int(try rows.first?.int("peez_written") ?? 0), rows.filter { $0.values["peez_read"] != .null })
+        return (Int(try rows.first?.int("peez_written") ?? 0), rows.filter { $0["peez_read"] != .null })
     }
 
     /// Runs `body` between `BEGIN` and `COMMIT`, and returns only once PostgreSQL has answered the COMMIT
@@ -246,13 +246,17 @@ struct PostgresExecutor: SQLExecutor {
     private func query(_ sql: String, _ binds: [SQLValue], retryStale: Bool) async throws -> [SQLRow] {
         do {
             var result: [SQLRow] = []
+            var columns: [String]?
+            func append(_ row: PostgresRow) throws {
+                let names = columns ?? row.map(\.columnName)
+                columns = names
+                result.append(try Self.row(row, columns: names))
+            }
             if let statement = try await statements.statement(sql, on: connection, preparing: Self.numberedPlaceholders) {
-                for row in try await statement.execute(binds.map(Self.data)).get() { result.append(try Self.row(row)) }
+                for row in try await statement.execute(binds.map(Self.data)).get() { try append(row) }
             } else {
                 let query = PostgresQuery(unsafeSQL: Self.numberedPlaceholders(sql), binds: Self.bindings(binds))
-                for try await row in try await connection.query(query, logger: logger) {
-                    result.append(try Self.row(row))
-                }
+                for try await row in try await connection.query(query, logger: logger) { try append(row) }
             }
             return result
         } catch let error as PSQLError where error.serverInfo?[.sqlState] == "23505" {
@@ -270,10 +274,11 @@ struct PostgresExecutor: SQLExecutor {
     /// SQLSTATE 0A000, which PostgreSQL reports for a prepared statement made stale by a schema change.
     static let featureNotSupported = "0A000"
 
-    private static func row(_ row: PostgresRow) throws -> SQLRow {
-        var values: [String: SQLValue] = [:]
-        for cell in row { values[cell.columnName] = try value(of: cell) }
-        return SQLRow(values: values)
+    private static func row(_ row: PostgresRow, columns: [String]) throws -> SQLRow {
+        var values: [SQLValue] = []
+        values.reserveCapacity(columns.count)
+        for cell in row { values.append(try value(of: cell)) }
+        return SQLRow(columns: columns, values: values)
     }
 
     private static func data(_ value: SQLValue) -> PostgresData {

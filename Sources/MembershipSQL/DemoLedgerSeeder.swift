@@ -9,8 +9,9 @@ public import Membership
 public struct DemoLedgerSeeder: Sendable {
     public var store: SQLMembershipStore
     public var spreadDays: Int64
-    public var rowsPerStatement = 2_000
-    public var membersPerTransaction = 20_000
+    public var membersPerTransaction = 100_000
+    /// Members made at a time, one chunk ahead of the database.
+    public var membersPerChunk = 20_000
 
     public init(store: SQLMembershipStore, spreadDays: Int64 = 180) {
         self.store = store
@@ -23,62 +24,31 @@ public struct DemoLedgerSeeder: Sendable {
                               "Benaissa", "Zerrouki", "Larbi", "Saidi", "Mebarki", "Ould Ali"]
 
     /// Adds `count` members (and their periods) to the ledger; `progress` hears how many are in after each transaction.
+    ///
+    /// The rows of the next transaction are made while the database writes the current one.
     public func seed(members count: Int, now: Int64, progress: @Sendable (Int) -> Void = { _ in }) async throws {
         let database = store.database
-        let run = String(UUID().uuidString.prefix(8)).lowercased()
-        // Keys grow with the index (uuids, phones, emails, ids by registration day), so every index is appended
-        // to at its end rather than written at random places: a million rows go in several times faster.
-        let keyBase = (UInt64(now) & 0xFF_FFFF) << 24
-        var periodCounter: UInt64 = 0
-        let phoneBase = Int.random(in: 0..<50_000_000)
-        var generator = SystemRandomNumberGenerator()
-        // Membership ids continue each registration day's sequence.
         var sequences: [String: Int64] = [:]
         for row in try await database.read({ try await $0.query("SELECT day, last_sequence FROM membership_sequences", []) }) {
             sequences[try row.text("day")] = try row.int("last_sequence")
         }
+        let rows = RowPipeline(RowMaker(count: count, now: now, spreadDays: spreadDays, sequences: sequences), chunk: membersPerChunk)
+        let perTransaction = membersPerTransaction
         var done = 0
         while done < count {
-            let chunk = min(membersPerTransaction, count - done)
-            var memberRows: [[SQLValue]] = []
-            var periodRows: [[SQLValue]] = []
-            memberRows.reserveCapacity(chunk)
-            for offset in 0..<chunk {
-                let index = done + offset
-                let registered = now - 86_400 * 365 + Int64(index * 365 / count) * 86_400 + 36_000
-                let day = AlgiersCalendar.dayStamp(registered)
-                let sequence = (sequences[day] ?? 0) + 1
-                sequences[day] = sequence
-                let uuid = Self.orderedUUID(keyBase + UInt64(index), &generator)
-                let name = Self.givenNames[index % Self.givenNames.count] + " " + Self.familyNames[(index / 7) % Self.familyNames.count]
-                let months = (0..<Int.random(in: 1...3, using: &generator)).map { _ in Int.random(in: 1...3, using: &generator) }
-                // The coverage end is spread evenly around now; the periods lie back to back before it.
-                let target = now - spreadDays * 43_200 + Int64.random(in: 0..<(spreadDays * 86_400), using: &generator)
-                var start = target - Int64(months.reduce(0, +)) * 30 * 86_400
-                for (seq, period) in months.enumerated() {
-                    let end = AlgiersCalendar.adding(months: period, to: start)
-                    periodCounter += 1
-                    periodRows.append([.text(Self.orderedUUID(keyBase + periodCounter, &generator).uuidString), .text(uuid.uuidString), .int(Int64(seq + 1)), .int(Int64(period)),
-                                       .int(Int64(period * Pricing.monthlyPriceDZD)), .text(SubscriptionPeriod.Source.inApp.rawValue), .null,
-                                       .int(start - 86_400), .int(start), .int(end)])
-                    start = end
+            // Large transactions: each one rewrites the pages of the coverage-end index it touches, nearly all.
+            done += try await database.write { db in
+                var added = 0
+                while added < perTransaction, let chunk = await rows.take() {
+                    try await db.insertRows(into: "members", columns: RowMaker.memberColumns, chunk.members)
+                    try await db.insertRows(into: "periods", columns: RowMaker.periodColumns, chunk.periods)
+                    added += chunk.members.count
                 }
-                memberRows.append([.text(uuid.uuidString), .text(Member.membershipID(registeredAt: registered, sequence: Int(sequence))),
-                                   .text(name), .text(Self.phone((phoneBase + index) % 100_000_000)),
-                                   .text("membre.\(Self.padded(index, 8)).\(run)@seed.peez.dz"), .text(Oran.neighbourhoods[index % Oran.neighbourhoods.count].id),
-                                   .text(index % 5 == 0 ? "ar" : "fr"), .int(registered), .int(Int64(months.count)), .int(start), .int(Int64(months.count))])
+                return added
             }
-            let statements = Self.inserts("members (uuid, membership_id, name, phone, email, neighbourhood, language, created_at, ledger_version, coverage_end, last_period_seq)",
-                                          memberRows, per: rowsPerStatement)
-                + Self.inserts("periods (id, member_uuid, seq, months, amount_dzd, source, vendor_id, purchased_at, starts_at, ends_at)",
-                                       periodRows, per: rowsPerStatement)
-            try await database.write { db in
-                for statement in statements { try await db.execute(statement.sql, statement.binds) }
-            }
-            done += chunk
             progress(done)
         }
-        let days = sequences
+        let days = await rows.sequences
         try await database.write { db in
             for (day, last) in days {
                 try await db.execute(
@@ -88,36 +58,124 @@ public struct DemoLedgerSeeder: Sendable {
         }
     }
 
-    /// A UUID whose first six bytes are `order` (big-endian, 48 bits, as UUIDv7 puts its time), the rest random
-    /// with the version 4 bits (Foundation's `UUID()` would also open /dev/urandom for each one on Linux).
-    static func orderedUUID(_ order: UInt64, _ generator: inout SystemRandomNumberGenerator) -> UUID {
-        let random = generator.next() as UInt64, more = generator.next() as UInt64
-        var bytes = [UInt8](repeating: 0, count: 16)
-        for index in 0..<6 { bytes[index] = UInt8(truncatingIfNeeded: order >> (8 * (5 - index))) }
-        for index in 6..<16 { bytes[index] = UInt8(truncatingIfNeeded: (index < 11 ? random : more) >> (8 * (index % 8))) }
-        bytes[6] = bytes[6] & 0x0F | 0x40
-        bytes[8] = bytes[8] & 0x3F | 0x80
-        return UUID(uuid: (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
-                           bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]))
+    /// Makes the rows one chunk ahead of the database: the next chunk is made while the current one is written.
+    actor RowPipeline {
+        private var maker: RowMaker
+        private var next: Task<(RowMaker, RowMaker.Rows), Never>?
+        private var start = 0
+        private let chunk: Int
+
+        init(_ maker: RowMaker, chunk: Int) {
+            self.maker = maker
+            self.chunk = chunk
+            next = Self.make(maker, 0..<min(chunk, maker.count))
+            start = min(chunk, maker.count)
+        }
+
+        /// The next chunk's rows, nil once every member is made.
+        func take() async -> RowMaker.Rows? {
+            guard let task = next else { return nil }
+            let rows: RowMaker.Rows
+            (maker, rows) = await task.value
+            let range = start..<min(start + chunk, maker.count)
+            next = range.isEmpty ? nil : Self.make(maker, range)
+            start = range.upperBound
+            return rows
+        }
+
+        var sequences: [String: Int64] { maker.sequences }
+
+        private static func make(_ maker: RowMaker, _ range: Range<Int>) -> Task<(RowMaker, RowMaker.Rows), Never> {
+            Task {
+                var maker = maker
+                let rows = maker.rows(range)
+                return (maker, rows)
+            }
+        }
     }
 
-    /// `+2135` and eight digits (built by hand: `String(format:)` reads locale files on every call on Linux).
-    static func phone(_ number: Int) -> String {
-        "+2135" + padded(number, 8)
-    }
+    /// Makes the generated rows, one range of member indexes after another.
+    struct RowMaker: Sendable {
+        static let memberColumns = ["uuid", "membership_id", "name", "phone", "email", "neighbourhood", "language", "created_at",
+                                    "ledger_version", "coverage_end", "last_period_seq"]
+        static let periodColumns = ["id", "member_uuid", "seq", "months", "amount_dzd", "source", "vendor_id", "purchased_at", "starts_at", "ends_at"]
+        typealias Rows = (members: [[SQLValue]], periods: [[SQLValue]])
 
-    static func padded(_ number: Int, _ width: Int) -> String {
-        let digits = String(number)
-        return String(repeating: "0", count: max(0, width - digits.count)) + digits
-    }
+        let count: Int
+        let now: Int64
+        let spreadDays: Int64
+        /// Membership ids continue each registration day's sequence.
+        var sequences: [String: Int64]
+        var periodCounter: UInt64 = 0
+        var generator = SplitMix64(seed: UInt64.random(in: .min ... .max))
+        /// Keys grow with the index (uuids, phones, emails, ids by registration day), so every index is appended
+        /// to at its end rather than written at random places: a million rows go in several times faster.
+        let keyBase: UInt64
+        let phoneBase: Int
+        let run: String
 
-    /// Multi-row INSERT statements of at most `per` rows each.
-    static func inserts(_ target: String, _ rows: [[SQLValue]], per: Int) -> [SQLStatement] {
-        stride(from: 0, to: rows.count, by: per).map { start in
-            let slice = rows[start..<min(start + per, rows.count)]
-            let placeholders = "(" + Array(repeating: "?", count: slice.first!.count).joined(separator: ", ") + ")"
-            return SQLStatement("INSERT INTO \(target) VALUES " + Array(repeating: placeholders, count: slice.count).joined(separator: ", "),
-                                slice.flatMap { $0 })
+        init(count: Int, now: Int64, spreadDays: Int64, sequences: [String: Int64]) {
+            self.count = count
+            self.now = now
+            self.spreadDays = spreadDays
+            self.sequences = sequences
+            keyBase = (UInt64(now) & 0xFF_FFFF) << 24
+            phoneBase = Int(generator.next() % 50_000_000)
+            run = String(String(generator.next(), radix: 16).suffix(8))
+        }
+
+        mutating func rows(_ indexes: Range<Int>) -> Rows {
+            var memberRows: [[SQLValue]] = []
+            var periodRows: [[SQLValue]] = []
+            memberRows.reserveCapacity(indexes.count)
+            periodRows.reserveCapacity(indexes.count * 2)
+            for index in indexes {
+                let registered = now - 86_400 * 365 + Int64(index * 365 / count) * 86_400 + 36_000
+                let day = AlgiersCalendar.dayStamp(registered)
+                let sequence = (sequences[day] ?? 0) + 1
+                sequences[day] = sequence
+                let uuid = Self.orderedUUID(keyBase + UInt64(index), &generator)
+                let name = DemoLedgerSeeder.givenNames[index % DemoLedgerSeeder.givenNames.count] + " "
+                    + DemoLedgerSeeder.familyNames[(index / 7) % DemoLedgerSeeder.familyNames.count]
+                let months = (0..<Int.random(in: 1...3, using: &generator)).map { _ in Int.random(in: 1...3, using: &generator) }
+                // The coverage end is spread evenly around now; the periods lie back to back before it.
+                let target = now - spreadDays * 43_200 + Int64.random(in: 0..<(spreadDays * 86_400), using: &generator)
+                var start = target - Int64(months.reduce(0, +)) * 30 * 86_400
+                for (seq, period) in months.enumerated() {
+                    let end = AlgiersCalendar.adding(months: period, to: start)
+                    periodCounter += 1
+                    periodRows.append([.text(Self.orderedUUID(keyBase + periodCounter, &generator)), .text(uuid), .int(Int64(seq + 1)), .int(Int64(period)),
+                                       .int(Int64(period * Pricing.monthlyPriceDZD)), .text(SubscriptionPeriod.Source.inApp.rawValue), .null,
+                                       .int(start - 86_400), .int(start), .int(end)])
+                    start = end
+                }
+                memberRows.append([.text(uuid), .text(Member.membershipID(registeredAt: registered, sequence: Int(sequence))),
+                                   .text(name), .text("+2135" + DecimalText.zeroPadded((phoneBase + index) % 100_000_000, width: 8)),
+                                   .text("membre.\(DecimalText.zeroPadded(index, width: 8)).\(run)@seed.peez.dz"),
+                                   .text(Oran.neighbourhoods[index % Oran.neighbourhoods.count].id),
+                                   .text(index % 5 == 0 ? "ar" : "fr"), .int(registered), .int(Int64(months.count)), .int(start), .int(Int64(months.count))])
+            }
+            return (memberRows, periodRows)
+        }
+
+        /// A UUID's text (upper case, as Foundation writes it) whose first six bytes are `order` (big-endian,
+        /// 48 bits, as UUIDv7 puts its time), the rest random with the version 4 bits.
+        static func orderedUUID(_ order: UInt64, _ generator: inout SplitMix64) -> String {
+            let random = generator.next(), more = generator.next()
+            var bytes = [UInt8](repeating: 0, count: 16)
+            for index in 0..<6 { bytes[index] = UInt8(truncatingIfNeeded: order >> (8 * (5 - index))) }
+            for index in 6..<16 { bytes[index] = UInt8(truncatingIfNeeded: (index < 11 ? random : more) >> (8 * (index % 8))) }
+            bytes[6] = bytes[6] & 0x0F | 0x40
+            bytes[8] = bytes[8] & 0x3F | 0x80
+            let hex = Array("0123456789ABCDEF".utf8)
+            var text: [UInt8] = []
+            text.reserveCapacity(36)
+            for (index, byte) in bytes.enumerated() {
+                if index == 4 || index == 6 || index == 8 || index == 10 { text.append(UInt8(ascii: "-")) }
+                text.append(hex[Int(byte >> 4)])
+                text.append(hex[Int(byte & 0x0F)])
+            }
+            return String(decoding: text, as: UTF8.self)
         }
     }
 }

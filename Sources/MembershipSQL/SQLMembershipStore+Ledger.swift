@@ -194,7 +194,7 @@ extension SQLMembershipStore {
         guard let first = rows.first else { return nil }
         return Ledger(
             member: try MemberRecord.member(first), version: try first.int("ledger_version"), lastPeriodSeq: try first.int("last_period_seq"),
-            periods: try rows.filter { $0.values["period_id"] != .null }.map { try PeriodRecord.period($0, prefix: "period_") },
+            periods: try rows.filter { $0["period_id"] != .null }.map { try PeriodRecord.period($0, prefix: "period_") },
             storedCardTokenID: try first.optionalText("card_token_id"))
     }
 }

@@ -80,15 +80,16 @@ extension SQLMembershipStore: ReminderStore {
                 """,
                 [.int(now + leaseSeconds), .text(owner), .int(now), .text(channel), .int(now), .int(now), .int(Int64(limit))])
             guard !leased.isEmpty else { return [] }
-            let reminders = try leased.map(Self.reminder)
-            let uuids = Set(reminders.map(\.memberUUID.uuidString))
+            let memberUUIDs = try leased.map { try $0.text("member_uuid") }
+            let uuids = Set(memberUUIDs)
             let members = try await db.query(
                 "SELECT uuid, membership_id, name, language, coverage_end FROM members WHERE uuid IN (\(uuids.map { _ in "?" }.joined(separator: ", ")))",
                 uuids.map(SQLValue.text))
             var byUUID: [String: SQLRow] = [:]
             for row in members { byUUID[try row.text("uuid")] = row }
-            return try reminders.map { reminder in
-                guard let member = byUUID[reminder.memberUUID.uuidString] else { throw SQLError.unexpectedValue("member_uuid") }
+            return try zip(leased, memberUUIDs).map { row, memberUUID in
+                let reminder = try Self.reminder(row)
+                guard let member = byUUID[memberUUID] else { throw SQLError.unexpectedValue("member_uuid") }
                 return DueReminder(reminder: reminder, membershipID: try member.text("membership_id"), name: try member.text("name"),
                                    language: try member.text("language"), currentCoverageEnd: try member.optionalInt("coverage_end"))
             }

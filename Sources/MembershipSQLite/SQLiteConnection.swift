@@ -59,9 +59,13 @@ final class SQLiteConnection: @unchecked Sendable {
             guard status == SQLITE_OK else { throw currentError(sql) }
         }
         var rows: [SQLRow] = []
+        var columns: [String]?
         while true {
             switch sqlite3_step(statement) {
-            case SQLITE_ROW: rows.append(row(statement))
+            case SQLITE_ROW:
+                let names = columns ?? (0..<sqlite3_column_count(statement)).map { String(cString: sqlite3_column_name(statement, $0)) }
+                columns = names
+                rows.append(row(statement, columns: names))
             case SQLITE_DONE: return rows
             default: throw currentError(sql)
             }
@@ -84,24 +88,24 @@ final class SQLiteConnection: @unchecked Sendable {
         statements.removeAll()
     }
 
-    private func row(_ statement: OpaquePointer) -> SQLRow {
-        var values: [String: SQLValue] = [:]
-        for column in 0..<sqlite3_column_count(statement) {
-            let name = String(cString: sqlite3_column_name(statement, column))
+    private func row(_ statement: OpaquePointer, columns: [String]) -> SQLRow {
+        var values: [SQLValue] = []
+        values.reserveCapacity(columns.count)
+        for column in 0..<Int32(columns.count) {
             switch sqlite3_column_type(statement, column) {
-            case SQLITE_INTEGER: values[name] = .int(sqlite3_column_int64(statement, column))
-            case SQLITE_FLOAT: values[name] = .int(Int64(sqlite3_column_double(statement, column)))
+            case SQLITE_INTEGER: values.append(.int(sqlite3_column_int64(statement, column)))
+            case SQLITE_FLOAT: values.append(.int(Int64(sqlite3_column_double(statement, column))))
             case SQLITE_TEXT:
                 let count = Int(sqlite3_column_bytes(statement, column))
-                values[name] = .text(String(decoding: UnsafeBufferPointer(start: sqlite3_column_text(statement, column), count: count), as: UTF8.self))
+                values.append(.text(String(decoding: UnsafeBufferPointer(start: sqlite3_column_text(statement, column), count: count), as: UTF8.self)))
             case SQLITE_BLOB:
                 let count = Int(sqlite3_column_bytes(statement, column))
                 let start = sqlite3_column_blob(statement, column)?.assumingMemoryBound(to: UInt8.self)
-                values[name] = .blob(count == 0 ? [] : Array(UnsafeBufferPointer(start: start, count: count)))
-            default: values[name] = .null
+                values.append(.blob(count == 0 ? [] : Array(UnsafeBufferPointer(start: start, count: count))))
+            default: values.append(.null)
             }
         }
-        return SQLRow(values: values)
+        return SQLRow(columns: columns, values: values)
     }
 
     private func currentError(_ sql: String) -> any Error {

@@ -56,6 +56,7 @@ public final class SQLiteDatabase: SQLDatabase {
         _ = try connection.query("PRAGMA busy_timeout = 5000", [])
         _ = try connection.query("PRAGMA foreign_keys = ON", [])
         _ = try connection.query("PRAGMA synchronous = FULL", [])
+        _ = try connection.query("PRAGMA cache_size = -65536", [])
     }
 
     /// Waits for the work under way; the connections close when the database is released.

@@ -16,7 +16,7 @@ struct PostgresDriverTests {
             try await database.write { db in try await db.execute("ALTER TABLE scratch ADD COLUMN b TEXT") }
             for _ in 0..<4 {
                 let rows = try await database.read { db in try await db.query("SELECT * FROM scratch", []) }
-                #expect(try rows.first?.int("a") == 7 && rows.first?.values["b"] == .null)
+                #expect(try rows.first?.int("a") == 7 && rows.first?["b"] == .null)
             }
         }
     }
@@ -28,7 +28,30 @@ struct PostgresDriverTests {
                 try await starts.waitForAll()
             }
             let applied = try await databases[0].read { db in try await db.query("SELECT name FROM schema_migrations ORDER BY name", []) }
-            #expect(try applied.map { try $0.text("name") } == ["001_ledger", "002_member_versions", "003_revocation_versions", "004_counter_scans", "005_reminders"])
+            #expect(try applied.map { try $0.text("name") } == ["001_ledger", "002_member_versions", "003_revocation_versions", "004_counter_scans", "005_reminders",
+                                                                  "006_reminders_fill_factor"])
+            let options = try await databases[0].read { db in
+                try await db.query("SELECT array_to_string(reloptions, ',') AS options FROM pg_class WHERE relname = 'reminders'", [])
+            }
+            #expect(try options.first?.text("options") == "fillfactor=60")
+        }
+    }
+
+    @Test func manyRowsGoInByCopyWithEveryTextIntact() async throws {
+        try await StoreKind.withPostgresInstances(1) { stores in
+            let database = stores[0].database
+            try await database.write { db in try await db.execute("CREATE TABLE copied (a BIGINT, b TEXT, c BYTEA)") }
+            let awkward = ["tab\there", "line\nbreak", "back\\slash \\N", "\\N", "carriage\rreturn", "ends with \\", "عربي — é", ""]
+            let rows: [[SQLValue]] = (0..<5_000).map { index in
+                [.int(Int64(index)), index % 9 == 8 ? .null : .text(awkward[index % 9 == 8 ? 0 : index % awkward.count]), .blob([0, 92, UInt8(index % 256)])]
+            }
+            try await database.write { db in try await db.insertRows(into: "copied", columns: ["a", "b", "c"], rows) }
+            let back = try await database.read { db in try await db.query("SELECT a, b, c FROM copied ORDER BY a", []) }
+            #expect(back.count == rows.count)
+            for (row, expected) in zip(back, rows) where row.values != expected {
+                Issue.record("row \(try row.int("a")) came back as \(row.values), not \(expected)")
+                break
+            }
         }
     }
 

@@ -57,24 +57,29 @@ enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
     static func withPostgresDatabases(_ count: Int, _ body: ([PostgresDatabase]) async throws -> Void) async throws {
         let adminURL = try #require(postgresURL, "CI must run the PostgreSQL tests: set PEEZ_TEST_DATABASE_URL (make test does)")
         let name = "peez_test_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(12).lowercased()
-        try psql(adminURL, "CREATE DATABASE \(name)")
-        defer { try? psql(adminURL, "DROP DATABASE IF EXISTS \(name) WITH (FORCE)") }
+        try await psql(adminURL, "CREATE DATABASE \(name)")
         let url = adminURL.replacingOccurrences(of: "/postgres", with: "/\(name)")
-        let databases = try (0..<count).map { _ in try PostgresDatabase(url: url, connections: 4) }
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            for database in databases { group.addTask { await database.run() } }
-            do {
-                try await body(databases)
-            } catch {
+        do {
+            let databases = try (0..<count).map { _ in try PostgresDatabase(url: url, connections: 4) }
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for database in databases { group.addTask { await database.run() } }
+                do {
+                    try await body(databases)
+                } catch {
+                    group.cancelAll()
+                    throw error
+                }
                 group.cancelAll()
-                throw error
             }
-            group.cancelAll()
+        } catch {
+            try? await psql(adminURL, "DROP DATABASE IF EXISTS \(name) WITH (FORCE)")
+            throw error
         }
+        try await psql(adminURL, "DROP DATABASE IF EXISTS \(name) WITH (FORCE)")
     }
 
-    static func psql(_ url: String, _ statement: String) throws {
-        let result = try ProcessRunner.run(["psql", url, "-v", "ON_ERROR_STOP=1", "-q", "-c", statement])
+    static func psql(_ url: String, _ statement: String) async throws {
+        let result = try await ProcessRunner.runOnOwnThread(["psql", url, "-v", "ON_ERROR_STOP=1", "-q", "-c", statement])
         guard result.status == 0 else { throw StoreFixtureError(message: result.standardError) }
     }
 }

@@ -44,6 +44,18 @@ public enum ProcessRunner {
     }
 }
 
+extension ProcessRunner {
+    /// ``run(_:input:timeout:)`` on a thread of its own, for async callers: waiting for a program must not hold
+    /// one of the few threads Swift concurrency runs every task on (two on a two-core machine). A test blocked
+    /// there while the program waits on other tasks' database sessions (`DROP DATABASE … WITH (FORCE)` does)
+    /// would stop every test.
+    public static func runOnOwnThread(_ arguments: [String], input: Data? = nil, timeout: TimeInterval = 60) async throws -> ProcessResult {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread { continuation.resume(with: Result { try run(arguments, input: input, timeout: timeout) }) }.start()
+        }
+    }
+}
+
 /// A fresh folder under the system's temporary directory, removed by `remove()`.
 public struct TemporaryFolder: Sendable {
     public let path: String

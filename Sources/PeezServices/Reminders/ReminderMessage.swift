@@ -25,26 +25,58 @@ public struct ReminderMessage: Sendable {
     public var data: Payload
 
     public init(_ due: DueReminder, templates: ReminderTemplates, now: Int64) {
+        self.init(due, templates: templates, timestamp: AlgiersCalendar.iso8601(now))
+    }
+
+    /// `timestamp` is `now` as ISO-8601, made once for a batch.
+    init(_ due: DueReminder, templates: ReminderTemplates, timestamp: String) {
         let text = templates.render(due)
         let reminder = due.reminder
-        timestamp = AlgiersCalendar.iso8601(now)
-        data = Payload(reminder_id: reminder.id, member_uuid: reminder.memberUUID.uuidString.lowercased(), membership_id: due.membershipID,
+        self.timestamp = timestamp
+        data = Payload(reminder_id: reminder.id, member_uuid: Self.lowercaseText(reminder.memberUUID), membership_id: due.membershipID,
                        language: text.language, threshold: reminder.threshold.rawValue, days_before_end: reminder.threshold.days,
                        coverage_end: AlgiersCalendar.iso8601(reminder.coverageEnd), title: text.title, body: text.body, deep_link: text.deepLink)
     }
 
-    /// The message as compact JSON (one line), keys sorted: written by hand, a run writes tens of thousands.
+    /// The message as compact JSON (one line), keys sorted: written byte by byte, a run writes tens of thousands.
     public func json() -> [UInt8] {
-        let fields: [(String, String)] = [
-            ("body", JSONText.string(data.body)), ("coverage_end", JSONText.string(data.coverage_end)),
-            ("days_before_end", String(data.days_before_end)), ("deep_link", JSONText.string(data.deep_link)),
-            ("language", JSONText.string(data.language)), ("member_uuid", JSONText.string(data.member_uuid)),
-            ("membership_id", JSONText.string(data.membership_id)), ("reminder_id", JSONText.string(data.reminder_id)),
-            ("threshold", JSONText.string(data.threshold)), ("title", JSONText.string(data.title)),
-        ]
-        let payload = "{" + fields.map { "\"\($0.0)\":\($0.1)" }.joined(separator: ",") + "}"
-        return Array("{\"data\":\(payload),\"timestamp\":\(JSONText.string(timestamp)),\"type\":\(JSONText.string(type))}".utf8)
+        var out: [UInt8] = []
+        out.reserveCapacity(512 + data.body.utf8.count)
+        func field(_ name: StaticString, _ value: String) {
+            out.append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
+            JSONText.append(value, to: &out)
+        }
+        field(#"{"data":{"body":"#, data.body)
+        field(#","coverage_end":"#, data.coverage_end)
+        out += Array(#","days_before_end":"#.utf8) + Array(String(data.days_before_end).utf8)
+        field(#","deep_link":"#, data.deep_link)
+        field(#","language":"#, data.language)
+        field(#","member_uuid":"#, data.member_uuid)
+        field(#","membership_id":"#, data.membership_id)
+        field(#","reminder_id":"#, data.reminder_id)
+        field(#","threshold":"#, data.threshold)
+        field(#","title":"#, data.title)
+        field(#"},"timestamp":"#, timestamp)
+        field(#","type":"#, type)
+        out.append(UInt8(ascii: "}"))
+        return out
     }
+
+    /// A UUID in lower case, made without Foundation's `uuidString` (which formats through `sprintf`).
+    static func lowercaseText(_ uuid: UUID) -> String {
+        withUnsafeBytes(of: uuid.uuid) { bytes in
+            var text: [UInt8] = []
+            text.reserveCapacity(36)
+            for (index, byte) in bytes.enumerated() {
+                if index == 4 || index == 6 || index == 8 || index == 10 { text.append(UInt8(ascii: "-")) }
+                text.append(hexDigits[Int(byte >> 4)])
+                text.append(hexDigits[Int(byte & 0x0F)])
+            }
+            return String(decoding: text, as: UTF8.self)
+        }
+    }
+
+    private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
 }
 
 /// One message for a sink: its id (the idempotency key a receiver deduplicates by) and its JSON body.

@@ -1,3 +1,4 @@
+import CardToken
 public import Foundation
 public import Membership
 
@@ -87,17 +88,23 @@ public struct ReminderRunner: Sendable {
         let counts = try await store.reminderCounts(channel: channel)
         summary.open = (counts[.pending] ?? 0) + (counts[.unknown] ?? 0)
         var retrying: [String: Reminder.State] = [:]
+        // The next batch is leased while this one is delivered and settled: the database and the sink work at once.
+        var nextBatch = lease()
+        defer { nextBatch.cancel() }
         while true {
-            let now = clock()
-            let leased = try await store.leaseReminders(channel: channel, owner: owner, limit: batchSize, now: now, leaseSeconds: leaseSeconds)
+            let leased = try await nextBatch.value
             if leased.isEmpty {
+                let now = clock()
                 guard let next = try await store.nextOpenReminderTime(channel: channel), next - now <= maxWaitSeconds else { break }
                 try await Task.sleep(for: .milliseconds(max(100, (next - now) * 1_000)))
+                nextBatch = lease()
                 continue
             }
+            nextBatch = lease()
+            let timestamp = AlgiersCalendar.iso8601(clock())
             let stale = leased.filter(\.isSuperseded)
             let fresh = leased.filter { !$0.isSuperseded }
-            let messages = fresh.map { ReminderDelivery(id: $0.reminder.id, body: ReminderMessage($0, templates: templates, now: now).json()) }
+            let messages = fresh.map { ReminderDelivery(id: $0.reminder.id, body: ReminderMessage($0, templates: templates, timestamp: timestamp).json()) }
             let outcomes = messages.isEmpty ? [] : await sink.deliver(messages)
             let settled = zip(fresh.map(\.reminder), outcomes).map { ($0, $1) } + stale.map { ($0.reminder, ReminderOutcome.superseded) }
             let states = try await store.settleReminders(settled, owner: owner, schedule: schedule, now: clock())
@@ -112,6 +119,11 @@ public struct ReminderRunner: Sendable {
         summary.deliverySeconds = Self.seconds(since: delivering)
         (summary.leftOpen, summary.heldByOtherRuns) = try await store.openReminderCounts(channel: channel, now: clock())
         return summary
+    }
+
+    /// Leases the next batch, in a task of its own.
+    private func lease() -> Task<[DueReminder], any Error> {
+        Task { try await store.leaseReminders(channel: channel, owner: owner, limit: batchSize, now: clock(), leaseSeconds: leaseSeconds) }
     }
 
     static func seconds(since start: ContinuousClock.Instant) -> Double {
