@@ -3,13 +3,13 @@ SHELL := /bin/bash
 .DEFAULT_GOAL := help
 
 # Debian packages the build, the tests and the tools need; `make deps` installs whichever are missing.
-DEB_PACKAGES := pkg-config openssl libssl-dev libqrencode-dev libpng-dev libjpeg-dev libzbar-dev libsqlite3-dev zbar-tools tzdata postgresql postgresql-client wrk curl python3-venv
+DEB_PACKAGES := pkg-config openssl libssl-dev libqrencode-dev libpng-dev libjpeg-dev libzbar-dev libsqlite3-dev zbar-tools tzdata postgresql postgresql-client wrk curl python3-venv dpkg-dev debootstrap systemd
 SWIFT_BUILD_FLAGS ?=
 FUZZ_RUNS ?= 3000000
 DEV_KEY := Keys/development/signing-key.pem
 PEEZ := .build/debug/peez
 
-.PHONY: help deps build serve demo test snapshots bench bench-http bench-verify bench-counter bench-remind fuzz vectors clean
+.PHONY: help deps build serve demo test snapshots static dist test-dist bench bench-static bench-http bench-verify bench-counter bench-remind fuzz vectors clean
 
 help: ## List the commands
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-8s %s\n", $$1, $$2}'
@@ -52,6 +52,17 @@ test: deps ## Run the whole test suite (a throwaway PostgreSQL server for the st
 	PEEZ_TEST_DATABASE_URL=$$url swift test $(SWIFT_BUILD_FLAGS); status=$$?; \
 	[ -n "$$PEEZ_TEST_DATABASE_URL" ] || scripts/test-postgres stop; [ $$status -eq 0 ] || exit $$status
 	Tests/API/run
+	$(MAKE) --no-print-directory test-dist
+
+static: deps ## Build the self-contained peez (Swift runtime linked in, stripped) at .build-static/release/peez
+	swift build -c release --product peez --static-swift-stdlib --scratch-path .build-static -Xlinker -s $(SWIFT_BUILD_FLAGS)
+	@ls -l .build-static/release/peez | awk '{ printf "%s: %.1f MB\n", $$NF, $$5 / 1048576 }'
+
+dist: static ## Build the Debian package dist/out/peez_VERSION_amd64.deb (binary, completions, systemd units)
+	scripts/make-deb
+
+test-dist: dist ## Install the package in a clean Debian 12 root (debootstrap) and run peez there without Swift
+	Tests/Dist/run
 
 snapshots: build ## Rewrite the stored --help snapshots (Fixtures/help) after a meant change to a command's help
 	PEEZ_UPDATE_SNAPSHOTS=1 swift test $(SWIFT_BUILD_FLAGS) --filter helpMatchesItsSnapshot
@@ -59,6 +70,9 @@ snapshots: build ## Rewrite the stored --help snapshots (Fixtures/help) after a 
 bench: deps ## Benchmark signing, verifying, QR rendering and image scanning on one core (release build)
 	swift build -c release --product peez-bench
 	taskset -c 0 .build/release/peez-bench
+
+bench-static: static ## make bench's figures from the static binary beside today's dynamic one, in the same run
+	Benchmarks/static/run
 
 bench-verify: deps ## Batch verification (peez verify --jobs) on one core and all cores, beside openssl speed ed25519
 	Benchmarks/verify/run
@@ -81,4 +95,4 @@ vectors: ## Regenerate Fixtures/vectors from the independent Python implementati
 	python3 Fixtures/vectors/generate.py
 
 clean: ## Remove build outputs
-	rm -rf .build Fuzz/.build Fuzz/corpus out
+	rm -rf .build .build-static Fuzz/.build Fuzz/corpus out dist/out
