@@ -7,6 +7,12 @@ extension Peez {
     struct Dev: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Development tools: fill a ledger with generated members for load tests.",
+            discussion: """
+            Never point these at a production ledger.
+
+            Example:
+              peez dev seed --members 1000000 --database var/load.sqlite
+            """,
             subcommands: [Seed.self]
         )
     }

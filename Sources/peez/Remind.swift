@@ -18,6 +18,10 @@ extension Peez {
             can overlap or be killed without a reminder delivered twice by them. The reminder id travels as the \
             webhook-id: a receiver that keeps the ids it has seen also drops the one repeat a crash between a \
             delivery and its record can cause.
+
+            Examples:
+              peez remind run --sink webhook:https://api.peez.dz/hooks/reminders   # secrets in PEEZ_WEBHOOK_SECRETS
+              peez remind status
             """,
             subcommands: [Run.self, Status.self, Requeue.self, NewSecret.self],
             defaultSubcommand: Run.self
@@ -292,7 +296,14 @@ extension Peez.Remind {
     /// `peez remind new-secret`: a webhook secret.
     struct NewSecret: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Print a new Standard Webhooks secret (whsec_ and 32 random bytes, base64) for the receiver and PEEZ_WEBHOOK_SECRETS."
+            abstract: "Print a new Standard Webhooks secret (whsec_ and 32 random bytes, base64) for the receiver and PEEZ_WEBHOOK_SECRETS.",
+            discussion: """
+            Give the same secret to the receiver. To rotate, deliver with both (old and new, space separated) until \
+            the receiver knows the new one, then drop the old.
+
+            Example:
+              export PEEZ_WEBHOOK_SECRETS="$(peez remind new-secret)"
+            """
         )
 
         func run() {
