@@ -132,12 +132,12 @@ extension Peez {
                 }
                 services.append(DailyReminderService(daily: daily))
             }
-            var configuration = ServiceGroupConfiguration(services: services, gracefulShutdownSignals: [.sigterm, .sigint],
-                                                          logger: Logger(label: "peez.lifecycle"))
+            let lifecycleLogger = Logger(label: "peez.lifecycle")
+            var configuration = ServiceGroupConfiguration(services: services, logger: lifecycleLogger)
             configuration.maximumGracefulShutdownDuration = .seconds(drainTimeout)
             configuration.maximumCancellationDuration = .seconds(5)
             do {
-                try await ServiceGroup(configuration: configuration).run()
+                try await ShutdownSignals.run(ServiceGroup(configuration: configuration), logger: lifecycleLogger)
             } catch {
                 try? await (database as? SQLiteDatabase)?.close()
                 throw error

@@ -118,7 +118,9 @@ struct ReminderCommandTests {
             #expect(run.terminationStatus == 0 || run.terminationReason == .uncaughtSignal, "\(log)")
         }
         #expect(kills == 3, "the runs were killed in the middle")
-        let last = try Self.remind(ledger, ["run"] + options)
+        // Each run's clock starts at --now, so the killed runs' leases end up to their run time after it. The
+        // last run starts its clock five minutes on, as a real clock would be past those leases.
+        let last = try Self.remind(ledger, ["run"] + options + ["--now", "2026-12-20T09:05:00+01:00"])
         #expect(last.status == 0, "\(last.standardError)")
         let (delivered, open) = try Self.delivered(ledger)
         let stats = try await receiver.stats()
