@@ -152,6 +152,6 @@ struct DailyReminderService: Service {
     let daily: DailyReminders
 
     func run() async throws {
-        try await cancelWhenGracefulShutdown { await daily.run() }
+        await cancelWhenGracefulShutdown { await daily.run() }
     }
 }
