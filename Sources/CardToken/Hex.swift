@@ -12,6 +12,22 @@ public enum Hex {
         return String(decoding: out, as: UTF8.self)
     }
 
+    /// 16 bytes as a UUID's text (8-4-4-4-12 hex digits), lower case unless `uppercase` (as Foundation's
+    /// `uuidString`, which formats through `sprintf`, far slower when a run writes tens of thousands).
+    public static func uuidText(_ bytes: some Collection<UInt8>, uppercase: Bool = false) -> String {
+        let table = uppercase ? upperDigits : digits
+        var text: [UInt8] = []
+        text.reserveCapacity(36)
+        for (index, byte) in bytes.enumerated() {
+            if index == 4 || index == 6 || index == 8 || index == 10 { text.append(UInt8(ascii: "-")) }
+            text.append(table[Int(byte >> 4)])
+            text.append(table[Int(byte & 0x0F)])
+        }
+        return String(decoding: text, as: UTF8.self)
+    }
+
+    private static let upperDigits: [UInt8] = Array("0123456789ABCDEF".utf8)
+
     /// The bytes of hex text (either case), or nil if it is not an even run of hex digits.
     public static func decode(_ text: String) -> [UInt8]? {
         let utf8 = Array(text.utf8)

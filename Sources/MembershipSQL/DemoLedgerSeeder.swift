@@ -167,15 +167,7 @@ public struct DemoLedgerSeeder: Sendable {
             for index in 6..<16 { bytes[index] = UInt8(truncatingIfNeeded: (index < 11 ? random : more) >> (8 * (index % 8))) }
             bytes[6] = bytes[6] & 0x0F | 0x40
             bytes[8] = bytes[8] & 0x3F | 0x80
-            let hex = Array("0123456789ABCDEF".utf8)
-            var text: [UInt8] = []
-            text.reserveCapacity(36)
-            for (index, byte) in bytes.enumerated() {
-                if index == 4 || index == 6 || index == 8 || index == 10 { text.append(UInt8(ascii: "-")) }
-                text.append(hex[Int(byte >> 4)])
-                text.append(hex[Int(byte & 0x0F)])
-            }
-            return String(decoding: text, as: UTF8.self)
+            return Hex.uuidText(bytes, uppercase: true)
         }
     }
 }

@@ -64,19 +64,8 @@ public struct ReminderMessage: Sendable {
 
     /// A UUID in lower case, made without Foundation's `uuidString` (which formats through `sprintf`).
     static func lowercaseText(_ uuid: UUID) -> String {
-        withUnsafeBytes(of: uuid.uuid) { bytes in
-            var text: [UInt8] = []
-            text.reserveCapacity(36)
-            for (index, byte) in bytes.enumerated() {
-                if index == 4 || index == 6 || index == 8 || index == 10 { text.append(UInt8(ascii: "-")) }
-                text.append(hexDigits[Int(byte >> 4)])
-                text.append(hexDigits[Int(byte & 0x0F)])
-            }
-            return String(decoding: text, as: UTF8.self)
-        }
+        withUnsafeBytes(of: uuid.uuid) { Hex.uuidText($0) }
     }
-
-    private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
 }
 
 /// One message for a sink: its id (the idempotency key a receiver deduplicates by) and its JSON body.
