@@ -3,6 +3,7 @@ public import Logging
 public import MembershipSQL
 public import PostgresNIO
 public import ServiceLifecycle
+import Synchronization
 
 /// The store's database on a PostgreSQL server, for several service instances behind a load balancer.
 ///
@@ -22,6 +23,8 @@ public final class PostgresDatabase: SQLDatabase, Service {
     private let listenerConfiguration: PostgresConnection.Configuration
     private let statements = PreparedStatements()
     private let logger: Logger
+    /// Whether ``run()`` has started the pool, and the tasks waiting for it to (``poolStarted()``).
+    private let poolStart = Mutex<(started: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
 
     /// A pool of `connections` to the server `configuration` names.
     ///
@@ -61,10 +64,34 @@ public final class PostgresDatabase: SQLDatabase, Service {
     public func run() async {
         await cancelWhenGracefulShutdown {
             await withDiscardingTaskGroup { group in
-                group.addTask { await self.client.run() }
+                group.addTask {
+                    self.markPoolStarted()
+                    await self.client.run()
+                }
                 group.addTask { await self.listenForMemberChanges() }
             }
         }
+    }
+
+    /// Returns once ``run()`` has started the pool: a query made before would be logged by PostgresNIO as a
+    /// lease from a pool that does not run yet (and waits for it anyway).
+    public func poolStarted() async {
+        await withCheckedContinuation { continuation in
+            let started = poolStart.withLock { state in
+                if !state.started { state.waiters.append(continuation) }
+                return state.started
+            }
+            if started { continuation.resume() }
+        }
+    }
+
+    private func markPoolStarted() {
+        let waiters = poolStart.withLock { state in
+            state.started = true
+            defer { state.waiters = [] }
+            return state.waiters
+        }
+        for waiter in waiters { waiter.resume() }
     }
 
     /// Connects once, outside the pool, and fails within `timeout` with one clear sentence if the server cannot

@@ -117,6 +117,7 @@ extension Peez {
                 configuration: serverConfiguration,
                 services: pool.map { [$0] } ?? [],
                 beforeServerStarts: {
+                    await pool?.poolStarted()
                     try await ledger.migrate()
                     let demoMember = development ? try await DevelopmentData.seed(store: ledger) : nil
                     printNow("PEEZ card service on \(baseURL)  (store: \(storeOptions.effectiveDatabaseURL == nil ? storeOptions.database : "PostgreSQL"), signing kid \(key.keyID.hex))")

@@ -87,6 +87,27 @@ struct ReminderCommandTests {
         return (count("delivered"), count("pending") + count("unknown"))
     }
 
+    /// Kills `run` once `file` has `target` lines, unless it ended before; true if it was killed. It watches from a
+    /// thread of its own: other tests may hold the cooperative pool's few threads for seconds, long enough for a
+    /// run to deliver everything before a task polling there would see the count.
+    static func killMidway(_ run: Process, onceLinesIn file: String, reach target: Int) async -> Bool {
+        return await withCheckedContinuation { continuation in
+            Thread {
+                while run.isRunning, lineCount(file) < target { usleep(2_000) }
+                let killed = run.isRunning
+                if killed { kill(run.processIdentifier, SIGKILL) }
+                run.waitUntilExit()
+                continuation.resume(returning: killed)
+            }.start()
+        }
+    }
+
+    /// Complete lines in a file (0 if there is none yet).
+    static func lineCount(_ file: String) -> Int {
+        guard let data = FileManager.default.contents(atPath: file) else { return 0 }
+        return data.reduce(0) { $0 + ($1 == UInt8(ascii: "\n") ? 1 : 0) }
+    }
+
     static func seed(_ ledger: [String], members: Int) throws {
         let seeded = try ProcessRunner.run([PeezCommand.binary, "dev", "seed", "--members", String(members), "--spread-days", "8", "--now", now] + ledger)
         guard seeded.status == 0 else { throw ServiceError("seed failed: \(seeded.standardError)") }
@@ -97,25 +118,23 @@ struct ReminderCommandTests {
         defer { folder.remove() }
         let ledger = try Self.ledger(folder, postgres: false)
         try Self.seed(ledger, members: 400)
-        let receiver = try Receiver(delayMilliseconds: 40)
+        let received = folder.file("received.jsonl")
+        let receiver = try Receiver(delayMilliseconds: 40, log: received)
         defer { receiver.stop() }
         let options = ["--sink", receiver.url, "--now", Self.now, "--concurrency", "4", "--batch-size", "20", "--lease-seconds", "2",
                        "--timeout", "1", "--max-wait", "5"]
         // Each run is killed once the receiver has taken a few more deliveries: in the middle of delivering.
         var kills = 0
         for (round, more) in [5, 40, 40].enumerated() {
-            let target = (try await receiver.stats()["received"] ?? 0) + more
+            let target = Self.lineCount(received) + more
             let run = try Self.runProcess(ledger, options, errors: folder.file("run\(round).log"))
-            while run.isRunning, (try await receiver.stats()["received"] ?? 0) < target {
-                try await Task.sleep(for: .milliseconds(10))
-            }
-            if run.isRunning {
-                kill(run.processIdentifier, SIGKILL)
-                kills += 1
-            }
-            run.waitUntilExit()
+            let killed = await Self.killMidway(run, onceLinesIn: received, reach: target)
+            kills += killed ? 1 : 0
             let log = try String(contentsOfFile: folder.file("run\(round).log"), encoding: .utf8)
-            #expect(run.terminationStatus == 0 || run.terminationReason == .uncaughtSignal, "\(log)")
+            // Killed by the test, or ended by itself having delivered everything: never a crash or an error.
+            let killedByUs = killed && run.terminationReason == .uncaughtSignal && run.terminationStatus == SIGKILL
+            #expect(killedByUs || (run.terminationReason == .exit && run.terminationStatus == 0),
+                    "round \(round): killed \(killed), \(run.terminationReason == .exit ? "exit" : "signal") \(run.terminationStatus), received \(Self.lineCount(received)) of \(target)\n\(log)")
         }
         #expect(kills == 3, "the runs were killed in the middle")
         // Each run's clock starts at --now, so the killed runs' leases end up to their run time after it. The
@@ -165,6 +184,21 @@ struct ReminderCommandTests {
         let stats = try await receiver.stats()
         #expect(open == 0 && stats["received"] == delivered && (stats["failed_on_purpose"] ?? 0) > 0, "\(stats)")
         #expect(stats["duplicates"] == 0)
+    }
+
+    /// The pool alone would retry for ever: a run from a timer would hang, logging, instead of failing.
+    @Test func aPostgreSQLServerThatCannotBeUsedFailsTheCommandAtOnceInOneSentence() throws {
+        var urls = ["postgres://peez@127.0.0.1:\(TestPorts.unused())/peez"]
+        if let base = ProcessInfo.processInfo.environment["PEEZ_TEST_DATABASE_URL"] {
+            urls.append(String(base[..<base.lastIndex(of: "/")!]) + "/peez_no_such_database")
+        }
+        for url in urls {
+            let started = ContinuousClock.now
+            let status = try Self.remind(["--database-url", url], ["status"])
+            #expect(status.status != 0 && ContinuousClock.now - started < .seconds(10), "\(url)")
+            let lines = status.standardError.split(separator: "\n")
+            #expect(lines.count == 1 && lines[0].hasPrefix("Error: cannot use PostgreSQL at 127.0.0.1:"), "\(status.standardError)")
+        }
     }
 
     @Test func theJSONLinesSinkWritesEachReminderOnceInTheMembersLanguage() throws {
