@@ -61,7 +61,7 @@ static: deps ## Build the self-contained peez (Swift runtime linked in, stripped
 dist: static ## Build the Debian package dist/out/peez_VERSION_amd64.deb (binary, completions, systemd units)
 	scripts/make-deb
 
-test-dist: dist ## Install the package in a clean Debian 12 root (debootstrap) and run peez there without Swift
+test-dist: dist ## Install the package in a clean Debian 12 root (debootstrap), run peez there without Swift, and its units under systemd
 	Tests/Dist/run
 
 snapshots: build ## Rewrite the stored --help snapshots (Fixtures/help) after a meant change to a command's help
