@@ -78,8 +78,21 @@ public final class WebhookSink: ReminderSink, Sendable {
         case 408, 429, 500..<600:
             return .retry("the receiver answered \(status)", sent: false, retryAfter: Self.retryAfter(response.headers.first(name: "retry-after")))
         default:
-            return .failed("the receiver answered \(status)\(answer.isEmpty ? "" : ": " + answer.prefix(200))")
+            return .failed("the receiver answered \(status)\(answer.isEmpty ? "" : ": " + Self.quoted(answer))")
         }
+    }
+
+    /// The receiver's words as kept in a reminder's reason and printed by `peez remind status`: at most 200
+    /// characters, control and formatting characters (a terminal's escape sequences, line breaks, direction
+    /// overrides) shown as spaces.
+    static func quoted(_ answer: String) -> String {
+        let scalars = answer.unicodeScalars.prefix(200).map { scalar -> Unicode.Scalar in
+            switch scalar.properties.generalCategory {
+            case .control, .format, .lineSeparator, .paragraphSeparator: " "
+            default: scalar
+            }
+        }
+        return String(String.UnicodeScalarView(scalars))
     }
 
     /// A request that failed before a connection was made cannot have arrived; one that failed after may have.
