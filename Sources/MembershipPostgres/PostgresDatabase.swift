@@ -1,6 +1,8 @@
 import Foundation
 public import Logging
 public import MembershipSQL
+import NIOCore
+import NIOPosix
 public import PostgresNIO
 public import ServiceLifecycle
 import Synchronization
@@ -116,11 +118,24 @@ public final class PostgresDatabase: SQLDatabase, Service {
         } catch let error as PostgresStoreError {
             throw error
         } catch let error as PSQLError {
-            let reason = error.serverInfo?[.message] ?? error.underlying.map { "\($0)" } ?? "\(error.code)"
+            let closed = error.code == .serverClosedConnection ? "the connection closed before the server answered" : "\(error.code)"
+            let reason = error.serverInfo?[.message] ?? error.underlying.map(Self.reason) ?? closed
             throw PostgresStoreError(.unreachable, "cannot use \(target): \(reason)")
         } catch {
-            throw PostgresStoreError(.unreachable, "cannot use \(target): \(error)")
+            throw PostgresStoreError(.unreachable, "cannot use \(target): \(Self.reason(error))")
         }
+    }
+
+    /// A failed connection in the system's words ("Connection refused", "No route to host", "no such host
+    /// db.example"), not NIO's description of every address it tried.
+    static func reason(_ error: any Error) -> String {
+        if let error = error as? NIOConnectionError, let first = error.connectionErrors.first?.error ?? error.dnsAError ?? error.dnsAAAAError {
+            return reason(first)
+        }
+        if let error = error as? IOError { return String(cString: strerror(error.errnoCode)) }
+        if case .unknown(let host, _) = error as? SocketAddressError { return "no such host \(host)" }
+        if let error = error as? SocketAddressError.UnknownHost { return "no such host \(error.host) (\(error.errorDescription))" }
+        return "\(error)"
     }
 
     /// Listens on the member-change channel, announcing each change; after a lost connection, announces the

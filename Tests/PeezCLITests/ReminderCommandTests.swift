@@ -188,16 +188,16 @@ struct ReminderCommandTests {
 
     /// The pool alone would retry for ever: a run from a timer would hang, logging, instead of failing.
     @Test func aPostgreSQLServerThatCannotBeUsedFailsTheCommandAtOnceInOneSentence() throws {
-        var urls = ["postgres://peez@127.0.0.1:\(TestPorts.unused())/peez"]
+        var urls = [("postgres://peez@127.0.0.1:\(TestPorts.unused())/peez", "Connection refused")]
         if let base = ProcessInfo.processInfo.environment["PEEZ_TEST_DATABASE_URL"] {
-            urls.append(String(base[..<base.lastIndex(of: "/")!]) + "/peez_no_such_database")
+            urls.append((String(base[..<base.lastIndex(of: "/")!]) + "/peez_no_such_database", "\"peez_no_such_database\" does not exist"))
         }
-        for url in urls {
+        for (url, reason) in urls {
             let started = ContinuousClock.now
             let status = try Self.remind(["--database-url", url], ["status"])
             #expect(status.status != 0 && ContinuousClock.now - started < .seconds(10), "\(url)")
             let lines = status.standardError.split(separator: "\n")
-            #expect(lines.count == 1 && lines[0].hasPrefix("Error: cannot use PostgreSQL at 127.0.0.1:"), "\(status.standardError)")
+            #expect(lines.count == 1 && lines[0].hasPrefix("Error: cannot use PostgreSQL at 127.0.0.1:") && lines[0].hasSuffix(reason), "\(status.standardError)")
         }
     }
 
