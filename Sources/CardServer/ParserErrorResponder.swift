@@ -40,7 +40,8 @@ final class ParserErrorResponder: ChannelDuplexHandler, RemovableChannelHandler 
         ])
         context.write(wrapOutboundOut(.head(head)), promise: nil)
         context.write(wrapOutboundOut(.body(context.channel.allocator.buffer(string: body))), promise: nil)
-        context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in context.close(promise: nil) }
+        let channel = context.channel
+        context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in channel.close(promise: nil) }
     }
 
     /// The status, code and message for a parser error; the messages are fixed text, safe to put in JSON as is.

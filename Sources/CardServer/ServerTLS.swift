@@ -1,6 +1,6 @@
 import CardCrypto
 import HummingbirdTLS
-public import NIOSSL
+import NIOSSL
 
 /// TLS terminated by the service itself, from PEM files: the certificate chain (the server's certificate
 /// first, then any intermediates) and its private key, which group or others must not be able to read.

@@ -1,6 +1,6 @@
 import CardToken
-public import Foundation
-public import Membership
+import Foundation
+import Membership
 
 /// Fills a ledger with many realistic members for load tests and benchmarks: names, Algerian phone numbers,
 /// the 16 neighbourhoods, a fifth of them in Arabic, registered over the past year, each with one to three

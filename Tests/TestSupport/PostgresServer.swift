@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// A PostgreSQL server of a test's own, from Debian's packages, that the test may crash and start again.
 ///

@@ -1,4 +1,4 @@
-public import CardWire
+import CardWire
 import CardToken
 import Foundation
 

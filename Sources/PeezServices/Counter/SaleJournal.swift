@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// The counter's journal of cash sales: each sale is written here, with its idempotency key, and flushed to
 /// the disk before it is sent; its answer is written when it comes. A process killed at any point leaves the
