@@ -13,6 +13,10 @@ public protocol ReminderStore: Sendable {
     /// Leases up to `limit` open reminders whose next attempt is due by `now` (and whose lease, if any, has
     /// ended) to `owner` for `leaseSeconds`, counting an attempt for each; with each, the member as they are.
     func leaseReminders(channel: String, owner: String, limit: Int, now: Int64, leaseSeconds: Int64) async throws -> [DueReminder]
+    /// Extends to `now + leaseSeconds` the leases `owner` still holds on the open reminders `ids`, and returns
+    /// those ids: a lease another run has taken since (after it ended) is not this run's any more, and a
+    /// reminder settled since is not open.
+    func renewReminderLeases(ids: [String], owner: String, now: Int64, leaseSeconds: Int64) async throws -> Set<String>
     /// Settles leased reminders with their outcomes in one transaction; a reminder whose lease `owner` no
     /// longer holds is left alone. Returns the state each settled reminder ended in.
     func settleReminders(_ outcomes: [(reminder: Reminder, outcome: ReminderOutcome)], owner: String, schedule: RetrySchedule,

@@ -96,6 +96,22 @@ extension SQLMembershipStore: ReminderStore {
         }
     }
 
+    public func renewReminderLeases(ids: [String], owner: String, now: Int64, leaseSeconds: Int64) async throws -> Set<String> {
+        var renewed = Set<String>()
+        for start in stride(from: 0, to: ids.count, by: 500) {
+            let chunk = ids[start..<min(start + 500, ids.count)]
+            let rows = try await database.writeStatement(
+                """
+                UPDATE reminders SET leased_until = ?, updated_at = ?
+                WHERE lease_owner = ? AND state IN ('pending', 'unknown') AND id IN (\(chunk.map { _ in "?" }.joined(separator: ", ")))
+                RETURNING id
+                """,
+                [.int(now + leaseSeconds), .int(now), .text(owner)] + chunk.map(SQLValue.text))
+            for row in rows { renewed.insert(try row.text("id")) }
+        }
+        return renewed
+    }
+
     public func settleReminders(_ outcomes: [(reminder: Reminder, outcome: ReminderOutcome)], owner: String, schedule: RetrySchedule,
                                 now: Int64) async throws -> [Reminder.State] {
         // Reminders that end alike (delivered, superseded, failed or retried with one reason at one time) are

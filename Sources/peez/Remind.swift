@@ -121,10 +121,10 @@ extension Peez.Remind {
         @Option(help: "Reminders leased and delivered per batch.")
         var batchSize = 500
 
-        @Option(help: "Seconds a leased reminder stays this run's before another run may take it.")
+        @Option(help: "Seconds a leased reminder stays this run's before another run may take it; renewed while deliveries need it (at least --timeout + 3 for a webhook).")
         var leaseSeconds: Int64 = 60
 
-        @Option(help: "Seconds a webhook request may take.")
+        @Option(help: "Seconds a webhook request may take, its answer included.")
         var timeout: Int64 = 10
 
         @Option(help: "Seconds this run waits for a retry or another run's lease before leaving it to a later run.")
@@ -140,9 +140,7 @@ extension Peez.Remind {
             guard (1...1_000).contains(concurrency) else { throw ValidationError("--concurrency must be 1 to 1000") }
             guard (1...5_000).contains(batchSize) else { throw ValidationError("--batch-size must be 1 to 5000") }
             guard (1...3_600).contains(leaseSeconds) else { throw ValidationError("--lease-seconds must be 1 to 3600") }
-            guard (1...300).contains(timeout), timeout < leaseSeconds else {
-                throw ValidationError("--timeout must be 1 to 300 seconds, and shorter than --lease-seconds")
-            }
+            guard (1...300).contains(timeout) else { throw ValidationError("--timeout must be 1 to 300 seconds") }
             guard (0...86_400).contains(maxWait) else { throw ValidationError("--max-wait must be 0 to 86400 seconds") }
             guard (1...100).contains(maxAttempts) else { throw ValidationError("--max-attempts must be 1 to 100") }
             _ = try schedule()
@@ -166,6 +164,12 @@ extension Peez.Remind {
                 return
             }
             let sink = try makeSink()
+            let shortestLease = ReminderLease.shortestLease(forDeliveriesOf: sink.longestDeliverySeconds)
+            guard leaseSeconds >= shortestLease else {
+                await sink.close()
+                throw ValidationError("--lease-seconds must be at least \(shortestLease) for this sink: a delivery to it may take up to "
+                                      + "\(sink.longestDeliverySeconds) s (to a webhook, --timeout + 1), and the run records it before its lease ends")
+            }
             let (channel, schedule, batchSize, leaseSeconds, maxWait) = (channel, try schedule(), batchSize, leaseSeconds, maxWait)
             let display = ReminderProgress(terminal: isatty(2) == 1)
             let summary = try await store.withStore { store in

@@ -41,6 +41,16 @@ struct WebhookSinkTests {
             return Response(status: .serviceUnavailable, headers: [.retryAfter: formatter.string(from: inFiveMinutes)])
         }
         router.post("timeout") { _, _ in Response(status: .requestTimeout) }
+        router.post("trickle") { _, _ in
+            // A refusal whose words come a byte at a time, never quite idle long enough for a read timeout.
+            Response(status: .badRequest, body: ResponseBody { writer in
+                for _ in 0..<40 {
+                    try await writer.write(ByteBuffer(string: "."))
+                    try await Task.sleep(for: .milliseconds(500))
+                }
+                try await writer.finish(nil)
+            })
+        }
         router.post("slow") { _, _ -> HTTPResponse.Status in
             try await Task.sleep(for: .seconds(6))
             return .noContent
@@ -53,9 +63,9 @@ struct WebhookSinkTests {
 
     /// One delivery's outcome. The timeout is the sink's own: long enough for a test machine busy with every
     /// other suite, except where the test waits for it.
-    static func outcome(port: Int, path: String, timeoutSeconds: Int64 = 30) async throws -> ReminderOutcome {
+    static func outcome(port: Int, path: String, timeoutSeconds: Int64 = 30, mayStart: Bool = true) async throws -> ReminderOutcome {
         let sink = try WebhookSink(url: "http://127.0.0.1:\(port)/\(path)", signer: try StandardWebhookSigner(secrets: secret), timeoutSeconds: timeoutSeconds)
-        let outcomes = await sink.deliver([message])
+        let outcomes = await sink.deliver([message]) { _ in mayStart }
         await sink.close()
         return try #require(outcomes.first)
     }
@@ -111,6 +121,24 @@ struct WebhookSinkTests {
             return
         }
         #expect(!sent, "nothing left this machine")
+    }
+
+    @Test func anAnswerWhoseBodyTricklesEndsByTheTimeoutAsARequestDoes() async throws {
+        try await Self.withReceiver { port, _ in
+            let started = ContinuousClock.now
+            let outcome = try await Self.outcome(port: port, path: "trickle", timeoutSeconds: 2)
+            #expect(outcome == .failed("the receiver answered 400"), "the status decides; the words that did not come in time are left out")
+            // The body would take 20 s; the delivery must end near its 2 s deadline (bounds far apart, for a busy machine).
+            #expect(ContinuousClock.now - started < .seconds(12), "\(ContinuousClock.now - started)")
+        }
+    }
+
+    @Test func aDeliveryTheLeaseNoLongerAllowsIsNotSent() async throws {
+        try await Self.withReceiver { port, received in
+            let outcome = try await Self.outcome(port: port, path: "ok", mayStart: false)
+            #expect(outcome == .retry("not sent: this run's lease on it ended first", sent: false, retryAfter: nil))
+            #expect(received.headers.withLock { $0.isEmpty }, "nothing reached the receiver")
+        }
     }
 
 }

@@ -17,6 +17,16 @@ struct ReminderStoreTests {
 
     struct ReminderTestError: Error {}
 
+    /// `count` members whose coverage ends together, each with the 1-day reminder recorded; the time it was due.
+    static func dueReminders(_ count: Int, in store: SQLMembershipStore) async throws -> Int64 {
+        let vendor = try await store.createVendor(name: "V", category: "boucherie", neighbourhood: "usto", now: 1)
+        var end: Int64 = 0
+        for index in 1...count { end = try await member(index, in: store, vendor: vendor, now: Sample.january31).1 }
+        let now = end - 86_400 / 2
+        #expect(try await store.recordDueReminders(channel: "push", now: now, batchSeconds: 3_600) == count)
+        return now
+    }
+
     @Test(arguments: StoreKind.available)
     func eachThresholdIsRecordedOnceAndOnlyTheMostUrgentOne(kind: StoreKind) async throws {
         try await kind.withStore { store in
@@ -65,11 +75,7 @@ struct ReminderStoreTests {
     @Test(arguments: StoreKind.available)
     func workersLeasingAtOnceNeverShareAReminderAndOnlyTheHolderSettlesIt(kind: StoreKind) async throws {
         try await kind.withStore { store in
-            let vendor = try await store.createVendor(name: "V", category: "boucherie", neighbourhood: "usto", now: 1)
-            var end: Int64 = 0
-            for index in 1...60 { end = try await Self.member(index, in: store, vendor: vendor, now: Sample.january31).1 }
-            let now = end - 86_400 / 2
-            #expect(try await store.recordDueReminders(channel: "push", now: now, batchSeconds: 3_600) == 60)
+            let now = try await Self.dueReminders(60, in: store)
             let leases = try await withThrowingTaskGroup(of: (String, [String]).self) { group in
                 for worker in 0..<6 {
                     group.addTask {
@@ -93,6 +99,24 @@ struct ReminderStoreTests {
             #expect(try await store.reminderCounts(channel: "push")[.delivered] == 1)
             #expect(try await store.leaseReminders(channel: "push", owner: "late", limit: 100, now: now + 61, leaseSeconds: 60).count == 59,
                     "leases that ended are taken again, delivered ones never")
+        }
+    }
+
+    @Test(arguments: StoreKind.available)
+    func aLeaseIsRenewedOnlyByTheRunThatStillHoldsIt(kind: StoreKind) async throws {
+        try await kind.withStore { store in
+            let now = try await Self.dueReminders(3, in: store)
+            let ids = try await store.leaseReminders(channel: "push", owner: "a", limit: 3, now: now, leaseSeconds: 10).map(\.reminder.id)
+            #expect(try await store.renewReminderLeases(ids: ids, owner: "b", now: now + 5, leaseSeconds: 10).isEmpty, "not b's lease")
+            #expect(try await store.renewReminderLeases(ids: ids, owner: "a", now: now + 5, leaseSeconds: 10) == Set(ids))
+            #expect(try await store.leaseReminders(channel: "push", owner: "b", limit: 3, now: now + 12, leaseSeconds: 10).isEmpty,
+                    "renewed until now + 15: nobody else may take them at now + 12")
+            // The lease lapses and b takes one; a settles another: a keeps only the third.
+            let taken = try await store.leaseReminders(channel: "push", owner: "b", limit: 1, now: now + 16, leaseSeconds: 10)
+            let settled = try #require(try await store.reminders(in: [.pending], limit: 10).first { !taken.map(\.reminder.id).contains($0.id) })
+            _ = try await store.settleReminders([(settled, .delivered)], owner: "a", schedule: RetrySchedule(), now: now + 16)
+            let kept = try await store.renewReminderLeases(ids: ids, owner: "a", now: now + 17, leaseSeconds: 10)
+            #expect(kept == Set(ids).subtracting([taken[0].reminder.id, settled.id]), "a lapsed lease another run took, or a settled reminder, is not renewed")
         }
     }
 

@@ -108,7 +108,18 @@ struct ReminderCommandTests {
         return data.reduce(0) { $0 + ($1 == UInt8(ascii: "\n") ? 1 : 0) }
     }
 
-    static func seed(_ ledger: [String], members: Int) throws {
+    /// Two runs started at the same moment, which must both end well; then what the ledger and the receiver say.
+    static func twoRunsAtOnce(_ ledger: [String], _ options: [String], in folder: TemporaryFolder,
+                              receiver: Receiver) async throws -> (delivered: Int, open: Int, stats: [String: Int]) {
+        let runs = try (0..<2).map { try runProcess(ledger, options, errors: folder.file("run\($0).log")) }
+        for run in runs { run.waitUntilExit() }
+        let logs = try (0..<2).map { try String(contentsOfFile: folder.file("run\($0).log"), encoding: .utf8) }
+        #expect(runs.allSatisfy { $0.terminationStatus == 0 }, "\(logs)")
+        let (delivered, open) = try delivered(ledger)
+        return (delivered, open, try await receiver.stats())
+    }
+
+    static func seed(_ ledger: [String], members: Int, now: String = now) throws {
         let seeded = try ProcessRunner.run([PeezCommand.binary, "dev", "seed", "--members", String(members), "--spread-days", "8", "--now", now] + ledger)
         guard seeded.status == 0 else { throw ServiceError("seed failed: \(seeded.standardError)") }
     }
@@ -121,7 +132,7 @@ struct ReminderCommandTests {
         let received = folder.file("received.jsonl")
         let receiver = try Receiver(delayMilliseconds: 40, log: received)
         defer { receiver.stop() }
-        let options = ["--sink", receiver.url, "--now", Self.now, "--concurrency", "4", "--batch-size", "20", "--lease-seconds", "2",
+        let options = ["--sink", receiver.url, "--now", Self.now, "--concurrency", "4", "--batch-size", "20", "--lease-seconds", "4",
                        "--timeout", "1", "--max-wait", "5"]
         // Each run is killed once the receiver has taken a few more deliveries: in the middle of delivering.
         var kills = 0
@@ -161,14 +172,39 @@ struct ReminderCommandTests {
         let receiver = try Receiver(delayMilliseconds: 5)
         defer { receiver.stop() }
         let options = ["--sink", receiver.url, "--now", Self.now, "--concurrency", "4", "--batch-size", "10"]
-        let runs = try (0..<2).map { try Self.runProcess(ledger, options, errors: folder.file("run\($0).log")) }
-        for run in runs { run.waitUntilExit() }
-        let logs = try (0..<2).map { try String(contentsOfFile: folder.file("run\($0).log"), encoding: .utf8) }
-        #expect(runs.allSatisfy { $0.terminationStatus == 0 }, "\(logs)")
-        let (delivered, open) = try Self.delivered(ledger)
-        let stats = try await receiver.stats()
+        let (delivered, open, stats) = try await Self.twoRunsAtOnce(ledger, options, in: folder, receiver: receiver)
         #expect(open == 0 && delivered > 0 && stats["received"] == delivered, "\(stats), \(delivered)")
         #expect(stats["duplicates"] == 0, "two runs at once never deliver one reminder twice: \(stats)")
+    }
+
+    /// A slow receiver makes each batch (and the next one, leased while it is delivered) outlast the lease it
+    /// was leased for: the runs renew their leases as they go, and never take over one another's reminders.
+    @Test(arguments: [false, true])
+    func twoRunsWhoseBatchesOutlastTheirLeaseDeliverNothingTwice(postgres: Bool) async throws {
+        if postgres && ProcessInfo.processInfo.environment["PEEZ_TEST_DATABASE_URL"] == nil { return }
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let ledger = try Self.ledger(folder, postgres: postgres)
+        // The runs keep the real clock, as in production: two runs given --now would each start their clock from
+        // it when they start, up to a second apart, and see each other's leases end that much early.
+        try Self.seed(ledger, members: 400, now: String(Int64(Date().timeIntervalSince1970)))
+        let receiver = try Receiver(delayMilliseconds: 100)
+        defer { receiver.stop() }
+        // 100 reminders two at a time, 0.1 s each: 5 s a batch, 10 s for the batch leased meanwhile; leases of 8 s.
+        let options = ["--sink", receiver.url, "--concurrency", "2", "--batch-size", "100", "--lease-seconds", "8", "--timeout", "1"]
+        let (delivered, open, stats) = try await Self.twoRunsAtOnce(ledger, options, in: folder, receiver: receiver)
+        #expect(open == 0 && delivered > 250 && stats["received"] == delivered, "\(stats), \(delivered)")
+        #expect(stats["duplicates"] == 0, "a lease is renewed before it could lapse under a delivery: \(stats)")
+    }
+
+    @Test func aLeaseTooShortForTheSinksLongestDeliveryIsRefused() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let ledger = try Self.ledger(folder, postgres: false)
+        let webhook = try Self.remind(ledger, ["run", "--sink", "webhook:http://127.0.0.1:9/hooks", "--timeout", "5", "--lease-seconds", "7"])
+        #expect(webhook.status == 2 && webhook.standardError.contains("--lease-seconds must be at least 8 for this sink"), "\(webhook.standardError)")
+        let jsonl = try Self.remind(ledger, ["run", "--sink", "jsonl:" + folder.file("reminders.jsonl"), "--lease-seconds", "6"])
+        #expect(jsonl.status == 2 && jsonl.standardError.contains("--lease-seconds must be at least 7 for this sink"), "\(jsonl.standardError)")
     }
 
     @Test func aReceiverFailingHalfItsRequestsStillGetsEveryReminder() async throws {

@@ -21,10 +21,15 @@ public final class JSONLinesSink: ReminderSink, @unchecked Sendable {
         }
     }
 
-    public func deliver(_ messages: [ReminderDelivery]) async -> [ReminderOutcome] {
+    /// A batch's write and flush; a disk that takes longer risks a line written twice, which readers drop by id.
+    public var longestDeliverySeconds: Int64 { 5 }
+
+    public func deliver(_ messages: [ReminderDelivery], mayStart: @escaping @Sendable (_ id: String) async -> Bool) async -> [ReminderOutcome] {
+        var allowed: [Bool] = []
+        for message in messages { allowed.append(await mayStart(message.id)) }
         var bytes: [UInt8] = []
         bytes.reserveCapacity(messages.reduce(0) { $0 + $1.body.count + 1 })
-        for message in messages {
+        for (message, allowed) in zip(messages, allowed) where allowed {
             bytes += message.body
             bytes.append(0x0A)
         }
@@ -40,7 +45,7 @@ public final class JSONLinesSink: ReminderSink, @unchecked Sendable {
             return nil
         }
         // A failed write may have written part of the lines: those come again, with their ids, next time.
-        return messages.map { _ in error.map { .retry($0, sent: true, retryAfter: nil) } ?? .delivered }
+        return allowed.map { allowed in allowed ? error.map { .retry($0, sent: true, retryAfter: nil) } ?? .delivered : .leaseLost }
     }
 
     public func close() async {

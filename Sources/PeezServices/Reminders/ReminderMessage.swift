@@ -68,6 +68,11 @@ public struct ReminderMessage: Sendable {
     }
 }
 
+extension ReminderOutcome {
+    /// A delivery not started because the run's lease on it ran out (or could not be renewed).
+    static let leaseLost = ReminderOutcome.retry("not sent: this run's lease on it ended first", sent: false, retryAfter: nil)
+}
+
 /// One message for a sink: its id (the idempotency key a receiver deduplicates by) and its JSON body.
 public struct ReminderDelivery: Sendable {
     public var id: String
@@ -81,8 +86,13 @@ public struct ReminderDelivery: Sendable {
 
 /// Where reminders go.
 public protocol ReminderSink: Sendable {
-    /// Delivers the messages and says what became of each, in their order.
-    func deliver(_ messages: [ReminderDelivery]) async -> [ReminderOutcome]
+    /// The longest one delivery can take, in seconds, from its start to its outcome (a request's timeout, a
+    /// batch's write and flush): a run's lease must outlast it.
+    var longestDeliverySeconds: Int64 { get }
+    /// Delivers the messages and says what became of each, in their order. Each one is started only if
+    /// `mayStart` allows it when its turn comes (the run still holds its lease long enough); one not allowed is
+    /// not sent, and retried later.
+    func deliver(_ messages: [ReminderDelivery], mayStart: @escaping @Sendable (_ id: String) async -> Bool) async -> [ReminderOutcome]
     /// Releases what the sink holds (connections, files).
     func close() async
 }

@@ -7,8 +7,9 @@ public import Membership
 /// run holds, is waited for; a retry due in an hour is left to a later run).
 ///
 /// Exactly once: a reminder is recorded under its unique key before any delivery, leased before it is sent
-/// (two runs never hold it at once), and settled right after its answer. A run killed between a delivery and
-/// its settling leaves the lease to expire; the next run sends that reminder again, with the same id.
+/// (two runs never hold it at once; a delivery starts only while the lease outlasts it, renewed as needed:
+/// ``ReminderLease``), and settled right after its answer. A run killed between a delivery and its settling
+/// leaves the lease to expire; the next run sends that reminder again, with the same id.
 public struct ReminderRunner: Sendable {
     public var store: any ReminderStore
     public var sink: any ReminderSink
@@ -80,6 +81,10 @@ public struct ReminderRunner: Sendable {
 
     /// Runs to the end; `progress` hears after each batch (settled so far, open at the start).
     public func run(progress: @Sendable (Summary) -> Void = { _ in }) async throws -> Summary {
+        let shortestLease = ReminderLease.shortestLease(forDeliveriesOf: sink.longestDeliverySeconds)
+        guard leaseSeconds >= shortestLease else {
+            throw ReminderSinkError("a lease of \(leaseSeconds) s cannot outlast one delivery (up to \(sink.longestDeliverySeconds) s) and its record: give at least \(shortestLease) s")
+        }
         var summary = Summary()
         let started = ContinuousClock.now
         summary.due = try await store.recordDueReminders(channel: channel, now: clock(), batchSeconds: 3_600)
@@ -92,7 +97,7 @@ public struct ReminderRunner: Sendable {
         var nextBatch = lease()
         defer { nextBatch.cancel() }
         while true {
-            let leased = try await nextBatch.value
+            let (leased, leasedUntil) = try await nextBatch.value
             if leased.isEmpty {
                 let now = clock()
                 guard let next = try await store.nextOpenReminderTime(channel: channel), next - now <= maxWaitSeconds else { break }
@@ -105,7 +110,9 @@ public struct ReminderRunner: Sendable {
             let stale = leased.filter(\.isSuperseded)
             let fresh = leased.filter { !$0.isSuperseded }
             let messages = fresh.map { ReminderDelivery(id: $0.reminder.id, body: ReminderMessage($0, templates: templates, timestamp: timestamp).json()) }
-            let outcomes = messages.isEmpty ? [] : await sink.deliver(messages)
+            let lease = ReminderLease(store: store, owner: owner, ids: messages.map(\.id), validUntil: leasedUntil, leaseSeconds: leaseSeconds,
+                                      longestDeliverySeconds: sink.longestDeliverySeconds, clock: clock)
+            let outcomes = messages.isEmpty ? [] : await sink.deliver(messages) { await lease.mayStart($0) }
             let settled = zip(fresh.map(\.reminder), outcomes).map { ($0, $1) } + stale.map { ($0.reminder, ReminderOutcome.superseded) }
             let states = try await store.settleReminders(settled, owner: owner, schedule: schedule, now: clock())
             for (state, (reminder, _)) in zip(states, settled) {
@@ -121,9 +128,13 @@ public struct ReminderRunner: Sendable {
         return summary
     }
 
-    /// Leases the next batch, in a task of its own.
-    private func lease() -> Task<[DueReminder], any Error> {
-        Task { try await store.leaseReminders(channel: channel, owner: owner, limit: batchSize, now: clock(), leaseSeconds: leaseSeconds) }
+    /// Leases the next batch, in a task of its own; with it, when the lease ends.
+    private func lease() -> Task<([DueReminder], leasedUntil: Int64), any Error> {
+        Task {
+            let now = clock()
+            return (try await store.leaseReminders(channel: channel, owner: owner, limit: batchSize, now: now, leaseSeconds: leaseSeconds),
+                    now + leaseSeconds)
+        }
     }
 
     static func seconds(since start: ContinuousClock.Instant) -> Double {

@@ -16,7 +16,7 @@ public final class WebhookSink: ReminderSink, Sendable {
     private let url: String
     private let signer: StandardWebhookSigner
     private let concurrency: Int
-    private let timeout: TimeAmount
+    private let timeoutSeconds: Int64
     private let client: HTTPClient
     private let clock: @Sendable () -> Int64
 
@@ -28,7 +28,7 @@ public final class WebhookSink: ReminderSink, Sendable {
         self.url = url
         self.signer = signer
         self.concurrency = max(1, concurrency)
-        self.timeout = .seconds(timeoutSeconds)
+        self.timeoutSeconds = timeoutSeconds
         self.clock = clock
         var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow, timeout: .init(connect: .seconds(5), read: .seconds(timeoutSeconds)))
         configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = self.concurrency
@@ -36,14 +36,17 @@ public final class WebhookSink: ReminderSink, Sendable {
         client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }
 
-    public func deliver(_ messages: [ReminderDelivery]) async -> [ReminderOutcome] {
+    /// The request's timeout, and a second for the cancellation to take effect.
+    public var longestDeliverySeconds: Int64 { timeoutSeconds + 1 }
+
+    public func deliver(_ messages: [ReminderDelivery], mayStart: @escaping @Sendable (_ id: String) async -> Bool) async -> [ReminderOutcome] {
         var outcomes = [ReminderOutcome](repeating: .retry("not sent", sent: false, retryAfter: nil), count: messages.count)
         await withTaskGroup(of: (Int, ReminderOutcome).self) { group in
             var next = 0
             func start() {
                 let index = next
                 let message = messages[index]
-                group.addTask { (index, await self.post(message)) }
+                group.addTask { (index, await mayStart(message.id) ? await self.post(message) : .leaseLost) }
                 next += 1
             }
             while next < min(concurrency, messages.count) { start() }
@@ -56,6 +59,8 @@ public final class WebhookSink: ReminderSink, Sendable {
     }
 
     private func post(_ message: ReminderDelivery) async -> ReminderOutcome {
+        // The whole exchange, the answer's body too, ends by this deadline: the run's lease counts on it.
+        let deadline = NIODeadline.now() + .seconds(timeoutSeconds)
         let timestamp = clock()
         var request = HTTPClientRequest(url: url)
         request.method = .POST
@@ -66,12 +71,12 @@ public final class WebhookSink: ReminderSink, Sendable {
         request.body = .bytes(ByteBuffer(bytes: message.body))
         let response: HTTPClientResponse
         do {
-            response = try await client.execute(request, timeout: timeout)
+            response = try await client.execute(request, deadline: deadline)
         } catch {
             return .retry("no answer: \(error)", sent: Self.mayHaveArrived(error), retryAfter: nil)
         }
         let status = Int(response.status.code)
-        let answer = (try? await response.body.collect(upTo: 2_048)).map { String(buffer: $0) } ?? ""
+        let answer = await Self.answer(response.body, before: deadline)
         switch status {
         case 200..<300:
             return .delivered
@@ -80,6 +85,18 @@ public final class WebhookSink: ReminderSink, Sendable {
         default:
             return .failed("the receiver answered \(status)\(answer.isEmpty ? "" : ": " + Self.quoted(answer))")
         }
+    }
+
+    /// The first 2 KiB of the answer's body (nothing if it is longer), as far as it came before `deadline`:
+    /// AsyncHTTPClient's own deadline ends with the answer's head, and a receiver trickling the body must not
+    /// hold the delivery past its lease.
+    /// (A timer on the event loop, as AsyncHTTPClient's own: cancelled when done, it is gone at once, where a
+    /// sleeping task would stay scheduled until its deadline, tens of thousands at a time in a large run.)
+    static func answer(_ body: HTTPClientResponse.Body, before deadline: NIODeadline) async -> String {
+        let reading = Task { (try? await body.collect(upTo: 2_048)).map { String(buffer: $0) } ?? "" }
+        let timer = MultiThreadedEventLoopGroup.singleton.any().scheduleTask(deadline: deadline) { reading.cancel() }
+        defer { timer.cancel() }
+        return await withTaskCancellationHandler { await reading.value } onCancel: { reading.cancel() }
     }
 
     /// The receiver's words as kept in a reminder's reason and printed by `peez remind status`: at most 200
