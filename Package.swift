@@ -114,7 +114,7 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ],
-            resources: [.embedInCode("Reminders/reminder-templates.json")],
+            resources: [.embedInCode("Reminders/reminder-templates.json"), .embedInCode("Counter/counter-texts.json")],
             swiftSettings: strictSettings
         ),
 

@@ -114,7 +114,7 @@ def ok(c, kid=PRIMARY_KID):
 V = []
 # The spec's verification step that refuses a token with this verdict; a malformed token names its step.
 STEP = {"unsupported_algorithm": 6, "unknown_key": 7, "bad_signature": 8, "bad_claims": 9,
-        "expired": 10, "not_yet_valid": 10, "revoked": 11}
+        "expired": 10, "no_paid_period": 10, "not_yet_valid": 10, "revoked": 11}
 def vector(id, description, tok, expected, keys=("primary",), revocations=None, now=NOW, step=None, windows=None):
     if isinstance(expected, str): expected = {"verdict": expected}
     if expected["verdict"] != "valid":
@@ -141,6 +141,13 @@ c = claims(exp=NOW - 301)
 vector("expired", "the paid period ended 301 s ago, beyond the leeway", token(c), dict(ok(c), verdict="expired"))
 c = claims(exp=NOW - 40 * DAY, iat=NOW - 70 * DAY)
 vector("expired-long-ago", "a card that ended 40 days ago", token(c), dict(ok(c), verdict="expired"))
+c = claims(exp=NOW - 100, iat=NOW - 100)
+vector("no-paid-period", "expires when it was issued (a member who never paid), 100 s ago: inside the leeway, still never valid",
+       token(c), dict(ok(c), verdict="no_paid_period"))
+c = claims(exp=NOW - DAY, iat=NOW - 100)
+vector("no-paid-period-expiry-before-issue", "expires a day before it was issued", token(c), dict(ok(c), verdict="no_paid_period"))
+c = claims(exp=NOW + 1, iat=NOW)
+vector("valid-one-second-paid", "covers one second of paid time: exp after iat", token(c), ok(c))
 c = claims(iat=NOW + 301)
 vector("not-yet-valid", "issued 301 s in the future, beyond the leeway", token(c), dict(ok(c), verdict="not_yet_valid"))
 

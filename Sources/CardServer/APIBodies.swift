@@ -5,7 +5,7 @@ import Membership
 /// JSON bodies of the API, snake_case on the wire.
 
 struct MemberBody: Codable {
-    var uuid: UUID
+    var uuid: String
     var membership_id: String
     var name: String
     var phone: String
@@ -15,7 +15,7 @@ struct MemberBody: Codable {
     var created_at: String
 
     init(_ member: Member) {
-        uuid = member.uuid
+        uuid = member.uuid.lowercasedText
         membership_id = member.membershipID
         name = member.name
         phone = member.phone
@@ -54,12 +54,12 @@ struct UpdateMemberRequest: RequestFields {
 }
 
 struct PeriodBody: Codable {
-    var id: UUID
-    var member_uuid: UUID
+    var id: String
+    var member_uuid: String
     var months: Int
     var amount_dzd: Int
     var source: String
-    var vendor_id: UUID?
+    var vendor_id: String?
     var status: String
     var purchased_at: String
     var starts_at: String
@@ -67,12 +67,12 @@ struct PeriodBody: Codable {
     var cancelled_at: String?
 
     init(_ period: SubscriptionPeriod, now: Int64) {
-        id = period.id
-        member_uuid = period.memberUUID
+        id = period.id.lowercasedText
+        member_uuid = period.memberUUID.lowercasedText
         months = period.months
         amount_dzd = period.amountDZD
         source = period.source.rawValue
-        vendor_id = period.vendorID
+        vendor_id = period.vendorID?.lowercasedText
         status = period.status(at: now).rawValue
         purchased_at = AlgiersCalendar.iso8601(period.purchasedAt)
         starts_at = AlgiersCalendar.iso8601(period.startsAt)
@@ -107,7 +107,7 @@ struct CoverageBody: Codable {
 }
 
 struct SubscriptionBody: Codable {
-    var member_uuid: UUID
+    var member_uuid: String
     var membership_id: String
     var coverage: CoverageBody
     /// Newest first.
@@ -142,7 +142,7 @@ struct ActivationBody: Codable {
         var expires_at: String
     }
     struct MemberSummary: Codable {
-        var uuid: UUID
+        var uuid: String
         var membership_id: String
         var name: String
     }
@@ -193,14 +193,14 @@ struct CreateVendorRequest: RequestFields {
 }
 
 struct VendorBody: Codable {
-    var id: UUID
+    var id: String
     var name: String
     var category: String
     var neighbourhood: String
     var created_at: String
 
     init(_ vendor: Vendor) {
-        id = vendor.id
+        id = vendor.id.lowercasedText
         name = vendor.name
         category = vendor.category
         neighbourhood = vendor.neighbourhood

@@ -34,13 +34,21 @@ public struct APIError: Error, HTTPResponseError, CustomStringConvertible {
         APIError(.contentTooLarge, code: "payload_too_large", "The request body is larger than \(limit) bytes.")
     }
 
+    /// The status each domain error code is answered with. A code missing here is a code added to the domain
+    /// and not to the API: ``init(_:)`` answers it as the service's failure, and a test holds every code to it.
+    static let statuses: [MembershipError.Code: HTTPResponse.Status] = [
+        .invalidFields: .unprocessableContent, .idempotencyKeyReused: .unprocessableContent, .notFound: .notFound,
+        .conflict: .conflict, .requestInFlight: .conflict,
+    ]
+
+    /// Seconds a client should wait before sending a request again whose twin is still in flight.
+    static let inFlightRetryAfterSeconds = 1
+
     /// A domain error as the API answers it.
     init(_ error: MembershipError) {
-        let status: HTTPResponse.Status
-        switch error.code {
-        case .invalidFields, .idempotencyKeyReused: status = .unprocessableContent
-        case .notFound: status = .notFound
-        default: status = .conflict  // conflict, request in flight
+        guard let status = Self.statuses[error.code] else {
+            self.init(.internalServerError, code: "internal", "The service has no answer for its error \(error.code); the error is logged.")
+            return
         }
         self.init(status, code: error.code.description, error.message, fields: error.fields)
     }
@@ -49,19 +57,13 @@ public struct APIError: Error, HTTPResponseError, CustomStringConvertible {
         let body = ErrorBody(error: .init(code: code, message: message, fields: fields.isEmpty ? nil : fields))
         var headers: HTTPFields = [.contentType: "application/json; charset=utf-8"]
         if status == .unauthorized { headers[.wwwAuthenticate] = "Bearer realm=\"peez\"" }
+        if code == MembershipError.Code.requestInFlight.description { headers[.retryAfter] = String(Self.inFlightRetryAfterSeconds) }
         return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: try JSONExchange.encoder.encode(body))))
     }
 }
 
 /// The one error body every route answers with.
-struct ErrorBody: Encodable {
-    struct Detail: Encodable {
-        var code: String
-        var message: String
-        var fields: [String: String]?
-    }
-    var error: Detail
-}
+typealias ErrorBody = ServiceErrorBody
 
 /// Renders every error in the one error shape: API and domain errors as they say, the framework's own (no
 /// route, body too large) translated, and anything else as a 500 whose detail goes to the log, not the client.
@@ -75,7 +77,9 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
         } catch let error as APIError {
             return try error.response(from: request, context: context)
         } catch let error as MembershipError {
-            return try APIError(error).response(from: request, context: context)
+            let answer = APIError(error)
+            if answer.status == .internalServerError { context.logger.error("a domain error the API does not map", metadata: ["error": "\(error)"]) }
+            return try answer.response(from: request, context: context)
         } catch let error as HTTPError {
             let translated: APIError
             switch error.status {

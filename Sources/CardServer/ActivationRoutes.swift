@@ -83,7 +83,7 @@ struct ActivationRoutes {
     static func body(_ result: ActivationResult, now: Int64) -> ActivationBody {
         ActivationBody(
             period: PeriodBody(result.period, now: now),
-            member: .init(uuid: result.member.uuid, membership_id: result.member.membershipID, name: result.member.name),
+            member: .init(uuid: result.member.uuid.lowercasedText, membership_id: result.member.membershipID, name: result.member.name),
             coverage_end: AlgiersCalendar.iso8601(result.coverageEnd),
             card: .init(token: result.card.token, token_id: result.card.tokenID, expires_at: AlgiersCalendar.iso8601(result.card.expiresAt)))
     }
@@ -91,7 +91,11 @@ struct ActivationRoutes {
     @Sendable func list(_ request: Request, context: ServerRequestContext) async throws -> Response {
         let credential = try context.require(.vendor, .admin)
         let limit = try Self.limit(request.uri.queryParameters.get("limit"))
-        let vendorID = credential.role == .vendor ? credential.vendorID ?? UUID() : nil
+        var vendorID: UUID?
+        if credential.role == .vendor {
+            guard let ownVendor = credential.vendorID else { throw APIError.forbidden("This vendor credential is not tied to a vendor.") }
+            vendorID = ownVendor
+        }
         let now = cards.now()
         let periods = try await store.activations(vendorID: vendorID, limit: limit)
         return try JSONExchange.response(ActivationListBody(activations: periods.map { PeriodBody($0, now: now) }))
@@ -109,7 +113,7 @@ struct ActivationRoutes {
 
     @Sendable func cancel(_ request: Request, context: ServerRequestContext) async throws -> Response {
         _ = try context.require(.admin)
-        guard let id = UUID(uuidString: context.parameters.get("id") ?? "") else {
+        guard let id = UUID(strictText: context.parameters.get("id") ?? "") else {
             throw MembershipError(.notFound, "Activation ids are UUIDs.")
         }
         let now = cards.now()

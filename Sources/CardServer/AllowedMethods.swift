@@ -10,7 +10,11 @@ final class AllowedMethods: Sendable {
     /// Takes the route list once every route is registered.
     func load(_ routes: [(path: String, method: HTTPRequest.Method)]) {
         var byPath: [String: Set<String>] = [:]
-        for route in routes { byPath[route.path, default: []].insert(route.method.rawValue) }
+        for route in routes {
+            byPath[route.path, default: []].insert(route.method.rawValue)
+            // The router answers HEAD wherever it answers GET.
+            if route.method == .get { byPath[route.path, default: []].insert(HTTPRequest.Method.head.rawValue) }
+        }
         self.routes.withLock { $0 = byPath.map { (Self.segments($0.key), $0.value) } }
     }
 

@@ -41,7 +41,8 @@ public enum ServerMetrics {
 /// The router: every route of the API, behind error rendering, request metrics and authentication. Its
 /// `routes` list what it serves (a test holds them to the OpenAPI document).
 public func buildRouter(cards: CardService, metrics: PrometheusCollectorRegistry) -> Router<ServerRequestContext> {
-    let router = Router(context: ServerRequestContext.self)
+    // HEAD is answered on every GET route, as GET with no body (RFC 9110 §9.3.2).
+    let router = Router(context: ServerRequestContext.self, options: .autoGenerateHeadEndpoints)
     // Metrics outermost: they count the answer actually sent, errors rendered by ErrorMiddleware included.
     router.add(middleware: MetricsMiddleware())
     let allowedMethods = AllowedMethods()
@@ -69,15 +70,16 @@ public func buildApplication(cards: CardService, metrics: PrometheusCollectorReg
                              logger: Logger = Logger(label: "peez.server")) -> some ApplicationProtocol
 {
     let (limits, tls) = (configuration.limits, configuration.tls?.configuration)
+    let registry = ConnectionRegistry(limits: limits)
     var application = Application(
         router: buildRouter(cards: cards, metrics: metrics),
         server: HTTPServerBuilder { responder in
-            let http = DeadlineHTTP1Channel(base: HTTP1Channel(responder: responder), limits: limits)
+            let http = DeadlineHTTP1Channel(base: HTTP1Channel(responder: responder), limits: limits, registry: registry)
             guard let tls else { return http }
             return try TLSChannel(http, tlsConfiguration: tls)
         },
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "peez",
-                             availableConnectionsDelegate: .maximum(limits.maxConnections, logger: logger)),
+                             availableConnectionsDelegate: .maximum(limits.maxConnections + limits.refusalHeadroom, logger: logger)),
         services: services,
         logger: logger
     )

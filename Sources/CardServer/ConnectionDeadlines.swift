@@ -13,10 +13,19 @@ struct DeadlineHTTP1Channel: ServerChildChannel {
 
     let base: HTTP1Channel
     let limits: ConnectionLimits
+    /// Every open connection, for the cap: see ``ConnectionRegistry``.
+    let registry: ConnectionRegistry
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
-        base.setup(channel: channel, logger: logger).flatMapThrowing { value in
-            let deadline = ConnectionDeadline(limits: limits)
+        base.setup(channel: channel, logger: logger).flatMapThrowing { [registry] value in
+            let deadline = ConnectionDeadline(limits: limits, registry: registry)
+            switch registry.open(channel) {
+            case .admitted(let closing):
+                for idle in closing { idle.close(promise: nil) }
+            case .refused:
+                deadline.refused = true
+            }
+            channel.closeFuture.whenComplete { _ in registry.close(channel) }
             let operations = channel.pipeline.syncOperations
             // Raw bytes (after TLS, if any), before the HTTP codec: the first byte of a request starts its header
             // deadline, and a 408 written from here is still encrypted.
@@ -26,7 +35,7 @@ struct DeadlineHTTP1Channel: ServerChildChannel {
             let stateHandler = try operations.handler(type: HTTPConnectionStateHandler.self)
             try operations.addHandler(RequestPartsWatcher(deadline: deadline), position: .before(stateHandler))
             // A request that is not HTTP: answered in the API's error shape, not the framework's empty 400.
-            try operations.addHandler(ParserErrorResponder(), position: .before(stateHandler))
+            try operations.addHandler(ParserErrorResponder(deadline: deadline), position: .before(stateHandler))
             return value
         }
     }
@@ -50,20 +59,28 @@ final class ConnectionDeadline {
     }
 
     private let limits: ConnectionLimits
+    private let registry: ConnectionRegistry
     private(set) var phase: Phase = .idle
     private var timer: Scheduled<Void>?
     /// The context of the raw-bytes handler, from which a timed-out request is answered and the socket closed.
     var context: ChannelHandlerContext?
+    /// The connection came past the cap with no idle one to close for it: answered 503 and closed at once.
+    var refused = false
+    /// The first bytes of the request being read, for the answer to one that is not HTTP.
+    let requestStart = RequestStart()
 
-    init(limits: ConnectionLimits) {
+    init(limits: ConnectionLimits, registry: ConnectionRegistry) {
         self.limits = limits
+        self.registry = registry
     }
 
     /// Moves to `phase` and starts its timer (none while responding: the service bounds its own work).
     func enter(_ phase: Phase) {
+        if (self.phase == .idle) != (phase == .idle), let channel = context?.channel { registry.setIdle(channel, phase == .idle) }
         self.phase = phase
         timer?.cancel()
         timer = nil
+        if phase == .idle { requestStart.reset() }
         guard let context else { return }
         let limit: Duration
         switch phase {
@@ -87,11 +104,21 @@ final class ConnectionDeadline {
     private func expire(_ expired: Phase) {
         guard let context, phase == expired else { return }
         if expired != .idle {
-            let body = #"{"error":{"code":"request_timeout","message":"the request did not arrive in time; send it again, whole"}}"#
-            let head = "HTTP/1.1 408 Request Timeout\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n"
-            context.writeAndFlush(NIOAny(context.channel.allocator.buffer(string: head + body)), promise: nil)
+            answerAndClose("408 Request Timeout", code: "request_timeout", message: "the request did not arrive in time; send it again, whole")
+        } else {
+            context.close(promise: nil)
+            cancel()
         }
-        context.close(promise: nil)
+    }
+
+    /// Writes an error in the API's shape as raw bytes, below the HTTP codec (which knows nothing of it: a
+    /// timed-out request, a refused connection, a CONNECT whose answer it would strip), then closes. `message`
+    /// is fixed text, safe in JSON as it is.
+    func answerAndClose(_ status: String, code: String, message: String, headers: String = "") {
+        guard let context else { return }
+        let body = #"{"error":{"code":""# + code + #"","message":""# + message + #""}}"#
+        let head = "HTTP/1.1 \(status)\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\(headers)Connection: close\r\n\r\n"
+        context.writeAndFlush(NIOAny(context.channel.allocator.buffer(string: head + body))).whenComplete { _ in context.close(promise: nil) }
         cancel()
     }
 }
@@ -109,7 +136,22 @@ final class RequestBytesWatcher: ChannelInboundHandler, RemovableChannelHandler 
 
     func handlerAdded(context: ChannelHandlerContext) {
         deadline.context = context
+        if deadline.refused {
+            if context.channel.isActive { refuse(context: context) }
+            return
+        }
         deadline.enter(.idle)
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        if deadline.refused { refuse(context: context) }
+        context.fireChannelActive()
+    }
+
+    /// A connection past the cap with nothing idle to close for it: a 503 at once, then closed.
+    private func refuse(context: ChannelHandlerContext) {
+        deadline.answerAndClose("503 Service Unavailable", code: "too_many_connections", message: "every connection is busy; send the request again in a moment",
+                                headers: "Retry-After: 1\r\n")
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
@@ -118,6 +160,7 @@ final class RequestBytesWatcher: ChannelInboundHandler, RemovableChannelHandler 
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         if deadline.phase == .idle { deadline.enter(.readingHead) }
+        if deadline.phase == .readingHead { deadline.requestStart.append(unwrapInboundIn(data).readableBytesView) }
         context.fireChannelRead(data)
     }
 
@@ -154,5 +197,35 @@ final class RequestPartsWatcher: ChannelDuplexHandler, RemovableChannelHandler {
         // A pipelined request already being read keeps its own deadline.
         if case .end = unwrapOutboundIn(data), deadline.phase == .responding { deadline.enter(.idle) }
         context.write(data, promise: promise)
+    }
+}
+
+/// The first bytes of the request being read, up to its first line's end or 8 KiB: enough to tell a request
+/// line with an HTTP version this service does not speak (505) from one that is not a request line (400).
+final class RequestStart {
+    private(set) var bytes: [UInt8] = []
+    static let limit = 8 * 1024
+
+    func append(_ more: some Collection<UInt8>) {
+        guard bytes.count < Self.limit, !bytes.contains(UInt8(ascii: "\n")) else { return }
+        bytes += more.prefix(Self.limit - bytes.count)
+    }
+
+    func reset() {
+        bytes.removeAll(keepingCapacity: true)
+    }
+
+    /// Whether the first line is a well-formed request line, `METHOD SP target SP HTTP/d.d CRLF`, whose version
+    /// is other than 1.0 and 1.1: only then is the version the fault (505); anything else is a malformed request.
+    var namesAnotherHTTPVersion: Bool {
+        guard let lineFeed = bytes.firstIndex(of: UInt8(ascii: "\n")), lineFeed > 0, bytes[lineFeed - 1] == UInt8(ascii: "\r") else { return false }
+        let parts = bytes[..<(lineFeed - 1)].split(separator: UInt8(ascii: " "), omittingEmptySubsequences: false)
+        guard parts.count == 3, !parts[0].isEmpty, !parts[1].isEmpty else { return false }
+        let version = Array(parts[2])
+        let isDigit = { (byte: UInt8) in (0x30...0x39).contains(byte) }
+        guard version.count == 8, version.starts(with: Array("HTTP/".utf8)), isDigit(version[5]), version[6] == UInt8(ascii: "."), isDigit(version[7]) else {
+            return false
+        }
+        return !(version[5] == UInt8(ascii: "1") && (version[7] == UInt8(ascii: "0") || version[7] == UInt8(ascii: "1")))
     }
 }

@@ -67,14 +67,14 @@ struct MemberRoutes {
         let member = try await member(context)
         let periods = try await store.periods(memberUUID: member.uuid)
         let now = cards.now()
-        let body = SubscriptionBody(member_uuid: member.uuid, membership_id: member.membershipID,
+        let body = SubscriptionBody(member_uuid: member.uuid.lowercasedText, membership_id: member.membershipID,
                                     coverage: CoverageBody(coverageEnd: CoverageSchedule.coverageEnd(periods), now: now),
                                     periods: periods.reversed().map { PeriodBody($0, now: now) })
         return try JSONExchange.response(body)
     }
 
     private func memberUUID(_ context: ServerRequestContext) throws -> UUID {
-        guard let uuid = UUID(uuidString: context.parameters.get("uuid") ?? "") else {
+        guard let uuid = UUID(strictText: context.parameters.get("uuid") ?? "") else {
             throw MembershipError(.notFound, "Member ids are UUIDs.")
         }
         return uuid
@@ -83,7 +83,7 @@ struct MemberRoutes {
     private func member(_ context: ServerRequestContext) async throws -> Member {
         let uuid = try memberUUID(context)
         guard let member = try await store.member(uuid: uuid) else {
-            throw MembershipError(.notFound, "No member has uuid \(uuid).")
+            throw MembershipError(.notFound, "No member has uuid \(uuid.lowercasedText).")
         }
         return member
     }

@@ -25,9 +25,19 @@ struct ScanRoutes {
         guard let vendorID = credential.vendorID else {
             throw APIError.forbidden("This vendor credential is not tied to a vendor.")
         }
-        let scans = try ScanReportRequest.scans(from: try await JSONExchange.bodyBytes(request, context: context, limit: Self.maxReportBytes))
-        let stored = try await store.recordScans(scans, vendorID: vendorID, now: cards.now())
-        return try JSONExchange.response(ScanReportBody(received: scans.count, stored: stored, already_stored: scans.count - stored))
+        let now = cards.now()
+        let report = try ScanReportRequest.report(from: try await JSONExchange.bodyBytes(request, context: context, limit: Self.maxReportBytes))
+        var refused: [ScanReportAnswer.Refusal] = []
+        var scans: [CounterScan] = []
+        for entry in report.entries {
+            if let reason = entry.refusal(serviceNow: now) {
+                refused.append(.init(seq: entry.seq, reason: reason))
+            } else {
+                scans.append(CounterScan(entry, counterID: report.counterID))
+            }
+        }
+        let stored = try await store.recordScans(scans, vendorID: vendorID, now: now)
+        return try JSONExchange.response(ScanReportAnswer(received: report.entries.count, stored: stored, alreadyStored: scans.count - stored, refused: refused))
     }
 
     /// `GET /v1/scans?membership_id=…&token_id=…&limit=…`: where cards were used, newest first.
@@ -39,7 +49,7 @@ struct ScanRoutes {
         let membershipID = query.get("membership_id")
         if let membershipID, !Member.isMembershipID(membershipID) { problems["membership_id"] = "must look like PEEZ-20251103-00002" }
         let tokenID = query.get("token_id")
-        if let tokenID, !ScanReportRequest.isTokenID(tokenID) { problems["token_id"] = "must be a card's token id, 16 lowercase hex digits" }
+        if let tokenID, !ScanLogEntry.isTokenID(tokenID) { problems["token_id"] = "must be a card's token id, 16 lowercase hex digits" }
         guard problems.isEmpty else {
             throw APIError(.unprocessableContent, code: "invalid_fields", "The query has invalid parameters.", fields: problems)
         }
@@ -73,73 +83,61 @@ struct ScanRoutes {
     }
 }
 
-/// The body of a scan report: the counter's id and its new log entries, every field checked at once.
+/// The body of a scan report, every field of every entry checked at once: first each field's kind (as the
+/// API document gives it), then the values by ``ScanLogEntry/problems``, the rules the counter logs by.
 enum ScanReportRequest {
     struct Entry: RequestFields {
         static let fields: [String: (kind: FieldKind, required: Bool)] = [
             "seq": (.integer, true), "at": (.integer, true), "verdict": (.oneOf(CounterScan.verdicts), true),
             "member": (.text, false), "token_id": (.text, false), "offline": (.boolean, true), "trust_age": (.integer, true),
+            "clock_wrong": (.boolean, false),
         ]
     }
 
-    static func isTokenID(_ text: String) -> Bool {
-        text.utf8.count == 16 && text.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
-    }
-
-    /// The scans in `bytes`: 400 when it is not a JSON object, 422 naming every field of every entry that is wrong.
-    static func scans(from bytes: [UInt8]) throws -> [CounterScan] {
+    /// The report in `bytes`: 400 when it is not a JSON object, 422 naming every field of every entry that is wrong.
+    static func report(from bytes: [UInt8]) throws -> ScanReport {
         guard let object = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any] else {
             throw APIError.badRequest("The body is not a JSON object.")
         }
         var problems: [String: String] = [:]
-        let counterID = (object["counter_id"] as? String).flatMap(UUID.init(uuidString:))
+        let counterID = (object["counter_id"] as? String).flatMap { UUID(strictText: $0) }
         if counterID == nil { problems["counter_id"] = "must be the counter's UUID" }
         let entries = object["entries"] as? [Any] ?? []
         if !(object["entries"] is [Any]) || !(1...CounterScan.maxPerReport).contains(entries.count) {
             problems["entries"] = "must be a list of 1 to \(CounterScan.maxPerReport) scan-log entries"
         }
-        var scans: [CounterScan] = []
+        var decoded: [ScanLogEntry] = []
         for (index, value) in entries.prefix(CounterScan.maxPerReport).enumerated() {
             let name = "entries[\(index)]"
-            guard let entry = value as? [String: Any] else {
+            guard let fields = value as? [String: Any] else {
                 problems[name] = "must be an object"
                 continue
             }
-            var entryProblems = Entry.problems(in: entry)
-            let number = { (field: String) in (entry[field] as? NSNumber)?.int64Value ?? -1 }
-            if entryProblems["seq"] == nil, number("seq") < 1 { entryProblems["seq"] = "must be 1 or more" }
-            if entryProblems["at"] == nil, number("at") < 0 { entryProblems["at"] = "must be seconds since 1970" }
-            if entryProblems["trust_age"] == nil, number("trust_age") < 0 { entryProblems["trust_age"] = "must be 0 or more seconds" }
-            let member = entry["member"] as? String
-            if entryProblems["member"] == nil, let member, !Member.isMembershipID(member) { entryProblems["member"] = "must look like PEEZ-20251103-00002" }
-            let tokenID = entry["token_id"] as? String
-            if entryProblems["token_id"] == nil, let tokenID, !isTokenID(tokenID) { entryProblems["token_id"] = "must be 16 lowercase hex digits" }
+            // The kinds first; then the value rules on every field whose kind is right, so one answer names all.
+            var entryProblems = Entry.problems(in: fields)
+            let wellTyped = { (field: String) in entryProblems[field] == nil }
+            let number = { (field: String, fallback: Int64) in wellTyped(field) ? (fields[field] as? NSNumber)?.int64Value ?? fallback : fallback }
+            let text = { (field: String) in wellTyped(field) ? fields[field] as? String : nil }
+            let entry = ScanLogEntry(
+                seq: Int(clamping: number("seq", 1)), at: number("at", ScanLogEntry.timeRange.lowerBound), verdict: text("verdict") ?? CounterScan.verdicts[0],
+                member: text("member"), tokenID: text("token_id"), offline: fields["offline"] as? Bool ?? false,
+                trustAge: number("trust_age", 0), clockWrong: fields["clock_wrong"] as? Bool ?? false)
+            entryProblems.merge(entry.problems) { kind, _ in kind }
+            if entryProblems.isEmpty { decoded.append(entry) }
             for (field, problem) in entryProblems { problems["\(name).\(field)"] = problem }
-            guard entryProblems.isEmpty, let counterID else { continue }
-            scans.append(CounterScan(counterID: counterID, seq: number("seq"), scannedAt: number("at"), verdict: entry["verdict"] as? String ?? "",
-                                     membershipID: member, tokenID: tokenID, offline: (entry["offline"] as? Bool) ?? false, trustAge: number("trust_age")))
         }
-        guard problems.isEmpty else {
+        guard problems.isEmpty, let counterID else {
             throw MembershipError(.invalidFields, problems.count == 1 ? "A field is missing or invalid." : "\(problems.count) fields are missing or invalid.",
                                   fields: problems)
         }
-        return scans
+        return ScanReport(counterID: counterID, entries: decoded)
     }
 }
 
-struct ScanReportBody: Codable {
-    /// Entries in the report.
-    var received: Int
-    /// Entries stored now.
-    var stored: Int
-    /// Entries stored by an earlier report (a retry).
-    var already_stored: Int
-}
-
 struct ReportedScanBody: Codable {
-    var vendor_id: UUID
+    var vendor_id: String
     var vendor_name: String
-    var counter_id: UUID
+    var counter_id: String
     var seq: Int64
     var scanned_at: String
     var verdict: String
@@ -147,13 +145,14 @@ struct ReportedScanBody: Codable {
     var token_id: String?
     var offline: Bool
     var trust_age_seconds: Int64
+    var clock_wrong: Bool
     var received_at: String
 
     init(_ reported: ReportedScan) {
         let scan = reported.scan
-        vendor_id = reported.vendorID
+        vendor_id = reported.vendorID.lowercasedText
         vendor_name = reported.vendorName
-        counter_id = scan.counterID
+        counter_id = scan.counterID.lowercasedText
         seq = scan.seq
         scanned_at = AlgiersCalendar.iso8601(scan.scannedAt)
         verdict = scan.verdict
@@ -161,6 +160,7 @@ struct ReportedScanBody: Codable {
         token_id = scan.tokenID
         offline = scan.offline
         trust_age_seconds = scan.trustAge
+        clock_wrong = scan.clockWrong
         received_at = AlgiersCalendar.iso8601(reported.receivedAt)
     }
 }

@@ -86,7 +86,7 @@ struct ServiceRoutes {
 
     @Sendable func showVendor(_ request: Request, context: ServerRequestContext) async throws -> Response {
         let credential = try context.require(.vendor, .admin)
-        let id = UUID(uuidString: context.parameters.get("id") ?? "")
+        let id = UUID(strictText: context.parameters.get("id") ?? "")
         // A vendor may only see itself, and learns nothing of other ids: another vendor's id and an id no
         // vendor has get the same answer, decided before the store is read.
         guard let id, credential.role == .admin || credential.vendorID == id, let vendor = try await store.vendor(id: id) else {

@@ -54,6 +54,12 @@ public enum AlgiersCalendar {
         return days(fromYear: year, month: month, day: day) * 86_400 - utcOffset
     }
 
+    /// Calendar days in Algiers from the day of `start` to the day of `end` (0 on the same day, 1 for the next,
+    /// negative when `end` is on an earlier day).
+    public static func calendarDays(from start: Int64, to end: Int64) -> Int64 {
+        localDay(end).days - localDay(start).days
+    }
+
     /// Days since 1970-01-01 in Algiers and the second within that day.
     /// Times beyond years 1 to 9999 are clamped to them, so no input can overflow the arithmetic.
     static func localDay(_ seconds: Int64) -> (days: Int64, secondOfDay: Int64) {

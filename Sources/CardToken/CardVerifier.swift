@@ -67,7 +67,11 @@ public struct CardVerifier: Sendable {
             return VerificationResult(verdict: .badClaims, detail: reason, keyID: keyID, step: 9)
         }
 
-        // Step 10: time, with leeway.
+        // Step 10: time. A card that covers no time is never valid, whatever the leeway; then the dates, with it.
+        if claims.expiresAt <= claims.issuedAt {
+            return VerificationResult(verdict: .noPaidPeriod, detail: "the card covers no paid time (it expires \(Self.display(claims.expiresAt)), when it was issued)",
+                                      keyID: keyID, claims: claims, step: 10)
+        }
         if claims.expiresAt < now.subtractingClamped(leeway) {
             return VerificationResult(verdict: .expired, detail: "expired \(Self.display(claims.expiresAt))", keyID: keyID, claims: claims, step: 10)
         }

@@ -7,6 +7,8 @@ public enum Verdict: String, Sendable, CaseIterable, Codable {
     case badSignature = "bad_signature"
     case badClaims = "bad_claims"
     case expired
+    /// The card covers no paid time: its expiry is not after its issue time.
+    case noPaidPeriod = "no_paid_period"
     case notYetValid = "not_yet_valid"
     case revoked
 
@@ -20,6 +22,7 @@ public enum Verdict: String, Sendable, CaseIterable, Codable {
         case .badSignature: return "FORGED or damaged card (signature does not match)"
         case .badClaims: return "NOT accepted (card contents are invalid)"
         case .expired: return "EXPIRED card"
+        case .noPaidPeriod: return "NO PAID PERIOD (the member has not paid: sell a period)"
         case .notYetValid: return "NOT YET valid (check the device clock)"
         case .revoked: return "REVOKED card"
         }

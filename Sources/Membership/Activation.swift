@@ -9,7 +9,7 @@ public enum MemberReference: Sendable, Hashable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case .uuid(let uuid): return "uuid \(uuid)"
+        case .uuid(let uuid): return "uuid \(uuid.lowercasedText)"
         case .membershipID(let id): return "membership id \(id)"
         }
     }

@@ -43,5 +43,8 @@ public struct MembershipError: Error, Hashable, CustomStringConvertible, Sendabl
         public static let idempotencyKeyReused = Code(.idempotencyKeyReused)
         /// A request with the same idempotency key is still being carried out.
         public static let requestInFlight = Code(.requestInFlight)
+
+        /// Every code there is, for those who must answer each one (the API's status table).
+        public static let all: [Code] = [.invalidFields, .notFound, .conflict, .idempotencyKeyReused, .requestInFlight]
     }
 }

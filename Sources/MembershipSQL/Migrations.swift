@@ -128,6 +128,10 @@ enum Migrations {
             // A reminder is updated twice after it is recorded (leased, then settled): room in each page lets
             // the lease, which changes no indexed column, leave every index alone. New pages only.
             ("006_reminders_fill_factor", dialect.hasFillFactor ? ["ALTER TABLE reminders SET (fillfactor = 60)"] : []),
+            ("007_counter_scans_clock_wrong", [
+                // A scan given while the counter's clock was wrong (set back): its time is only the device's word.
+                "ALTER TABLE counter_scans ADD COLUMN clock_wrong BIGINT NOT NULL DEFAULT 0",
+            ]),
         ]
     }
 

@@ -181,6 +181,9 @@ public protocol SQLDatabase: Sendable {
     var dialect: SQLDialect { get }
     /// Runs `body` with a connection for reading.
     func read<T: Sendable>(_ body: @Sendable (any SQLExecutor) async throws -> T) async throws -> T
+    /// Runs `body` with a connection for a long read (an admin's report over many rows), away from the
+    /// connections and threads that serve requests, so it holds up no other request however long it takes.
+    func readReport<T: Sendable>(_ body: @Sendable (any SQLExecutor) async throws -> T) async throws -> T
     /// Runs `body` in one transaction, committed when it returns and rolled back when it throws. It returns
     /// only once the commit is durable.
     func write<T: Sendable>(_ body: @Sendable (any SQLExecutor) async throws -> T) async throws -> T
@@ -220,6 +223,11 @@ extension SQLDatabase {
     }
 
     public var memberChanges: MemberChangeFeed? { nil }
+
+    /// A database whose statements wait without holding a thread (a server's) reads reports as any read.
+    public func readReport<T: Sendable>(_ body: @Sendable (any SQLExecutor) async throws -> T) async throws -> T {
+        try await read(body)
+    }
 
     /// Durable whatever is asked, where a database has no cheaper way.
     public func writeStatement(_ sql: String, _ binds: [SQLValue], durable: Bool) async throws -> [SQLRow] {

@@ -97,10 +97,10 @@ extension SQLMembershipStore {
                 }
                 return (ledger, try await Self.revocationVersion(db))
             }) else {
-                throw MembershipError(.notFound, "No subscription period has id \(id).")
+                throw MembershipError(.notFound, "No subscription period has id \(id.lowercasedText).")
             }
             guard let index = ledger.periods.firstIndex(where: { $0.id == id }), ledger.periods[index].cancelledAt == nil else {
-                throw MembershipError(.conflict, "The period \(id) is already cancelled.")
+                throw MembershipError(.conflict, "The period \(id.lowercasedText) is already cancelled.")
             }
             let member = ledger.member
             var changed = ledger.periods

@@ -10,12 +10,12 @@ extension SQLMembershipStore {
             for scan in scans {
                 let inserted = try await db.query(
                     """
-                    INSERT INTO counter_scans (vendor_id, counter_id, seq, scanned_at, verdict, membership_id, token_id, offline, trust_age, received_at)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (vendor_id, counter_id, seq) DO NOTHING RETURNING seq
+                    INSERT INTO counter_scans (vendor_id, counter_id, seq, scanned_at, verdict, membership_id, token_id, offline, trust_age, clock_wrong, received_at)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (vendor_id, counter_id, seq) DO NOTHING RETURNING seq
                     """,
                     [.text(vendorID.uuidString), .text(scan.counterID.uuidString), .int(scan.seq), .int(scan.scannedAt), .text(scan.verdict),
                      scan.membershipID.map(SQLValue.text) ?? .null, scan.tokenID.map(SQLValue.text) ?? .null,
-                     .int(scan.offline ? 1 : 0), .int(scan.trustAge), .int(now)])
+                     .int(scan.offline ? 1 : 0), .int(scan.trustAge), .int(scan.clockWrong ? 1 : 0), .int(now)])
                 stored += inserted.count
             }
             return stored
@@ -37,38 +37,45 @@ extension SQLMembershipStore {
         }
     }
 
+    /// The most recent scans one shared-cards report reads: its work is bounded whatever was reported.
+    public static let sharedCardsScanLimit = 250_000
+
     public func sharedCards(within: Int64, since: Int64, limit: Int) async throws -> [SharedCardSighting] {
-        // Every pair of scans of one card at two shops close enough in time; the later scan of a pair is
-        // strictly later, or at the same second from the shop with the larger id, so each pair comes once.
-        let rows = try await database.read { db in
+        // One pass over each card's scans in time order. The closest pair of scans at two shops is always
+        // two neighbours in that order (a scan between them is from a shop other than one of the two, so it
+        // makes a pair no farther apart), so each scan is compared with the one before it only: a sort and a
+        // scan, not every pair. Times are bounded where they enter, so their differences cannot overflow.
+        let columns = ["vendor_id", "counter_id", "seq", "scanned_at", "verdict", "membership_id", "offline", "trust_age", "clock_wrong", "received_at"]
+        let previous = columns.map { "LAG(\($0)) OVER card_time AS p_\($0)" }.joined(separator: ", ")
+        let earlier = columns.map { "p_\($0) AS a_\($0)" }.joined(separator: ", ") + ", token_id AS a_token_id, va.name AS a_vendor_name"
+        let later = (columns + ["token_id"]).map { "\($0) AS b_\($0)" }.joined(separator: ", ") + ", vb.name AS b_vendor_name"
+        let rows = try await database.readReport { db in
             try await db.query(
                 """
-                SELECT \(Self.scanColumns("a", "va", prefix: "a_")), \(Self.scanColumns("b", "vb", prefix: "b_"))
-                FROM counter_scans a
-                JOIN counter_scans b ON b.token_id = a.token_id AND b.vendor_id <> a.vendor_id
-                    AND b.scanned_at <= a.scanned_at + ?
-                    AND (b.scanned_at > a.scanned_at OR (b.scanned_at = a.scanned_at AND b.vendor_id > a.vendor_id))
-                JOIN vendors va ON va.id = a.vendor_id
-                JOIN vendors vb ON vb.id = b.vendor_id
-                WHERE a.token_id IS NOT NULL AND a.scanned_at >= ?
-                ORDER BY b.scanned_at DESC
-                LIMIT 10000
+                WITH recent AS (
+                    SELECT \((columns + ["token_id"]).joined(separator: ", ")) FROM counter_scans
+                    WHERE token_id IS NOT NULL AND scanned_at >= ? ORDER BY scanned_at DESC LIMIT ?
+                ), neighbours AS (
+                    SELECT recent.*, \(previous) FROM recent
+                    WINDOW card_time AS (PARTITION BY token_id ORDER BY scanned_at, vendor_id, counter_id, seq)
+                ), pairs AS (
+                    SELECT neighbours.*, ROW_NUMBER() OVER (PARTITION BY token_id ORDER BY scanned_at - p_scanned_at, scanned_at DESC) AS closeness
+                    FROM neighbours WHERE p_vendor_id IS NOT NULL AND p_vendor_id <> vendor_id AND scanned_at - p_scanned_at <= ?
+                )
+                SELECT \(earlier), \(later) FROM pairs
+                JOIN vendors va ON va.id = pairs.p_vendor_id
+                JOIN vendors vb ON vb.id = pairs.vendor_id
+                WHERE closeness = 1
+                ORDER BY pairs.scanned_at DESC, pairs.token_id DESC
+                LIMIT ?
                 """,
-                [.int(within), .int(since)])
+                [.int(since), .int(Int64(Self.sharedCardsScanLimit)), .int(within), .int(Int64(limit))])
         }
-        var closest: [String: SharedCardSighting] = [:]
-        for row in rows {
-            let sighting = SharedCardSighting(earlier: try Self.reportedScan(row, "a_"), later: try Self.reportedScan(row, "b_"))
-            let card = sighting.earlier.scan.tokenID ?? ""
-            if let kept = closest[card], kept.secondsApart <= sighting.secondsApart { continue }
-            closest[card] = sighting
-        }
-        return closest.values.sorted { ($0.later.scan.scannedAt, $0.later.scan.tokenID ?? "") > ($1.later.scan.scannedAt, $1.later.scan.tokenID ?? "") }
-            .prefix(limit).map { $0 }
+        return try rows.map { SharedCardSighting(earlier: try Self.reportedScan($0, "a_"), later: try Self.reportedScan($0, "b_")) }
     }
 
     private static func scanColumns(_ scans: String, _ vendors: String, prefix: String = "") -> String {
-        ["vendor_id", "counter_id", "seq", "scanned_at", "verdict", "membership_id", "token_id", "offline", "trust_age", "received_at"]
+        ["vendor_id", "counter_id", "seq", "scanned_at", "verdict", "membership_id", "token_id", "offline", "trust_age", "clock_wrong", "received_at"]
             .map { "\(scans).\($0) AS \(prefix)\($0)" }.joined(separator: ", ") + ", \(vendors).name AS \(prefix)vendor_name"
     }
 
@@ -79,7 +86,7 @@ extension SQLMembershipStore {
             counterID: counterID, seq: try row.int(prefix + "seq"), scannedAt: try row.int(prefix + "scanned_at"),
             verdict: try row.text(prefix + "verdict"), membershipID: try row.optionalText(prefix + "membership_id"),
             tokenID: try row.optionalText(prefix + "token_id"), offline: try row.int(prefix + "offline") != 0,
-            trustAge: try row.int(prefix + "trust_age"))
+            trustAge: try row.int(prefix + "trust_age"), clockWrong: try row.int(prefix + "clock_wrong") != 0)
         return ReportedScan(scan: scan, vendorID: vendorID, vendorName: try row.text(prefix + "vendor_name"),
                             receivedAt: try row.int(prefix + "received_at"))
     }

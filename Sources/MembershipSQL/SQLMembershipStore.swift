@@ -92,7 +92,7 @@ public struct SQLMembershipStore: MembershipStore {
             let updated = try await withLedgerRetry {
                 try await database.write { db in
                     guard let member = try await Self.member(db, "uuid = ?", [.text(uuid.uuidString)], lock: lock) else {
-                        throw MembershipError(.notFound, "No member has uuid \(uuid).")
+                        throw MembershipError(.notFound, "No member has uuid \(uuid.lowercasedText).")
                     }
                     let updated = try patch.applied(to: member)
                     // The name is printed on the card: a new name is a new version, so the next read signs a card with it.
@@ -132,7 +132,7 @@ public struct SQLMembershipStore: MembershipStore {
         _ = try await database.writeStatement(
             "INSERT INTO vendors (id, name, category, neighbourhood, created_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING",
             [.text(vendor.id.uuidString), .text(vendor.name), .text(category), .text(neighbourhood), .int(now)])
-        guard let stored = try await self.vendor(id: id) else { throw MembershipError(.notFound, "The vendor \(id) was not stored.") }
+        guard let stored = try await self.vendor(id: id) else { throw MembershipError(.notFound, "The vendor \(id.lowercasedText) was not stored.") }
         return stored
     }
 

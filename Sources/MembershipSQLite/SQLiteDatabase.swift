@@ -17,10 +17,15 @@ public final class SQLiteDatabase: SQLDatabase {
     private let writerLock = AsyncLock()
     private let readers: [(connection: SQLiteConnection, lock: AsyncLock)]
     private let nextReader = Atomic<Int>(0)
+    /// Reports (long reads) have a connection and a thread of their own: see ``readReport(_:)``.
+    private let reportReader: SQLiteConnection
+    private let reportLock = AsyncLock()
+    private let reportQueue = DispatchQueue(label: "peez.sqlite.reports")
 
-    private init(writer: SQLiteConnection, readers: [SQLiteConnection]) {
+    private init(writer: SQLiteConnection, readers: [SQLiteConnection], reportReader: SQLiteConnection) {
         self.writer = writer
         self.readers = readers.map { ($0, AsyncLock()) }
+        self.reportReader = reportReader
     }
 
     /// Opens (creating if needed) the database file at `path`.
@@ -34,12 +39,13 @@ public final class SQLiteDatabase: SQLDatabase {
         try configure(writer)
         _ = try writer.query("PRAGMA journal_mode = WAL", [])
         var readers: [SQLiteConnection] = []
-        for _ in 0..<max(1, readerCount) {
+        for _ in 0...max(1, readerCount) {
             let reader = try SQLiteConnection(path: path)
             try configure(reader)
             readers.append(reader)
         }
-        return SQLiteDatabase(writer: writer, readers: readers)
+        let reportReader = readers.removeLast()
+        return SQLiteDatabase(writer: writer, readers: readers, reportReader: reportReader)
     }
 
     /// What is wrong with the modes of the database at `path` and its `-wal` and `-shm` files, if group or
@@ -70,6 +76,14 @@ public final class SQLiteDatabase: SQLDatabase {
         let index = nextReader.wrappingAdd(1, ordering: .relaxed).oldValue % readers.count
         let reader = readers[index]
         return try await reader.lock.withLock { try await body(SQLiteExecutor(connection: reader.connection)) }
+    }
+
+    /// A report runs on a reader connection of its own, one report at a time, each statement on a thread of
+    /// its own: statements run inline elsewhere, and a report taking seconds there would hold a thread of the
+    /// server's pool and a reader connection that other requests' reads wait for. In WAL mode it blocks no
+    /// writer and no other reader.
+    public func readReport<T: Sendable>(_ body: @Sendable (any SQLExecutor) async throws -> T) async throws -> T {
+        try await reportLock.withLock { try await body(QueuedSQLiteExecutor(connection: reportReader, queue: reportQueue)) }
     }
 
     public func writeStatement(_ sql: String, _ binds: [SQLValue]) async throws -> [SQLRow] {
@@ -104,6 +118,18 @@ public final class SQLiteDatabase: SQLDatabase {
                 _ = try? writer.query("ROLLBACK", [])
                 throw error
             }
+        }
+    }
+}
+
+/// Runs statements on one SQLite connection, each on `queue` while the calling task waits without a thread.
+struct QueuedSQLiteExecutor: SQLExecutor {
+    let connection: SQLiteConnection
+    let queue: DispatchQueue
+
+    func query(_ sql: String, _ binds: [SQLValue]) async throws -> [SQLRow] {
+        try await withCheckedThrowingContinuation { continuation in
+            queue.async { continuation.resume(with: Result { try connection.query(sql, binds) }) }
         }
     }
 }

@@ -27,8 +27,9 @@ extension Peez.Card {
             (2026-12-31T18:00:00+01:00) or seconds since the epoch.
 
             Example:
-              peez card issue --key Keys/development/signing-key.pem --member PEEZ-20251103-00002 \\
-                --expires 2026-12-31 --name "Ahmed Mohamed" --png card.png --terminal
+              peez card issue --key Keys/development/signing-key.pem \\
+                --member PEEZ-20251103-00002 --expires 2026-12-31 \\
+                --name "Ahmed Mohamed" --png card.png --terminal
             """
         )
 
@@ -40,6 +41,9 @@ extension Peez.Card {
 
         @Option(help: "End of the paid period: YYYY-MM-DD, ISO-8601 or epoch seconds.")
         var expires: String
+
+        @Option(help: "When the card was issued: ISO-8601 or epoch seconds (default: now). For test cards and demos.")
+        var issuedAt: String?
 
         @Option(help: "The display name shown by verifiers (at most 128 UTF-8 bytes).")
         var name: String?
@@ -67,6 +71,9 @@ extension Peez.Card {
             guard CardDates.parseExpiry(expires) != nil else {
                 throw ValidationError("--expires '\(expires)' is not YYYY-MM-DD, an ISO-8601 date-time or epoch seconds")
             }
+            if let issuedAt, CardDates.parseInstant(issuedAt) == nil {
+                throw ValidationError("--issued-at '\(issuedAt)' is not an ISO-8601 date-time or epoch seconds")
+            }
             if let name, name.utf8.count > CardClaims.maxNameBytes {
                 throw ValidationError("--name is \(name.utf8.count) UTF-8 bytes; at most \(CardClaims.maxNameBytes) fit on a card")
             }
@@ -78,7 +85,7 @@ extension Peez.Card {
             let claims = CardClaims(
                 subject: member,
                 expiresAt: CardDates.parseExpiry(expires)!,
-                issuedAt: CardDates.now(),
+                issuedAt: issuedAt.flatMap(CardDates.parseInstant) ?? CardDates.now(),
                 name: name
             )
             let token = try CardIssuer(signingKey: signingKey).issue(claims)

@@ -7,8 +7,13 @@ import Membership
 enum CardDates {
     /// Parses `YYYY-MM-DD` (valid through that whole day, Algiers time), ISO-8601 date-time, or epoch seconds.
     static func parseExpiry(_ text: String) -> Int64? {
-        if let seconds = Int64(text), seconds >= 0 { return seconds }
         if let start = AlgiersCalendar.startOfDay(text) { return max(0, start + 86_400) }
+        return parseInstant(text)
+    }
+
+    /// Parses an instant: ISO-8601 date-time or epoch seconds.
+    static func parseInstant(_ text: String) -> Int64? {
+        if let seconds = Int64(text), seconds >= 0 { return seconds }
         let iso = ISO8601DateFormatter()
         for options: ISO8601DateFormatter.Options in [[.withInternetDateTime], [.withInternetDateTime, .withFractionalSeconds]] {
             iso.formatOptions = options

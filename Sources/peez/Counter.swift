@@ -1,6 +1,7 @@
 import ArgumentParser
 import CardToken
 import Foundation
+import Membership
 import PeezServices
 
 extension Peez {
@@ -14,9 +15,11 @@ extension Peez {
             PEEZ_VENDOR_SECRET (enrol keeps it in the counter's folder, mode 0600), never from the command line.
 
             Examples:
-              PEEZ_VENDOR_SECRET=peez_vendor_... peez counter enroll --server https://cards.peez.dz
+              PEEZ_VENDOR_SECRET=peez_vendor_... peez counter enroll \\
+                --server https://cards.peez.dz
               peez counter sync
-              peez counter                      # then scan: one verdict per scanned line
+              # then scan: one verdict per scanned line
+              peez counter
             """,
             subcommands: [Session.self, Enroll.self, Sync.self, Log.self, Activate.self, Pending.self, Retry.self],
             defaultSubcommand: Session.self
@@ -50,7 +53,8 @@ extension Peez.Counter {
             (kept in the folder for every later sync and sale).
 
             Example:
-              PEEZ_VENDOR_SECRET=peez_vendor_... peez counter enroll --server https://cards.peez.dz --expect-kid 46211e5d86abc761
+              PEEZ_VENDOR_SECRET=peez_vendor_... peez counter enroll \\
+                --server https://cards.peez.dz --expect-kid 46211e5d86abc761
             """
         )
 
@@ -87,8 +91,10 @@ extension Peez.Counter {
             discussion: """
             The bundle must be signed by a key this counter already trusts; a bundle that is not, or is older \
             than the one held, is refused and the trust data held stays in use. The new trust data replaces the \
-            old atomically. Prints what changed. Then the scan log's new entries are reported to the service \
-            (each stored once however often it is sent), so it can tell where a card was used.
+            old atomically, and a running peez counter session uses it from its next scan. Prints what changed. \
+            Then the scan log's new entries are reported to the service (each stored once however often it is \
+            sent), so it can tell where a card was used; an entry the service refuses for good is named and \
+            passed over.
 
             Example:
               peez counter sync
@@ -99,19 +105,22 @@ extension Peez.Counter {
 
         func run() async throws {
             let store = options.store
-            let (state, trust, note) = try store.load()
+            let (state, _, note) = try store.load()
             if let note { printError("warning: \(note)") }
-            let since = CounterSync.wantsWholeList(state) ? nil : trust.revocationVersion
-            let client = try store.client(for: state)
-            let bytes = try await client.fetchBundle(since: since)
-            let (updated, changes) = try CounterSync.accept(bytes, into: state, trusting: trust, now: CardDates.now())
-            try store.save(updated)
+            let (changes, report) = try await CounterSync.run(store: store, client: try store.client(for: state), now: { CardDates.now() })
             CounterReport.printChanges(changes)
-            do {
-                let report = try await ScanLogReport(store: store, client: client).run()
+            Self.printReport(report)
+        }
+
+        static func printReport(_ report: Result<ScanLogReport.Outcome, any Error>) {
+            switch report {
+            case .success(let report):
                 printNow("scan log: \(report.stored) entr\(report.stored == 1 ? "y" : "ies") reported" + (report.alreadyStored > 0 ? ", \(report.alreadyStored) the service already had" : ""))
                 if let broken = report.brokenChain { printError("warning: the scan log was tampered with (\(broken)); only the entries before that were reported") }
-            } catch {
+                for refusal in report.refused {
+                    printError("warning: scan-log entry \(refusal.seq) was refused for good (\(refusal.reason)); the next syncs move past it")
+                }
+            case .failure(let error):
                 printError("warning: the scan log was not reported (\(error)); the next sync sends it")
             }
         }
@@ -123,19 +132,23 @@ extension Peez.Counter {
             commandName: "session",
             abstract: "Read scans line by line (a handheld scanner types each QR code and Enter) and answer each at once.",
             discussion: """
-            Each line gets one verdict: VALID, EXPIRED, REVOKED, INVALID, or CANNOT CONFIRM when the trust data \
-            has expired or this device's clock is behind the service's, with the member, the coverage end and \
-            the days left. Colour on a terminal; plain in a pipe or with NO_COLOR. Bad input never stops it. \
-            With --image, the QR codes in PNG or JPEG photos or screenshots are answered instead (exit status 1 \
-            when a file has no code or cannot be read).
+            Each line gets one verdict: VALID, EXPIRED, NOT PAID, REVOKED, INVALID, or CANNOT CONFIRM when the \
+            trust data has expired or this device's clock is behind the service's; VALID shows the member, the \
+            coverage end and the days left, any other verdict what it means and what to do. Every verdict uses \
+            the newest trust data on disk, and the session syncs by itself every --sync-every minutes when the \
+            network is there (never holding up a scan). In French or Arabic with --lang fr or ar (or LANG). \
+            Colour on a terminal; plain in a pipe or with NO_COLOR. Bad input never stops it. With --image, the \
+            QR codes in PNG or JPEG photos or screenshots are answered instead, each after its file's name \
+            (exit status 1 when a file has no code or cannot be read).
 
             Examples:
-              peez counter session --bell
+              peez counter session --bell --lang fr
               peez counter session --image screenshot.png
             """
         )
 
         @OptionGroup var options: CounterFolderOptions
+        @OptionGroup var language: CounterLanguageOptions
 
         @Flag(help: "Ring the terminal bell on every verdict but VALID.")
         var bell = false
@@ -143,23 +156,34 @@ extension Peez.Counter {
         @Flag(help: "One JSON object per verdict instead of the counter display.")
         var json = false
 
+        @Option(help: "Minutes between syncs while the session runs; 0 never syncs by itself.")
+        var syncEvery = 5
+
         @Option(parsing: .upToNextOption, help: "PNG or JPEG photos or screenshots of cards, or folders of them, instead of scans on standard input.")
         var image: [String] = []
 
+        func validate() throws {
+            guard (0...1_440).contains(syncEvery) else { throw ValidationError("--sync-every must be 0 to 1440 minutes") }
+        }
+
         func run() async throws {
             let store = options.store
-            let (state, trust, note) = try store.load()
-            if let note { printError("warning: \(note)") }
+            let trustData = try SessionTrustData(store: store)
+            let texts = language.texts
             let log = store.scanLog
             var tally = CounterReport.Tally()
-            let report = CounterReport(colour: CounterReport.wantsColour(), bell: bell, json: json)
-            func answer(_ verdict: CounterVerdict, now: Int64) {
-                report.write(verdict, tally: &tally, now: now)
+            let report = CounterReport(colour: CounterReport.wantsColour(), bell: bell, json: json, texts: texts)
+            func answer(_ token: some Collection<UInt8>, file: String? = nil) {
+                let now = CardDates.now()
+                let (state, trust) = trustData.current()
+                answer(CounterVerdict.judge(token, trust: trust, state: state, now: now), state: state, now: now, file: file)
+            }
+            func answer(_ verdict: CounterVerdict, state: CounterState, now: Int64, file: String? = nil) {
+                report.write(verdict, tally: &tally, now: now, file: file)
                 var claims: CardClaims?
                 if case .card(let result) = verdict.outcome { claims = result.claims }
                 do {
-                    try log.append(at: now, verdict: verdict.code, member: claims?.subject, tokenID: claims?.tokenID.hex,
-                                   offline: true, trustAge: now - state.lastSyncAt)
+                    try log.append(deviceTime: now, verdict: verdict.code, member: claims?.subject, tokenID: claims?.tokenID.hex, offline: true, state: state)
                 } catch {
                     printError("warning: the scan log could not be written: \(error)")
                 }
@@ -172,23 +196,44 @@ extension Peez.Counter {
                         printError("\(file): \(outcome.message)")
                         return
                     }
-                    for code in codes {
-                        let now = CardDates.now()
-                        answer(CounterVerdict.judge(code, trust: trust, state: state, now: now), now: now)
-                    }
+                    for code in codes { answer(code, file: file) }
                 }
                 if !everyFileRead { throw ExitCode(1) }
                 return
             }
+            let (state, trust) = trustData.current()
+            printError(state.lastSyncAt > 0
+                ? texts.text("ready", ["synced": texts.time(state.lastSyncAt), "until": texts.time(trust.validUntil)])
+                : texts.text("ready.no_sync", ["until": texts.time(trust.validUntil)]))
+            let syncing = syncEvery > 0 ? Task { await Self.keepSyncing(store: store, every: syncEvery, texts: texts) } : nil
+            defer { syncing?.cancel() }
             var reader = LineReader(fileDescriptor: 0, maxLineLength: CardTokenFormat.maxTokenLength + 64)
             while let line = reader.nextLine() {
-                let now = CardDates.now()
                 guard case .text(let bytes) = line else {
-                    answer(CounterVerdict(outcome: .card(VerificationResult(verdict: .malformed, detail: "a line longer than any card token"))), now: now)
+                    let (state, _) = trustData.current()
+                    answer(CounterVerdict(outcome: .card(VerificationResult(verdict: .malformed, detail: "a line longer than any card token"))), state: state, now: CardDates.now())
                     continue
                 }
                 if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { continue }
-                answer(CounterVerdict.judge(bytes, trust: trust, state: state, now: now), now: now)
+                answer(bytes)
+            }
+        }
+
+        /// Syncs every `minutes`, in the background: each sync saves the state atomically, and the session's
+        /// next scan finds it. A failed sync says why on standard error and keeps the data held.
+        static func keepSyncing(store: CounterStore, every minutes: Int, texts: CounterTexts) async {
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .seconds(minutes * 60))
+                guard !Task.isCancelled else { return }
+                do {
+                    let (state, _, _) = try store.load()
+                    let (changes, report) = try await CounterSync.run(store: store, client: try store.client(for: state), now: { CardDates.now() })
+                    printError(texts.text("synced", ["cards": String(changes.tokenIDsAdded), "members": String(changes.membersAdded),
+                                                     "until": texts.time(changes.validUntil)]))
+                    if case .failure(let error) = report { printError("warning: the scan log was not reported (\(error)); the next sync sends it") }
+                } catch {
+                    printError(texts.text("sync_failed", ["problem": "\(error)", "minutes": String(minutes)]))
+                }
             }
         }
     }
@@ -222,7 +267,8 @@ extension Peez.Counter {
                 FileHandle.standardOutput.write(Data(ScanLog.csv(entries).utf8))
             } else if !verify {
                 for entry in entries {
-                    printNow("\(entry.seq)  \(CardDates.display(entry.at))  \(entry.verdict)  \(entry.member ?? "-")  \(entry.tokenID ?? "-")  trust data \(entry.trustAge / 3600) h old")
+                    let age = entry.clockWrong ? "clock wrong" : "trust data \(entry.trustAge / 3600) h old"
+                    printNow("\(entry.seq)  \(CardDates.display(entry.at))  \(entry.verdict)  \(entry.member ?? "-")  \(entry.tokenID ?? "-")  \(age)")
                 }
             }
             switch integrity {
@@ -233,5 +279,37 @@ extension Peez.Counter {
                 throw ExitCode(1)
             }
         }
+    }
+}
+
+/// The trust data a session verifies with: loaded at its start, and loaded again before a scan whenever the
+/// state on disk changed (a sync, by this session or by `peez counter sync` beside it), so every verdict uses
+/// the newest trust data. A state that no longer loads leaves the one held in use, with a warning.
+final class SessionTrustData: @unchecked Sendable {
+    private let store: CounterStore
+    private var stamp: [Int]
+    private var held: (state: CounterState, trust: CounterTrust)
+
+    init(store: CounterStore) throws {
+        self.store = store
+        stamp = store.stateStamp()
+        let (state, trust, note) = try store.load()
+        if let note { printError("warning: \(note)") }
+        held = (state, trust)
+    }
+
+    /// The newest trust data: the held one, or the state on disk when it changed since.
+    func current() -> (state: CounterState, trust: CounterTrust) {
+        let now = store.stateStamp()
+        guard now != stamp else { return held }
+        stamp = now
+        do {
+            let (state, trust, note) = try store.load()
+            if let note { printError("warning: \(note)") }
+            held = (state, trust)
+        } catch {
+            printError("warning: the new trust data could not be loaded (\(error)); the data held stays in use")
+        }
+        return held
     }
 }

@@ -10,10 +10,10 @@ extension Peez.Counter {
         static let configuration = CommandConfiguration(
             abstract: "Sell 1 to 3 months for cash to the member whose card is scanned next.",
             discussion: """
-            Checks the amount (300 DZD a month), reads one scan (an expired or revoked card is fine: any \\
-            authentic card names its member), writes the sale to the counter's journal with a fresh \\
-            idempotency key, flushed to disk, and only then sends it. While the answer is unknown (no \\
-            network, a timeout) it is sent again under the same key; if it never comes, the sale stays pending \\
+            Checks the amount (300 DZD a month), reads one scan (an expired or revoked card is fine: any \
+            authentic card names its member), writes the sale to the counter's journal with a fresh \
+            idempotency key, flushed to disk, and only then sends it. While the answer is unknown (no \
+            network, a timeout) it is sent again under the same key; if it never comes, the sale stays pending \
             for peez counter retry. One payment is never two activations, and never forgotten.
 
             Example:
@@ -22,6 +22,7 @@ extension Peez.Counter {
         )
 
         @OptionGroup var options: CounterFolderOptions
+        @OptionGroup var language: CounterLanguageOptions
 
         @Option(help: "Months paid for: 1, 2 or 3.")
         var months: Int
@@ -64,7 +65,7 @@ extension Peez.Counter {
             let sale = try journal.begin(membershipID: claims.subject, name: claims.name, months: months, amountDZD: paid, now: CardDates.now())
             let seller = CounterSeller(client: try store.client(for: state), journal: journal,
                                        attempts: attempts)
-            try CounterReport.printSale(sale, try await seller.send(sale, now: { CardDates.now() }))
+            try CounterReport.printSale(sale, try await seller.send(sale, now: { CardDates.now() }), texts: language.texts)
         }
     }
 
@@ -102,6 +103,7 @@ extension Peez.Counter {
         )
 
         @OptionGroup var options: CounterFolderOptions
+        @OptionGroup var language: CounterLanguageOptions
 
         @Option(help: "How many times to send each sale while its answer is unknown, with growing pauses.")
         var attempts = 6
@@ -119,7 +121,7 @@ extension Peez.Counter {
             for sale in try store.saleJournal.pending() {
                 let outcome = try await seller.send(sale, now: { CardDates.now() })
                 if case .pending = outcome { stillPending = true }
-                do { try CounterReport.printSale(sale, outcome) } catch { stillPending = true }
+                do { try CounterReport.printSale(sale, outcome, texts: language.texts) } catch { stillPending = true }
             }
             if stillPending { throw ExitCode(1) }
         }

@@ -22,10 +22,14 @@ enum DevelopmentData {
 
     /// Loads the demo vendor and member and the demo secrets, once: every write is idempotent, so several
     /// instances starting together on one database each seed it and all start.
+    /// The demo member is given a paid month whenever it has no coverage left, sold by the demo shop (under
+    /// one idempotency key a day, so instances starting together sell it once): a newcomer's first card is
+    /// a valid one, as `make demo`'s is.
     /// Returns the demo member's membership id (a database seeded by an older version keeps its own).
     @discardableResult
-    static func seed(store: any MembershipStore) async throws -> String {
-        let now = Int64(Date().timeIntervalSince1970)
+    static func seed(cards: CardService) async throws -> String {
+        let store = cards.store
+        let now = cards.now()
         try await Provisioning.saveCredential(store: store, secret: adminSecret, role: .admin, vendorID: nil, label: "development admin", now: now)
         try await Provisioning.saveCredential(store: store, secret: backendSecret, role: .backend, vendorID: nil, label: "development backend", now: now)
         if try await store.credential(secretHash: APISecret.hash(vendorSecret, sha256: SHA256.hash)) == nil {
@@ -34,7 +38,13 @@ enum DevelopmentData {
         }
         let draft = try MemberDraft(uuid: memberUUID, name: "Ahmed Mohamed", phone: "+213550000001",
                                     email: "ahmed.mohamed@example.dz", neighbourhood: "centre-ville").validated()
-        return try await store.createMember(draft, now: memberRegisteredAt).member.membershipID
+        let member = try await store.createMember(draft, now: memberRegisteredAt).member
+        if (CoverageSchedule.coverageEnd(try await store.periods(memberUUID: member.uuid)) ?? 0) <= now {
+            let key = IdempotencyKey(scope: "development-demo-data", key: "demo-month-\(AlgiersCalendar.dayStamp(now))", requestHash: "demo-month")
+            _ = try await store.activate(Activation(member: .uuid(member.uuid), vendorID: vendorID, months: 1, amountDZD: Pricing.monthlyPriceDZD),
+                                         key: key, now: now, abandonAfter: 60, mintCard: cards.mint, response: { _ in StoredResponse([]) })
+        }
+        return member.membershipID
     }
 
     static func printGuide(baseURL: String, membershipID: String) {

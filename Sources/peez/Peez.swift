@@ -13,10 +13,13 @@ struct Peez: AsyncParsableCommand {
 
         Examples:
           peez keys generate --out Keys/mine
-          peez card issue --key Keys/mine/signing-key.pem --member PEEZ-20251103-00002 --expires 2026-12-31 --png card.png
+          peez card issue --key Keys/mine/signing-key.pem \\
+            --member PEEZ-20251103-00002 --expires 2026-12-31 --png card.png
           peez verify --keys Keys/public PEEZ1:...
-          peez verify --keys Keys/public -        # one token per line, as a handheld scanner types them
-          peez serve --development                # the card service's HTTP API with demo data
+          # one token per line, as a handheld scanner types them:
+          peez verify --keys Keys/public -
+          # the card service's HTTP API with demo data:
+          peez serve --development
 
         Exit status: 0 when every token is valid, 1 when any is not, 2 for a usage or key-loading error.
         """,

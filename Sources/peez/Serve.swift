@@ -28,11 +28,15 @@ extension Peez {
             and PEEZ_TLS_KEY) and the service speaks https itself. Counters send the vendor secret only over https.
 
             Examples:
-              peez serve --development                          # SQLite under var/, development key
-              peez serve --signing-key /etc/peez/signing-key.pem --published-keys /etc/peez/public \\
+              # SQLite under var/, the development key:
+              peez serve --development
+              peez serve --signing-key /etc/peez/signing-key.pem \\
+                --published-keys /etc/peez/public \\
                 --database-url postgres://peez@db:5432/peez --host 0.0.0.0 --port 8080
-              peez serve --signing-key /var/lib/peez/keys/signing-key.pem --host 0.0.0.0 --port 8443 \\
-                --tls-certificate /etc/peez/tls/fullchain.pem --tls-key /etc/peez/tls/key.pem
+              peez serve --signing-key /var/lib/peez/keys/signing-key.pem \\
+                --host 0.0.0.0 --port 8443 \\
+                --tls-certificate /etc/peez/tls/fullchain.pem \\
+                --tls-key /etc/peez/tls/key.pem
             """
         )
 
@@ -111,15 +115,16 @@ extension Peez {
             // Before anything runs: a database that cannot be used is one clear error, not a pool retrying.
             try await pool?.checkReachable(within: startTimeout)
             let ledger = SQLMembershipStore(opening: database)
+            let cards = CardService(store: ledger, keyRing: keyRing)
             let app = buildApplication(
-                cards: CardService(store: ledger, keyRing: keyRing),
+                cards: cards,
                 metrics: ServerMetrics.bootstrap(),
                 configuration: serverConfiguration,
                 services: pool.map { [$0] } ?? [],
                 beforeServerStarts: {
                     await pool?.poolStarted()
                     try await ledger.migrate()
-                    let demoMember = development ? try await DevelopmentData.seed(store: ledger) : nil
+                    let demoMember = development ? try await DevelopmentData.seed(cards: cards) : nil
                     printNow("PEEZ card service on \(baseURL)  (store: \(storeOptions.effectiveDatabaseURL == nil ? storeOptions.database : "PostgreSQL"), signing kid \(key.keyID.hex))")
                     if let demoMember { DevelopmentData.printGuide(baseURL: baseURL, membershipID: demoMember) }
                 })

@@ -18,7 +18,7 @@ extension Peez {
             screenshot (or in each such file of a folder) is verified, the file named before its verdict.
 
             Verdicts: valid, malformed, unsupported_algorithm, unknown_key, bad_signature, bad_claims, \
-            expired, not_yet_valid, revoked.
+            expired, no_paid_period, not_yet_valid, revoked.
 
             Examples:
               peez verify --keys Keys/public PEEZ1:6BFOXN*TS0BI$ZD...

@@ -101,6 +101,7 @@ struct ActivationTests {
             let retry = try await client.send(.post, "/v1/activations", secret: ServerHarness.vendorSecret, raw: Array(body),
                                               headers: [HTTPField.Name("Idempotency-Key")!: "in-flight"])
             #expect(retry.status == .conflict && retry.errorCode == "request_in_flight")
+            #expect(retry.headers[.retryAfter] == "1", "a 409 in flight says when to try again")
             harness.advance(by: 61)
             let afterCrash = try await client.send(.post, "/v1/activations", secret: ServerHarness.vendorSecret, raw: Array(body),
                                                    headers: [HTTPField.Name("Idempotency-Key")!: "in-flight"])

@@ -184,7 +184,7 @@ struct CounterTrustTests {
         let card = Array(try CardIssuer(signingKey: key).issue(CardClaims(subject: "PEEZ-20251103-00001", expiresAt: start + 60 * 86_400, issuedAt: start)).utf8)
         func code(at now: Int64) -> (String, [String]) {
             let verdict = CounterVerdict.judge(card, trust: trust, state: state, now: now)
-            return (verdict.code, verdict.warnings)
+            return (verdict.code, verdict.warnings.map(\.description))
         }
         #expect(code(at: start + 3_600).0 == "valid" && code(at: start + 3_600).1.isEmpty)
         #expect(code(at: start + 2 * 86_400) == ("valid", ["trust data is 48 h old"]), "old but still valid trust data says so")

@@ -12,9 +12,9 @@ struct DocumentedRulesTests {
         try await ServerHarness.withLiveServer { _, client in
             let reply = try await client.send(.delete, "/v1/members/\(UUID())", secret: ServerHarness.backendSecret)
             #expect(reply.status == .methodNotAllowed && reply.errorCode == "method_not_allowed")
-            #expect(reply.headers[.allow] == "GET, PATCH")
+            #expect(reply.headers[.allow] == "GET, HEAD, PATCH")
             let keys = try await client.send(.put, "/v1/keys", secret: ServerHarness.vendorSecret)
-            #expect(keys.status == .methodNotAllowed && keys.headers[.allow] == "GET")
+            #expect(keys.status == .methodNotAllowed && keys.headers[.allow] == "GET, HEAD")
             #expect(try await client.send(.get, "/v1/nowhere", secret: ServerHarness.vendorSecret).status == .notFound)
         }
     }

@@ -32,14 +32,46 @@ struct ReminderServiceTests {
 
     @Test func textsComeFromTheTemplatesInTheMembersLanguageFrenchByDefault() {
         let templates = ReminderTemplates.builtIn
-        #expect(templates.render(Self.due("fr", .threeDays)).body == "Votre abonnement PEEZ expire dans 3 jours — renouvelez chez n'importe quel commerçant partenaire")
-        #expect(templates.render(Self.due("ar", .threeDays)).body == "ينتهي اشتراكك في PEEZ خلال 3 أيام — جدّد لدى أي تاجر شريك")
-        #expect(templates.render(Self.due("ar", .ended)).body.contains("2026-12-31"), "the last day covered, not the end's midnight")
-        #expect(templates.render(Self.due("de", .oneDay)).language == "fr")
-        #expect(templates.render(Self.due("fr", .oneDay)).deepLink == "peez://renew?membership_id=PEEZ-20251103-00002")
+        let threeDaysBefore = AlgiersCalendar.startOfDay("2026-12-28")! + 9 * 3_600  // the last day covered is 2026-12-31
+        #expect(templates.render(Self.due("fr", .threeDays), now: threeDaysBefore).body == "Votre abonnement PEEZ expire dans 3 jours — renouvelez chez n'importe quel commerçant partenaire")
+        #expect(templates.render(Self.due("ar", .threeDays), now: threeDaysBefore).body == "ينتهي اشتراكك في PEEZ خلال 3 أيام — جدّد لدى أي تاجر شريك")
+        #expect(templates.render(Self.due("ar", .ended), now: threeDaysBefore + 5 * 86_400).body.contains("2026-12-31"), "the last day covered, not the end's midnight")
+        #expect(templates.render(Self.due("de", .oneDay), now: threeDaysBefore).language == "fr")
+        #expect(templates.render(Self.due("fr", .oneDay), now: threeDaysBefore).deepLink == "peez://renew?membership_id=PEEZ-20251103-00002")
         let message = ReminderMessage(Self.due("fr", .sevenDays), templates: templates, now: 0)
         #expect(message.data.days_before_end == 7 && message.data.reminder_id.hasSuffix("_7d_push"))
         #expect(throws: (any Error).self) { try ReminderTemplates(json: Data(#"{"deep_link": "x", "languages": {"fr": {}}}"#.utf8)) }
+    }
+
+    /// A reminder for coverage ending at `end`, sent at `sent` (both Algiers `YYYY-MM-DD HH:MM`), in `language`.
+    static func body(_ language: String, end: String, sent: String) -> String {
+        func time(_ text: String) -> Int64 {
+            let parts = text.split(separator: " ")
+            let clock = parts[1].split(separator: ":").compactMap { Int64($0) }
+            return AlgiersCalendar.startOfDay(String(parts[0]))! + clock[0] * 3_600 + clock[1] * 60
+        }
+        let base = Self.due(language, .oneDay)
+        var reminder = base.reminder
+        reminder.coverageEnd = time(end)
+        let due = DueReminder(reminder: reminder, membershipID: base.membershipID, name: base.name, language: language, currentCoverageEnd: reminder.coverageEnd)
+        return ReminderTemplates.builtIn.render(due, now: time(sent)).body
+    }
+
+    @Test(arguments: [
+        ("fr", "2026-12-24 20:25", "2026-12-24 14:31", "Votre abonnement PEEZ expire aujourd'hui"),
+        ("ar", "2026-12-24 20:25", "2026-12-24 14:31", "ينتهي اشتراكك في PEEZ اليوم"),
+        ("fr", "2026-12-25 00:00", "2026-12-24 09:00", "Votre abonnement PEEZ expire aujourd'hui"),
+        ("fr", "2026-12-25 20:25", "2026-12-24 14:31", "Votre abonnement PEEZ expire demain"),
+        ("ar", "2026-12-25 20:25", "2026-12-24 14:31", "ينتهي اشتراكك في PEEZ غدًا"),
+        ("fr", "2026-12-28 04:00", "2026-12-24 14:31", "Votre abonnement PEEZ expire dans 4 jours"),
+        ("ar", "2026-12-28 04:00", "2026-12-24 14:31", "ينتهي اشتراكك في PEEZ خلال 4 أيام"),
+        ("fr", "2026-12-26 12:00", "2026-12-24 14:31", "Votre abonnement PEEZ expire dans 2 jours"),
+        ("ar", "2026-12-26 12:00", "2026-12-24 14:31", "ينتهي اشتراكك في PEEZ خلال يومين"),
+        ("ar", "2027-01-07 12:00", "2026-12-24 14:31", "ينتهي اشتراكك في PEEZ خلال 14 يومًا"),
+        ("fr", "2026-12-24 14:00", "2026-12-24 14:31", "Votre abonnement PEEZ a expiré le 2026-12-24"),
+    ])
+    func aReminderSaysTheTimeLeftAsItIsWhenSentByAlgiersCalendarDays(language: String, end: String, sent: String, expected: String) {
+        #expect(Self.body(language, end: end, sent: sent).hasPrefix(expected))
     }
 
     @Test func theDailyRunIsAtTheAlgiersTimeGiven() throws {

@@ -8,7 +8,7 @@ import Testing
 @Suite("Scan reports")
 struct ScanReportTests {
     static func entry(_ seq: Any, verdict: Any = "valid", offline: Any = true, tokenID: Any = "00000000000000a1") -> [String: Any] {
-        ["seq": seq, "at": 1_800_000_000, "verdict": verdict, "member": "PEEZ-20260131-00001", "token_id": tokenID, "offline": offline, "trust_age": 60]
+        ["seq": seq, "at": ServerHarness.start - 60, "verdict": verdict, "member": "PEEZ-20260131-00001", "token_id": tokenID, "offline": offline, "trust_age": 60]
     }
 
     @Test func everyWrongFieldOfEveryEntryIsNamedAtOnce() async throws {
@@ -21,7 +21,7 @@ struct ScanReportTests {
             #expect(reply.errorFields == [
                 "counter_id": "must be the counter's UUID",
                 "entries[1].seq": "must be 1 or more",
-                "entries[1].verdict": "must be one of: valid, malformed, unsupported_algorithm, unknown_key, bad_signature, bad_claims, expired, not_yet_valid, revoked, cannot_confirm",
+                "entries[1].verdict": "must be one of: valid, malformed, unsupported_algorithm, unknown_key, bad_signature, bad_claims, expired, no_paid_period, not_yet_valid, revoked, cannot_confirm",
                 "entries[2].seq": "must be a whole number",
                 "entries[2].offline": "must be true or false",
                 "entries[2].token_id": "must be 16 lowercase hex digits",

@@ -29,7 +29,7 @@ struct PostgresDriverTests {
             }
             let applied = try await databases[0].read { db in try await db.query("SELECT name FROM schema_migrations ORDER BY name", []) }
             #expect(try applied.map { try $0.text("name") } == ["001_ledger", "002_member_versions", "003_revocation_versions", "004_counter_scans", "005_reminders",
-                                                                  "006_reminders_fill_factor"])
+                                                                  "006_reminders_fill_factor", "007_counter_scans_clock_wrong"])
             let options = try await databases[0].read { db in
                 try await db.query("SELECT array_to_string(reloptions, ',') AS options FROM pg_class WHERE relname = 'reminders'", [])
             }

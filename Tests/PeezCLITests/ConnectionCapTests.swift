@@ -2,29 +2,88 @@ import Foundation
 import TestSupport
 import Testing
 
-/// `peez serve --max-connections`: connections beyond the cap wait in the listen backlog, unanswered, until
-/// one closes. (On a real process: Hummingbird's test server does not apply the cap.)
+/// `peez serve --max-connections` and `--max-idle-per-client`: idle sockets, however many, never keep a request
+/// waiting. At the cap the longest-idle connection is closed for a new one; with none idle, the new one is
+/// refused with a 503 at once. (On a real process: Hummingbird's test server does not apply the cap.)
 @Suite("Connection cap")
 struct ConnectionCapTests {
-    @Test func connectionsBeyondTheCapWaitUntilOneCloses() async throws {
+    static let health = "GET /health HTTP/1.1\r\nHost: peez\r\n\r\n"
+
+    static func service(_ folder: TemporaryFolder, _ arguments: [String]) throws -> ServiceProcess {
+        try ServiceProcess(arguments: ["--development", "--database", folder.file("ledger.sqlite")] + arguments, port: TestPorts.unused())
+    }
+
+    /// Opens `count` connections that send nothing, each registered by the server before the next opens.
+    static func idleSockets(_ count: Int, port: Int) async throws -> [RawConnection] {
+        var sockets: [RawConnection] = []
+        for _ in 0..<count { sockets.append(try RawConnection(port: port)) }
+        return sockets
+    }
+
+    @Test func sixHundredIdleSocketsAgainstACapOf512LeaveANewRequestAnsweredWithinASecond() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let service = try ServiceProcess(arguments: ["--development", "--database", folder.file("ledger.sqlite"), "--max-connections", "2"],
-                                         port: TestPorts.unused())
+        // One client address may hold all of them: the cap alone is tested.
+        let service = try Self.service(folder, ["--max-idle-per-client", "100000"])
         defer { service.killHard() }
         try await service.waitUntilReady()
-        let health = "GET /health HTTP/1.1\r\nHost: peez\r\n\r\n"
-        // The readiness check's own connection may still hold one of the two places.
-        var served: [RawConnection] = []
-        var waiting: RawConnection?
-        for _ in 0..<4 {
-            let connection = try RawConnection(port: service.port)
-            connection.send(health)
-            if await connection.readResponse(within: .seconds(5)) != nil { served.append(connection) } else { waiting = connection; break }
+        var idle = try await Self.idleSockets(600, port: service.port)
+        try await Task.sleep(for: .milliseconds(500))
+        for attempt in 0..<3 {
+            let start = ContinuousClock.now
+            let fresh = try RawConnection(port: service.port)
+            fresh.send(Self.health)
+            let answer = await fresh.readResponse(within: .seconds(5))
+            #expect(answer?.hasPrefix("HTTP/1.1 200") == true, "request \(attempt): \(answer ?? "no answer")")
+            #expect(ContinuousClock.now - start < .seconds(1), "answered in \(ContinuousClock.now - start), not after the idle timeout")
         }
-        let pending = try #require(waiting, "with at most 2 connections open, a fourth was still served")
-        #expect((1...2).contains(served.count), "\(served.count) served before one had to wait")
-        served.removeAll()
-        #expect(await pending.readResponse(within: .seconds(10))?.hasPrefix("HTTP/1.1 200") == true, "it is served once one closes")
+        var closed = 0
+        for socket in idle where await socket.readUntilClosed(within: .milliseconds(1)) == "" { closed += 1 }
+        #expect(closed >= 85, "the longest-idle sockets made room: \(closed) of 600 closed")
+        idle.removeAll()
+        try await Task.sleep(for: .milliseconds(500))
+        #expect(try await service.request("GET", "/health").status == 200, "the server recovers")
+    }
+
+    @Test func atTheCapWithNothingIdleANewConnectionIsRefused503AtOnce() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let service = try Self.service(folder, ["--max-connections", "2"])
+        defer { service.killHard() }
+        try await service.waitUntilReady()
+        // Two requests in progress (headers not ended): neither is idle, so neither may be closed.
+        let busy = try (0..<2).map { _ in try RawConnection(port: service.port) }
+        for connection in busy {
+            connection.send("GET /health HTTP/1.1\r\nHost: peez\r\n")
+            try await Task.sleep(for: .milliseconds(200))
+        }
+        let refused = try RawConnection(port: service.port)
+        let answer = await refused.readUntilClosed(within: .seconds(3))
+        #expect(answer?.hasPrefix("HTTP/1.1 503") == true && answer?.contains("Retry-After: 1") == true
+                && answer?.contains(#""code":"too_many_connections""#) == true, "\(answer ?? "no answer: it waited")")
+        busy[0].send("\r\n")
+        #expect(await busy[0].readResponse(within: .seconds(5))?.hasPrefix("HTTP/1.1 200") == true, "the requests in progress are served")
+        let next = try RawConnection(port: service.port)
+        next.send(Self.health)
+        #expect(await next.readResponse(within: .seconds(5))?.hasPrefix("HTTP/1.1 200") == true, "an idle one now makes room")
+    }
+
+    @Test func oneClientAddressHoldsAtMostItsIdleShareTheLongestIdleClosedFirst() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let service = try Self.service(folder, ["--max-idle-per-client", "4"])
+        defer { service.killHard() }
+        try await service.waitUntilReady()
+        var sockets: [RawConnection] = []
+        for _ in 0..<10 {
+            sockets.append(try RawConnection(port: service.port))
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        try await Task.sleep(for: .milliseconds(300))
+        var open: [Int] = []
+        for (index, socket) in sockets.enumerated() where await socket.readUntilClosed(within: .milliseconds(1)) == nil { open.append(index) }
+        #expect(open == [6, 7, 8, 9], "the four newest stay open")
+        sockets[9].send(Self.health)
+        #expect(await sockets[9].readResponse(within: .seconds(5))?.hasPrefix("HTTP/1.1 200") == true)
     }
 }

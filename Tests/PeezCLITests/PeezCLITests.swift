@@ -120,7 +120,7 @@ struct PeezCLITests {
         let workspace = try Workspace()
         defer { workspace.folder.remove() }
         let good = try workspace.issue()
-        let expired = try workspace.issue(expires: "2020-01-01")
+        let expired = try workspace.issue(expires: "2020-01-01", extra: ["--issued-at", "2019-12-01T10:00:00+01:00"])
         let scans = "\(good)\r\ngarbage\n\n\(String(repeating: "A", count: 100_000))\n\(expired)\r\(good)"
         let result = try PeezCommand.run(["verify", "--json", "--keys", workspace.keySet, "-"], input: scans)
         let verdicts = result.standardOutput.split(separator: "\n").map { line in
@@ -156,7 +156,7 @@ struct PeezCLITests {
     @Test func aFileOfTokensIsVerifiedOnSeveralCoresInInputOrderWithASummary() throws {
         let workspace = try Workspace()
         defer { workspace.folder.remove() }
-        let valid = try workspace.issue(), expired = try workspace.issue(expires: "2020-01-01")
+        let valid = try workspace.issue(), expired = try workspace.issue(expires: "2020-01-01", extra: ["--issued-at", "1575190800"])
         // 3,000 lines: valid, expired, garbage, blank, in turn, so any reordering shows.
         let input = (0..<750).map { "\(valid)\n\(expired)\nPEEZ1:nonsense-\($0)\n\n" }.joined()
         let one = try PeezCommand.run(["verify", "--keys", workspace.keySet, "--json", "--jobs", "1", "-"], input: input)
@@ -291,6 +291,20 @@ struct PeezCLITests {
         }
         let stored = try String(contentsOfFile: snapshot, encoding: .utf8)
         #expect(help.standardOutput == stored, "peez \(command.joined(separator: " ")) --help differs from \(snapshot); if the change is meant, make snapshots")
+    }
+
+    /// A wrapped example is a trap: its second half, pasted, runs as a command of its own. At 80 columns (a
+    /// terminal's usual width) every example line stays whole: indented, and within the width.
+    @Test("examples are never wrapped into lines a shell would run", arguments: commands)
+    func examplesAreNeverWrapped(command: [String]) throws {
+        let help = try ProcessRunner.run(["COLUMNS=80", PeezCommand.binary] + command + ["--help"])
+        var inExamples = false
+        for line in help.standardOutput.split(separator: "\n", omittingEmptySubsequences: false) {
+            if line.hasPrefix("Example") { inExamples = true; continue }
+            if line.isEmpty || line.hasPrefix("USAGE:") { inExamples = false; continue }
+            guard inExamples else { continue }
+            #expect(line.hasPrefix("  ") && line.count <= 80, "peez \(command.joined(separator: " ")) --help at 80 columns wraps an example: '\(line)'")
+        }
     }
 
     @Test("every command that does something shows an example", arguments: commands.filter { !["admin", "keys", "card"].contains($0.last ?? "") })

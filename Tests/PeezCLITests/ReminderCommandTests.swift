@@ -253,10 +253,26 @@ struct ReminderCommandTests {
         let messages = try written.map { try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] ?? [:] }
         let data = messages.compactMap { $0["data"] as? [String: Any] }
         #expect(Set(data.compactMap { $0["reminder_id"] as? String }).count == due)
-        let arabic = try #require(data.first { $0["language"] as? String == "ar" && $0["threshold"] as? String == "3d" })
-        #expect(arabic["body"] as? String == "ينتهي اشتراكك في PEEZ خلال 3 أيام — جدّد لدى أي تاجر شريك")
-        let french = try #require(data.first { $0["language"] as? String == "fr" && $0["threshold"] as? String == "3d" })
-        #expect(french["body"] as? String == "Votre abonnement PEEZ expire dans 3 jours — renouvelez chez n'importe quel commerçant partenaire")
+        // Each text says the time left when it was sent, by Algiers calendar days to the last day covered.
+        var algiers = Calendar(identifier: .gregorian)
+        algiers.timeZone = TimeZone(identifier: "Africa/Algiers")!
+        let sentAt = try #require(ISO8601DateFormatter().date(from: Self.now))
+        var checked: Set<String> = []
+        for message in data where message["threshold"] as? String != "ended" {
+            let end = try #require(ISO8601DateFormatter().date(from: message["coverage_end"] as? String ?? ""))
+            let days = algiers.dateComponents([.day], from: algiers.startOfDay(for: sentAt), to: algiers.startOfDay(for: end.addingTimeInterval(-1))).day!
+            let (french, arabic): (String, String)
+            switch days {
+            case ...0: (french, arabic) = ("expire aujourd'hui", "PEEZ اليوم")
+            case 1: (french, arabic) = ("expire demain", "PEEZ غدًا")
+            case 2: (french, arabic) = ("expire dans 2 jours", "خلال يومين")
+            default: (french, arabic) = ("expire dans \(days) jours", "خلال \(days) أيام")
+            }
+            let body = message["body"] as? String ?? ""
+            #expect(body.contains(message["language"] as? String == "ar" ? arabic : french), "\(days) day(s) left: \(body)")
+            checked.insert("\(message["language"] ?? "")-\(days)")
+        }
+        #expect(checked.contains { $0.hasPrefix("ar-") } && checked.contains { $0.hasPrefix("fr-") }, "both languages: \(checked)")
         #expect(messages.allSatisfy { $0["type"] as? String == "membership.renewal_reminder" })
     }
 }

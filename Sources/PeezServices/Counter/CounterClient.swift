@@ -4,6 +4,7 @@ public import Foundation
 import NIOCore
 import NIOHTTP1
 import NIOSSL
+public import Membership
 
 /// Talks to the card service for the counter: the signed bundle, and sales. The vendor secret travels with
 /// every request, so only `https://` is used, except to this machine (loopback), where nothing crosses a
@@ -55,9 +56,14 @@ public struct CounterClient: Sendable {
         case 401, 403:
             throw CounterClientError("the service refused the vendor secret (\(status)); check PEEZ_VENDOR_SECRET")
         default:
-            let message = (try? JSONSerialization.jsonObject(with: Data(body.prefix(4096))) as? [String: Any]).flatMap { ($0["error"] as? [String: Any])?["message"] as? String }
-            throw CounterClientError("the service answered \(status)\(message.map { ": \($0)" } ?? "")")
+            throw CounterClientError("the service answered \(status)\(Self.errorMessage(body).map { ": \($0)" } ?? "")")
         }
+    }
+
+    /// The message of an error answer in the service's one error shape, with its fields; nil for any other body.
+    static func errorMessage(_ body: [UInt8]) -> String? {
+        guard let detail = try? JSONDecoder().decode(ServiceErrorBody.self, from: Data(body)).error else { return nil }
+        return ([detail.message] + (detail.fields ?? [:]).map { "\($0.key): \($0.value)" }.sorted()).joined(separator: "; ")
     }
 
     /// Sends one request with the vendor secret and reads at most `maxBytes` of the answer.
@@ -103,40 +109,56 @@ extension CounterClient {
         let json = try JSONSerialization.data(withJSONObject: ["membership_id": membershipID, "months": months, "amount_dzd": amountDZD])
         request.body = .bytes(ByteBuffer(bytes: json))
         let (status, data) = try await send(request, timeout: .seconds(15), maxBytes: 65_536)
-        let body = (try? JSONSerialization.jsonObject(with: Data(data))) as? [String: Any]
         switch status {
         case 201:
-            return .recorded(coverageEnd: body?["coverage_end"] as? String ?? "")
+            guard let recorded = try? JSONDecoder().decode(SaleRecordedBody.self, from: Data(data)) else {
+                throw CounterClientError("the service answered 201 but its answer does not say the new coverage end; the sale is kept and sent again under the same key, which replays the answer")
+            }
+            return .recorded(coverageEnd: recorded.coverageEnd)
         case 408, 409, 429, 500...599:
             throw CounterClientError("the service answered \(status); the sale will be sent again under the same key")
         case 401, 403:
             throw CounterClientError("the service refused the vendor secret (\(status)); the sale stays pending")
         default:
-            let message = (body?["error"] as? [String: Any])?["message"] as? String ?? "status \(status)"
-            let fields = ((body?["error"] as? [String: Any])?["fields"] as? [String: String])?.map { "\($0.key): \($0.value)" }.sorted() ?? []
-            return .refused(([message] + fields).joined(separator: "; "))
+            return .refused(Self.errorMessage(data) ?? "status \(status)")
         }
     }
 }
 
 extension CounterClient {
     /// Reports scan-log entries (at most 500). The service stores each once, so a report sent again after a
-    /// lost answer is harmless. Returns how many were new to it and how many it had already.
-    public func reportScans(counterID: UUID, entries: [ScanLog.Entry]) async throws -> (stored: Int, alreadyStored: Int) {
+    /// lost answer is harmless. Its answer says how many were new to it, how many it had, and which it refused.
+    public func reportScans(counterID: UUID, entries: [ScanLog.Entry]) async throws -> ScanReportAnswer {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
-        struct Report: Encodable { var counter_id: UUID; var entries: [ScanLog.Entry] }
         var request = HTTPClientRequest(url: server.appendingPathComponent("v1/counter/scans").absoluteString)
         request.method = .POST
         request.headers.add(name: "Content-Type", value: "application/json")
-        request.body = .bytes(ByteBuffer(bytes: try encoder.encode(Report(counter_id: counterID, entries: entries))))
-        let (status, data) = try await send(request, timeout: .seconds(30), maxBytes: 65_536)
-        let body = (try? JSONSerialization.jsonObject(with: Data(data))) as? [String: Any]
-        guard status == 200, let stored = body?["stored"] as? Int, let already = body?["already_stored"] as? Int else {
-            let message = (body?["error"] as? [String: Any])?["message"] as? String
-            throw CounterClientError("the service did not take the scan log (\(status)\(message.map { ": \($0)" } ?? ""))")
+        request.body = .bytes(ByteBuffer(bytes: try encoder.encode(ScanReport(counterID: counterID, entries: entries))))
+        let (status, data) = try await send(request, timeout: .seconds(30), maxBytes: 256 * 1024)
+        guard status == 200 else {
+            throw CounterClientError("the service did not take the scan log (\(status)\(Self.errorMessage(data).map { ": \($0)" } ?? ""))")
         }
-        return (stored, already)
+        do {
+            return try JSONDecoder().decode(ScanReportAnswer.self, from: Data(data))
+        } catch {
+            throw CounterClientError("the service took the scan log but its answer cannot be read (\(error)); the next sync sends it again")
+        }
+    }
+}
+
+/// What the counter reads of a sale's 201: the member's new coverage end, as the service writes it.
+struct SaleRecordedBody: Decodable {
+    var coverageEnd: String
+
+    enum CodingKeys: String, CodingKey { case coverageEnd = "coverage_end" }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        coverageEnd = try container.decode(String.self, forKey: .coverageEnd)
+        guard !coverageEnd.isEmpty else {
+            throw DecodingError.dataCorruptedError(forKey: .coverageEnd, in: container, debugDescription: "an empty coverage end")
+        }
     }
 }
 

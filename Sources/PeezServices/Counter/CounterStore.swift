@@ -93,6 +93,14 @@ public struct CounterStore: Sendable {
                                                  : "no usable trust data: " + refusals.joined(separator: "; "))
     }
 
+    /// What identifies the state on disk as it is now (its file's inode, size and change time): another value
+    /// than before means a sync replaced it. One `stat`, cheap enough to ask before every scan.
+    public func stateStamp() -> [Int] {
+        var status = stat()
+        guard stat(statePath, &status) == 0 else { return [] }
+        return [Int(status.st_ino), Int(status.st_size), Int(status.st_mtim.tv_sec), Int(status.st_mtim.tv_nsec)]
+    }
+
     /// Replaces the state atomically, keeping the one it replaces as the previous state.
     public func save(_ state: CounterState) throws {
         try makeFolder()

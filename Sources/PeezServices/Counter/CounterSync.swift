@@ -74,3 +74,22 @@ public enum CounterSync {
         state.bundles.count > 32
     }
 }
+
+extension CounterSync {
+    /// One whole sync: the bundle after the version held (or the whole list), checked and saved, then the
+    /// scan log's new entries reported. The trust data is saved before the report is tried, so a report that
+    /// fails (its `Result`) loses nothing: the next sync sends it.
+    public static func run(store: CounterStore, client: CounterClient, now: @Sendable () -> Int64) async throws
+        -> (changes: Changes, report: Result<ScanLogReport.Outcome, any Error>)
+    {
+        let (state, trust, _) = try store.load()
+        let bytes = try await client.fetchBundle(since: wantsWholeList(state) ? nil : trust.revocationVersion)
+        let (updated, changes) = try accept(bytes, into: state, trusting: trust, now: now())
+        try store.save(updated)
+        do {
+            return (changes, .success(try await ScanLogReport(store: store, client: client).run()))
+        } catch {
+            return (changes, .failure(error))
+        }
+    }
+}

@@ -5,18 +5,50 @@ import Foundation
 /// What the counter answers for a scan: the card's verdict, or `cannot_confirm` when the trust data or the
 /// clock cannot be relied on, with warnings a vendor should see beside it.
 public struct CounterVerdict: Sendable {
+    /// Why a scan can be neither accepted nor refused.
+    public enum CannotConfirm: Sendable, Equatable, CustomStringConvertible {
+        /// The device's clock reads earlier than the service's time already seen: set back, or wrong.
+        case clockBehind(device: Int64, service: Int64)
+        /// The trust data's validity ended.
+        case trustExpired(validUntil: Int64)
+        /// The trust data on disk does not check.
+        case trustUnusable(String)
+
+        public var description: String {
+            switch self {
+            case .clockBehind(let device, let service):
+                return "this device's clock reads \(AlgiersCalendar.minuteStamp(device)), earlier than the service's time already seen (\(AlgiersCalendar.minuteStamp(service))): the clock is wrong or was set back; set it right and sync"
+            case .trustExpired(let validUntil):
+                return "the trust data expired \(AlgiersCalendar.minuteStamp(validUntil)) (Algiers); sync to check cards again"
+            case .trustUnusable(let reason):
+                return "the trust data cannot be used: \(reason)"
+            }
+        }
+    }
+
+    /// Something a vendor should see beside a verdict.
+    public enum Warning: Sendable, Equatable, CustomStringConvertible {
+        /// The last successful sync was this many hours ago.
+        case trustAge(hours: Int64)
+
+        public var description: String {
+            switch self {
+            case .trustAge(let hours): return "trust data is \(hours) h old"
+            }
+        }
+    }
+
     public enum Outcome: Sendable {
         /// The card's verdict from trust data that may be relied on.
         case card(VerificationResult)
         /// Neither valid nor invalid: the trust data has expired, or the device's clock is wrong.
-        case cannotConfirm(reason: String)
+        case cannotConfirm(CannotConfirm)
     }
 
     public var outcome: Outcome
-    /// For example "trust data is 30 h old".
-    public var warnings: [String]
+    public var warnings: [Warning]
 
-    public init(outcome: Outcome, warnings: [String] = []) {
+    public init(outcome: Outcome, warnings: [Warning] = []) {
         self.outcome = outcome
         self.warnings = warnings
     }
@@ -29,18 +61,18 @@ public struct CounterVerdict: Sendable {
     /// The verdict on `token` at the device's time `now`, from `trust` and the state's clock readings.
     public static func judge(_ token: some Collection<UInt8>, trust: CounterTrust, state: CounterState, now: Int64) -> CounterVerdict {
         if now < state.newestServerTime - clockTolerance {
-            return CounterVerdict(outcome: .cannotConfirm(reason: "this device's clock reads \(AlgiersCalendar.minuteStamp(now)), earlier than the service's time already seen (\(AlgiersCalendar.minuteStamp(state.newestServerTime))): the clock is wrong or was set back; set it right and sync"), warnings: [])
+            return CounterVerdict(outcome: .cannotConfirm(.clockBehind(device: now, service: state.newestServerTime)))
         }
         if now > trust.validUntil {
-            return CounterVerdict(outcome: .cannotConfirm(reason: "the trust data expired \(AlgiersCalendar.minuteStamp(trust.validUntil)) (Algiers); sync to check cards again"), warnings: [])
+            return CounterVerdict(outcome: .cannotConfirm(.trustExpired(validUntil: trust.validUntil)))
         }
-        var warnings: [String] = []
+        var warnings: [Warning] = []
         let age = now - state.lastSyncAt
-        if age > warningAge { warnings.append("trust data is \(age / 3600) h old") }
+        if age > warningAge { warnings.append(.trustAge(hours: age / 3600)) }
         do {
             return CounterVerdict(outcome: .card(try trust.verifier().verify(utf8: token, now: now)), warnings: warnings)
         } catch {
-            return CounterVerdict(outcome: .cannotConfirm(reason: "the trust data cannot be used: \(error.reason)"), warnings: warnings)
+            return CounterVerdict(outcome: .cannotConfirm(.trustUnusable(error.reason)), warnings: warnings)
         }
     }
 

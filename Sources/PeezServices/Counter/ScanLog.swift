@@ -1,43 +1,15 @@
 import CardCrypto
 import CardToken
 import Foundation
+public import Membership
 
 /// The counter's record of every verdict it gave: when, which member and card (never the whole token), the
 /// verdict, and how old the trust data was. Each line is `hash json`, where the hash is SHA-256 over the
 /// previous line's hash and this line's JSON, so a line edited, removed or inserted breaks the chain from
 /// there on; a head file beside the log holds the last line's hash, so cutting lines off the end shows too.
 public struct ScanLog: Sendable {
-    /// One verdict, as the log keeps it.
-    public struct Entry: Codable, Sendable, Equatable {
-        public var seq: Int
-        /// The device's clock (seconds since the epoch).
-        public var at: Int64
-        public var verdict: String
-        /// The membership id, when the card was authentic.
-        public var member: String?
-        /// The card's token id (`cti`), when the card was authentic.
-        public var tokenID: String?
-        /// Verified on this device, from its cached trust data, with no network.
-        public var offline: Bool
-        /// Seconds since the trust data was last synced.
-        public var trustAge: Int64
-
-        enum CodingKeys: String, CodingKey {
-            case seq, at, verdict, member, offline
-            case tokenID = "token_id"
-            case trustAge = "trust_age"
-        }
-
-        public init(seq: Int, at: Int64, verdict: String, member: String?, tokenID: String?, offline: Bool, trustAge: Int64) {
-            self.seq = seq
-            self.at = at
-            self.verdict = verdict
-            self.member = member
-            self.tokenID = tokenID
-            self.offline = offline
-            self.trustAge = trustAge
-        }
-    }
+    /// One verdict, as the log keeps it and the sync reports it.
+    public typealias Entry = ScanLogEntry
 
     /// What checking the chain found.
     public enum Integrity: Equatable, Sendable {
@@ -48,17 +20,25 @@ public struct ScanLog: Sendable {
 
     public let path: String
     var headPath: String { path + ".head" }
+    /// Appending and reading take turns within a process (a session's scans and its own syncs), so a reader
+    /// never sees a line without the head that counts it.
+    private static let turns = NSLock()
     static let genesis = String(repeating: "0", count: 64)
 
     public init(path: String) {
         self.path = path
     }
 
-    /// Appends one verdict and flushes it to the disk; returns the entry as written.
+    /// Appends one verdict given when the device's clock read `deviceTime`, and flushes it to the disk;
+    /// returns the entry as written. The entry is made by ``ScanLogEntry/recorded(seq:deviceTime:verdict:member:tokenID:offline:lastSyncAt:newestServerTime:tolerance:)``,
+    /// the rules the service reads it by: a wrong clock is recorded as such.
     @discardableResult
-    public func append(at: Int64, verdict: String, member: String?, tokenID: String?, offline: Bool, trustAge: Int64) throws -> Entry {
+    public func append(deviceTime: Int64, verdict: String, member: String?, tokenID: String?, offline: Bool, state: CounterState) throws -> Entry {
+        Self.turns.lock()
+        defer { Self.turns.unlock() }
         let (count, head) = try readHead()
-        let entry = Entry(seq: count + 1, at: at, verdict: verdict, member: member, tokenID: tokenID, offline: offline, trustAge: trustAge)
+        let entry = Entry.recorded(seq: count + 1, deviceTime: deviceTime, verdict: verdict, member: member, tokenID: tokenID, offline: offline,
+                                   lastSyncAt: state.lastSyncAt, newestServerTime: state.newestServerTime, tolerance: CounterVerdict.clockTolerance)
         let json = try Self.encode(entry)
         let hash = Self.link(head, json)
         try Self.appendLine(hash + " " + json + "\n", to: path)
@@ -68,6 +48,8 @@ public struct ScanLog: Sendable {
 
     /// Every entry, in order, with the chain checked.
     public func read() throws -> (entries: [Entry], integrity: Integrity) {
+        Self.turns.lock()
+        defer { Self.turns.unlock() }
         guard FileManager.default.fileExists(atPath: path) else { return ([], .intact(entries: 0)) }
         let text = try String(contentsOfFile: path, encoding: .utf8)
         var entries: [Entry] = []
@@ -94,10 +76,10 @@ public struct ScanLog: Sendable {
         func field(_ text: String) -> String {
             text.contains(where: { ",\"\r\n".contains($0) }) ? "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : text
         }
-        var out = "seq,time,verdict,member,token_id,offline,trust_age_seconds\r\n"
+        var out = "seq,time,verdict,member,token_id,offline,trust_age_seconds,clock_wrong\r\n"
         for entry in entries {
             out += [String(entry.seq), AlgiersCalendar.iso8601(entry.at), entry.verdict, entry.member ?? "", entry.tokenID ?? "",
-                    entry.offline ? "yes" : "no", String(entry.trustAge)].map(field).joined(separator: ",") + "\r\n"
+                    entry.offline ? "yes" : "no", String(entry.trustAge), entry.clockWrong ? "yes" : "no"].map(field).joined(separator: ",") + "\r\n"
         }
         return out
     }

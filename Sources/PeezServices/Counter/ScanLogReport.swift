@@ -1,4 +1,5 @@
 import Foundation
+public import Membership
 
 /// Sends the scan-log entries the service does not hold yet, in reports of at most 500, and records after
 /// each confirmed report how far the service holds the log. A report whose answer was lost is sent again
@@ -20,6 +21,9 @@ public struct ScanLogReport: Sendable {
         public var alreadyStored = 0
         /// Why entries after a broken link of the hash chain were not sent, if one is broken.
         public var brokenChain: String?
+        /// Entries not stored for good, by number, and why: refused by the service, or (logged by an earlier
+        /// version) breaking the rules the service reads entries by, so not sent. The report moves past them.
+        public var refused: [ScanReportAnswer.Refusal] = []
     }
 
     /// Reports every entry after the last one the service confirmed.
@@ -38,9 +42,22 @@ public struct ScanLogReport: Sendable {
         var pending = entries.drop { $0.seq <= reported }
         while !pending.isEmpty {
             let batch = Array(pending.prefix(500))
-            let (stored, already) = try await client.reportScans(counterID: counterID, entries: batch)
-            outcome.stored += stored
-            outcome.alreadyStored += already
+            var sendable: [ScanLog.Entry] = []
+            for entry in batch {
+                let problems = entry.problems
+                if problems.isEmpty {
+                    sendable.append(entry)
+                } else {
+                    let reasons = problems.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: "; ")
+                    outcome.refused.append(.init(seq: entry.seq, reason: "not sent: \(reasons)"))
+                }
+            }
+            if !sendable.isEmpty {
+                let answer = try await client.reportScans(counterID: counterID, entries: sendable)
+                outcome.stored += answer.stored
+                outcome.alreadyStored += answer.alreadyStored
+                outcome.refused += answer.refused
+            }
             try store.setReportedThrough(batch.last!.seq)
             pending = pending.dropFirst(batch.count)
         }

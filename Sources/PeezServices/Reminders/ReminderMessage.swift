@@ -25,12 +25,12 @@ public struct ReminderMessage: Sendable {
     public var data: Payload
 
     public init(_ due: DueReminder, templates: ReminderTemplates, now: Int64) {
-        self.init(due, templates: templates, timestamp: AlgiersCalendar.iso8601(now))
+        self.init(due, templates: templates, now: now, timestamp: AlgiersCalendar.iso8601(now))
     }
 
     /// `timestamp` is `now` as ISO-8601, made once for a batch.
-    init(_ due: DueReminder, templates: ReminderTemplates, timestamp: String) {
-        let text = templates.render(due)
+    init(_ due: DueReminder, templates: ReminderTemplates, now: Int64, timestamp: String) {
+        let text = templates.render(due, now: now)
         let reminder = due.reminder
         self.timestamp = timestamp
         data = Payload(reminder_id: reminder.id, member_uuid: Self.lowercaseText(reminder.memberUUID), membership_id: due.membershipID,

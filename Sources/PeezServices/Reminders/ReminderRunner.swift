@@ -106,10 +106,11 @@ public struct ReminderRunner: Sendable {
                 continue
             }
             nextBatch = lease()
-            let timestamp = AlgiersCalendar.iso8601(clock())
+            let sentAt = clock()
+            let timestamp = AlgiersCalendar.iso8601(sentAt)
             let stale = leased.filter(\.isSuperseded)
             let fresh = leased.filter { !$0.isSuperseded }
-            let messages = fresh.map { ReminderDelivery(id: $0.reminder.id, body: ReminderMessage($0, templates: templates, timestamp: timestamp).json()) }
+            let messages = fresh.map { ReminderDelivery(id: $0.reminder.id, body: ReminderMessage($0, templates: templates, now: sentAt, timestamp: timestamp).json()) }
             let lease = ReminderLease(store: store, owner: owner, ids: messages.map(\.id), validUntil: leasedUntil, leaseSeconds: leaseSeconds,
                                       longestDeliverySeconds: sink.longestDeliverySeconds, clock: clock)
             let outcomes = messages.isEmpty ? [] : await sink.deliver(messages) { await lease.mayStart($0) }

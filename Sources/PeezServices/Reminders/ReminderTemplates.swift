@@ -3,7 +3,9 @@ public import Foundation
 public import Membership
 
 /// The reminder texts, kept as data (`reminder-templates.json`, built into the binary): a title and a body
-/// for each language and threshold. French unless the member chose Arabic.
+/// for each language and each way the time left reads when the reminder is sent (``TimeLeft``), not the
+/// threshold that selected it: a reminder sent late, or for coverage ending mid-day, still says what is true.
+/// French unless the member chose Arabic.
 public struct ReminderTemplates: Sendable {
     struct Text: Decodable, Sendable {
         var title: String
@@ -22,7 +24,7 @@ public struct ReminderTemplates: Sendable {
 
     /// A text split at its placeholders, filled by concatenation (a run fills tens of thousands).
     struct Template: Sendable {
-        enum Part: Sendable { case text(String), endDate, membershipID }
+        enum Part: Sendable { case text(String), endDate, membershipID, days }
         let parts: [Part]
 
         init(_ text: String) {
@@ -31,7 +33,7 @@ public struct ReminderTemplates: Sendable {
             while let open = rest.firstIndex(of: "{") {
                 let close = rest[open...].firstIndex(of: "}")
                 let name = close.map { rest[rest.index(after: open)..<$0] }
-                let part: Part? = name == "end_date" ? .endDate : name == "membership_id" ? .membershipID : nil
+                let part: Part? = name == "end_date" ? .endDate : name == "membership_id" ? .membershipID : name == "days" ? .days : nil
                 guard let close, let part else {
                     parts.append(.text(String(rest[...open])))
                     rest = rest[rest.index(after: open)...]
@@ -45,13 +47,14 @@ public struct ReminderTemplates: Sendable {
             self.parts = parts
         }
 
-        func fill(endDate: String, membershipID: String) -> String {
+        func fill(endDate: String, membershipID: String, days: Int64 = 0) -> String {
             var out = ""
             for part in parts {
                 switch part {
                 case .text(let text): out += text
                 case .endDate: out += endDate
                 case .membershipID: out += membershipID
+                case .days: out += String(days)
                 }
             }
             return out
@@ -67,12 +70,47 @@ public struct ReminderTemplates: Sendable {
         }
     }()
 
-    /// Templates from JSON in the built-in file's shape; every language must have every threshold.
+    /// How the time left reads when a reminder is sent, by Algiers calendar days from the day it is sent to
+    /// the last day covered.
+    public enum TimeLeft: Equatable, Sendable {
+        case today, tomorrow
+        case inDays(Int64)
+        case ended
+
+        /// The time left at `now` for coverage ending at `coverageEnd` (a coverage ending at midnight covered
+        /// the day before it).
+        public init(coverageEnd: Int64, now: Int64) {
+            guard coverageEnd > now else {
+                self = .ended
+                return
+            }
+            switch AlgiersCalendar.calendarDays(from: now, to: coverageEnd - 1) {
+            case ...0: self = .today
+            case 1: self = .tomorrow
+            case let days: self = .inDays(days)
+            }
+        }
+
+        /// The template's name in `reminder-templates.json`, the optional plural forms first.
+        var templateNames: [String] {
+            switch self {
+            case .today: return ["today"]
+            case .tomorrow: return ["tomorrow"]
+            case .inDays(let days): return (days == 2 ? ["in_two_days"] : days >= 11 ? ["in_many_days"] : []) + ["in_days"]
+            case .ended: return ["ended"]
+            }
+        }
+    }
+
+    /// The templates every language must have.
+    static let requiredTemplates = ["today", "tomorrow", "in_days", "ended"]
+
+    /// Templates from JSON in the built-in file's shape; every language must have every required text.
     public init(json: Data) throws {
         let document = try JSONDecoder().decode(Document.self, from: json)
         for (language, texts) in document.languages {
-            for threshold in Reminder.Threshold.allCases where texts[threshold.rawValue] == nil {
-                throw ReminderTemplateError("the \(language) templates have no text for \(threshold.rawValue)")
+            for name in Self.requiredTemplates where texts[name] == nil {
+                throw ReminderTemplateError("the \(language) templates have no text for \(name)")
             }
         }
         guard document.languages["fr"] != nil else { throw ReminderTemplateError("the templates have no French, the default language") }
@@ -81,14 +119,19 @@ public struct ReminderTemplates: Sendable {
         deepLink = Template(document.deep_link)
     }
 
-    /// The title, body and deep link for a reminder, in the member's language (French when there is none).
-    public func render(_ due: DueReminder) -> (language: String, title: String, body: String, deepLink: String) {
+    /// The title, body and deep link for a reminder sent at `now`, in the member's language (French when there
+    /// is none), saying the time left as it is at `now`.
+    public func render(_ due: DueReminder, now: Int64) -> (language: String, title: String, body: String, deepLink: String) {
         let language = compiled[due.language] == nil ? "fr" : due.language
-        let text = compiled[language]![due.reminder.threshold.rawValue]!
+        let timeLeft = TimeLeft(coverageEnd: due.reminder.coverageEnd, now: now)
+        let texts = compiled[language]!
+        let text = timeLeft.templateNames.lazy.compactMap { texts[$0] }.first!
+        let days: Int64
+        if case .inDays(let count) = timeLeft { days = count } else { days = 0 }
         // The last day covered: a coverage ending at midnight covered the day before it.
         let endDate = String(AlgiersCalendar.iso8601(due.reminder.coverageEnd - 1).prefix(10))
-        return (language, text.title.fill(endDate: endDate, membershipID: due.membershipID),
-                text.body.fill(endDate: endDate, membershipID: due.membershipID), deepLink.fill(endDate: endDate, membershipID: due.membershipID))
+        return (language, text.title.fill(endDate: endDate, membershipID: due.membershipID, days: days),
+                text.body.fill(endDate: endDate, membershipID: due.membershipID, days: days), deepLink.fill(endDate: endDate, membershipID: due.membershipID))
     }
 }
 

@@ -1,0 +1,65 @@
+public import CardToken
+import Foundation
+
+/// What the counter says to a vendor, in the shop's language: English, French or Arabic, kept as data
+/// (`counter-texts.json`, built into the binary) and filled at their `{placeholders}`.
+public struct CounterTexts: Sendable {
+    /// The languages the counter speaks.
+    public enum Language: String, CaseIterable, Sendable {
+        case en, fr, ar
+
+        /// Arabic is written right to left.
+        public var isRightToLeft: Bool { self == .ar }
+
+        /// The language a locale name (`LANG`, e.g. `fr_DZ.UTF-8`, `ar`) asks for; English for any other.
+        public init(locale: String?) {
+            let code = (locale ?? "").prefix { $0.isLetter }.lowercased()
+            self = Language(rawValue: code) ?? .en
+        }
+    }
+
+    struct Document: Decodable {
+        var languages: [String: [String: String]]
+    }
+
+    public let language: Language
+    private let texts: [String: String]
+
+    /// The built-in texts of every language, checked once: each has every text English has.
+    static let builtIn: [Language: [String: String]] = {
+        do {
+            let document = try JSONDecoder().decode(Document.self, from: Data(PackageResources.counter_texts_json))
+            var byLanguage: [Language: [String: String]] = [:]
+            let english = document.languages["en"] ?? [:]
+            for language in Language.allCases {
+                guard let texts = document.languages[language.rawValue] else { preconditionFailure("counter-texts.json has no \(language.rawValue)") }
+                let missing = Set(english.keys).subtracting(texts.keys)
+                precondition(missing.isEmpty, "counter-texts.json: \(language.rawValue) lacks \(missing.sorted())")
+                byLanguage[language] = texts
+            }
+            return byLanguage
+        } catch {
+            preconditionFailure("the built-in counter texts do not parse: \(error)")
+        }
+    }()
+
+    public init(_ language: Language) {
+        self.language = language
+        texts = Self.builtIn[language]!
+    }
+
+    /// The text named `key` with its placeholders filled from `values`.
+    public func text(_ key: String, _ values: [String: String] = [:]) -> String {
+        var out = texts[key] ?? key
+        for (name, value) in values { out = out.replacingOccurrences(of: "{\(name)}", with: value) }
+        return out
+    }
+
+    /// Every text's name, for the tests that hold each language to English.
+    public static var keys: [String] { builtIn[.en]!.keys.sorted() }
+
+    /// A time as every counter screen shows it: `2027-02-24 14:28 (Algiers)`.
+    public func time(_ seconds: Int64) -> String {
+        text("time", ["time": AlgiersCalendar.minuteStamp(seconds)])
+    }
+}
