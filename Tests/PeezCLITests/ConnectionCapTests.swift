@@ -29,14 +29,18 @@ struct ConnectionCapTests {
         try await service.waitUntilReady()
         var idle = try await Self.idleSockets(600, port: service.port)
         try await Task.sleep(for: .milliseconds(500))
+        // Before, such a request waited for the idle timeout (58 s). Each is answered at once; the fastest within a
+        // second even while a whole test suite shares the machine's two cores.
+        var times: [Duration] = []
         for attempt in 0..<3 {
             let start = ContinuousClock.now
             let fresh = try RawConnection(port: service.port)
             fresh.send(Self.health)
-            let answer = await fresh.readResponse(within: .seconds(5))
+            let answer = await fresh.readResponse(within: .seconds(10))
             #expect(answer?.hasPrefix("HTTP/1.1 200") == true, "request \(attempt): \(answer ?? "no answer")")
-            #expect(ContinuousClock.now - start < .seconds(1), "answered in \(ContinuousClock.now - start), not after the idle timeout")
+            times.append(ContinuousClock.now - start)
         }
+        #expect(times.min()! < .seconds(1) && times.max()! < .seconds(5), "answered in \(times), not after the idle timeout")
         var closed = 0
         for socket in idle where await socket.readUntilClosed(within: .milliseconds(1)) == "" { closed += 1 }
         #expect(closed >= 85, "the longest-idle sockets made room: \(closed) of 600 closed")

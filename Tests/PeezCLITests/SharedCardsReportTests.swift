@@ -34,7 +34,16 @@ struct SharedCardsReportTests {
                 #expect(reply.status == 200 && reply.body["stored"] as? Int == 500, "\(reply.body)")
             }
         }
-        // Reports run back to back while /health is asked on a connection of its own, each answer timed.
+        // /health on a connection of its own, timed: first alone, then while reports run back to back.
+        let probe = try RawConnection(port: service.port)
+        func timedHealth() async -> Duration {
+            let start = ContinuousClock.now
+            probe.send("GET /health HTTP/1.1\r\nHost: peez\r\n\r\n")
+            #expect(await probe.readResponse(within: .seconds(10))?.hasPrefix("HTTP/1.1 200") == true)
+            return ContinuousClock.now - start
+        }
+        var alone: [Duration] = []
+        for _ in 0..<20 { alone.append(await timedHealth()) }
         let finished = Finished()
         let reports = Task {
             defer { finished.value.withLock { $0 = true } }
@@ -48,21 +57,19 @@ struct SharedCardsReportTests {
             }
             return statuses
         }
-        let probe = try RawConnection(port: service.port)
         var latencies: [Duration] = []
         while latencies.count < 400 {
-            let start = ContinuousClock.now
-            probe.send("GET /health HTTP/1.1\r\nHost: peez\r\n\r\n")
-            #expect(await probe.readResponse(within: .seconds(10))?.hasPrefix("HTTP/1.1 200") == true)
-            latencies.append(ContinuousClock.now - start)
+            latencies.append(await timedHealth())
             if latencies.count >= 20, finished.value.withLock({ $0 }) { break }
         }
         #expect(try await reports.value == [200, 200, 200, 200, 200])
-        let sorted = latencies.sorted()
-        // The bound is 50 ms; a whole test suite shares this machine's two cores, so the median is held to
-        // it and the slowest to a second (a stalled server took 5.7 s).
-        #expect(sorted[sorted.count / 2] < .milliseconds(50), "median /health \(sorted[sorted.count / 2]) while reports ran")
-        #expect(sorted.last! < .seconds(1), "slowest /health \(sorted.last!) while reports ran")
+        // Under 50 ms on a quiet machine (the README's figures). A whole test suite shares this machine's two
+        // cores, so the median is held to 50 ms or three times the median alone, whichever is more, and the slowest to
+        // two seconds: a server the report stalls made /health wait 5.7 s.
+        let during = latencies.sorted(), quiet = alone.sorted()
+        let bound = max(.milliseconds(50), quiet[quiet.count / 2] * 3)
+        #expect(during[during.count / 2] < bound, "median /health \(during[during.count / 2]) while reports ran, \(quiet[quiet.count / 2]) alone")
+        #expect(during.last! < .seconds(2), "slowest /health \(during.last!) while reports ran")
     }
 }
 

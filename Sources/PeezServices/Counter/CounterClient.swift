@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import CardWire
 public import Foundation
 import NIOCore
+import NIOPosix
 import NIOHTTP1
 import NIOSSL
 public import Membership
@@ -178,7 +179,27 @@ public struct CounterClientError: Error, CustomStringConvertible {
         } else if let error = error as? NIOTooManyBytesError {
             description = "the service at \(server.absoluteString) sent more than \(error.maxBytes.map(String.init) ?? "the") bytes any answer needs"
         } else {
-            description = "cannot reach the service at \(server.absoluteString): \(error)"
+            description = "cannot reach the service at \(server.absoluteString): \(Self.reason(error))"
         }
+    }
+
+    /// A transport failure in one plain sentence's words: the system's ("Connection refused", "no such host
+    /// cards.peez.dz"), not the client library's description of every address it tried.
+    static func reason(_ error: any Error) -> String {
+        if let error = error as? NIOConnectionError, let first = error.connectionErrors.first?.error ?? error.dnsAError ?? error.dnsAAAAError {
+            return reason(first)
+        }
+        if let error = error as? IOError { return String(cString: strerror(error.errnoCode)) }
+        if case .unknown(let host, _) = error as? SocketAddressError { return "no such host \(host)" }
+        if let error = error as? SocketAddressError.UnknownHost { return "no such host \(error.host)" }
+        if let error = error as? HTTPClientError {
+            switch error {
+            case .connectTimeout: return "no answer to the connection within 10 s"
+            case .readTimeout, .deadlineExceeded: return "no answer in time"
+            case .remoteConnectionClosed: return "the service closed the connection before answering"
+            default: break
+            }
+        }
+        return "\(error)"
     }
 }

@@ -1,0 +1,145 @@
+import Foundation
+import Synchronization
+import TestSupport
+import Testing
+
+/// A `peez counter` session kept open as a shop keeps it all day, against a real `peez serve`: every verdict
+/// uses the newest trust data, a verdict other than VALID shows no coverage, and the screens speak the shop's
+/// language.
+@Suite("peez counter session")
+struct CounterSessionTests {
+    static let backend = "peez_backend_DEVELOPMENT_ONLY_not_a_secret"
+    static let admin = "peez_admin_DEVELOPMENT_ONLY_not_a_secret"
+    static let demoMember = "00000000-0000-4000-8000-000000000001"
+
+    /// A running `peez counter` process fed line by line, its output collected as it comes.
+    final class LiveSession: Sendable {
+        let process = Process()
+        private let input = Pipe()
+        private let output = Pipe()
+        private let errors = Pipe()
+        private let collected = Collected()
+
+        final class Collected: Sendable {
+            let texts = Mutex(("", ""))
+            func withLock<T>(_ body: (inout (String, String)) -> T) -> T { texts.withLock { body(&$0) } }
+        }
+
+        init(_ arguments: [String], environment: [String: String]) throws {
+            process.executableURL = URL(fileURLWithPath: PeezCommand.binary)
+            process.arguments = arguments
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+            process.standardInput = input
+            process.standardOutput = output
+            process.standardError = errors
+            output.fileHandleForReading.readabilityHandler = { [collected] handle in
+                let text = String(decoding: handle.availableData, as: UTF8.self)
+                collected.withLock { $0.0 += text }
+            }
+            errors.fileHandleForReading.readabilityHandler = { [collected] handle in
+                let text = String(decoding: handle.availableData, as: UTF8.self)
+                collected.withLock { $0.1 += text }
+            }
+            try process.run()
+        }
+
+        var standardOutput: String { collected.withLock { $0.0 } }
+        var standardError: String { collected.withLock { $0.1 } }
+
+        /// Types `line` as a scanner does and returns the verdict block it brought (up to its tally line).
+        func scan(_ line: String) async throws -> String {
+            let before = standardOutput.count
+            input.fileHandleForWriting.write(Data((line + "\r\n").utf8))
+            let deadline = ContinuousClock.now + .seconds(20)
+            while ContinuousClock.now < deadline {
+                let fresh = String(standardOutput.dropFirst(before))
+                if fresh.contains("]\n") { return fresh }
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            throw ServiceError("no verdict for the scan: \(standardOutput)\(standardError)")
+        }
+
+        func finish() {
+            try? input.fileHandleForWriting.close()
+            process.waitUntilExit()
+        }
+    }
+
+    static func enrolledService(_ folder: TemporaryFolder) async throws -> (ServiceProcess, [String: String], String) {
+        let service = try ServiceProcess(arguments: ["--development", "--database", folder.file("ledger.sqlite")], port: TestPorts.unused())
+        try await service.waitUntilReady()
+        let environment = ["PEEZ_COUNTER_HOME": folder.file("counter"), "PEEZ_VENDOR_SECRET": "peez_vendor_DEVELOPMENT_ONLY_not_a_secret", "LANG": "C.UTF-8"]
+        let enrolled = try ProcessRunner.run(environment.map { "\($0.key)=\($0.value)" } + [PeezCommand.binary, "counter", "enroll", "--server", "http://127.0.0.1:\(service.port)"])
+        guard enrolled.status == 0 else { throw ServiceError("enrol failed: \(enrolled.standardError)") }
+        let card = try await service.request("GET", "/v1/members/\(demoMember)/card", secret: backend)
+        let token = try #require(card.body["token"] as? String)
+        return (service, environment, token)
+    }
+
+    @Test func aRunningSessionUsesTrustDataASyncBroughtAndARevokedCardShowsNoCoverage() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let (service, environment, token) = try await Self.enrolledService(folder)
+        defer { service.killHard() }
+        let session = try LiveSession(["counter", "--sync-every", "0"], environment: environment)
+        defer { session.finish() }
+        let valid = try await session.scan(token)
+        #expect(valid.contains("  VALID  ") && valid.contains("paid until") && valid.contains("(Algiers)"), "the demo member starts with a paid month: \(valid)")
+        #expect(session.standardError.contains("ready · trust data from") && session.standardError.contains("Ctrl-D to quit"), "\(session.standardError)")
+
+        // An admin cancels the demo member's month; a sync beside the running session brings the revocation.
+        let sales = try await service.request("GET", "/v1/activations", secret: Self.admin)
+        let sale = try #require((sales.body["activations"] as? [[String: Any]])?.first { $0["member_uuid"] as? String == Self.demoMember }?["id"] as? String)
+        #expect(try await service.request("POST", "/v1/activations/\(sale)/cancel", secret: Self.admin).status == 200)
+        let synced = try ProcessRunner.run(environment.map { "\($0.key)=\($0.value)" } + [PeezCommand.binary, "counter", "sync"])
+        #expect(synced.status == 0 && synced.standardOutput.contains("1 member(s) new"), "\(synced.standardOutput)\(synced.standardError)")
+
+        let revoked = try await session.scan(token)
+        #expect(revoked.contains("  REVOKED  "), "the session uses the trust data the sync saved: \(revoked)")
+        #expect(!revoked.contains("paid until") && !revoked.contains("day(s) left"), "no coverage it does not have: \(revoked)")
+        #expect(revoked.contains("show the card now in the PEEZ app"), "what to do: \(revoked)")
+    }
+
+    @Test func theCounterSpeaksTheShopsLanguageFrenchOrArabicRightToLeft() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let (service, environment, token) = try await Self.enrolledService(folder)
+        defer { service.killHard() }
+        let plain = environment.map { "\($0.key)=\($0.value)" }
+        let french = try ProcessRunner.run(plain + [PeezCommand.binary, "counter", "--lang", "fr"], input: Data((token + "\nPEEZ1:garbage\n").utf8))
+        #expect(french.standardOutput.contains("  VALIDE  ") && french.standardOutput.contains("payée jusqu'au")
+                && french.standardOutput.contains("(heure d'Alger)") && french.standardOutput.contains("  INVALIDE  "), "\(french.standardOutput)")
+        #expect(french.standardError.contains("prêt · données de confiance"), "\(french.standardError)")
+        let arabic = try ProcessRunner.run(plain.filter { !$0.hasPrefix("LANG=") } + ["LANG=ar_DZ.UTF-8", PeezCommand.binary, "counter"], input: Data((token + "\n").utf8))
+        #expect(arabic.standardOutput.contains("صالحة") && arabic.standardOutput.contains("\u{200F}"), "from LANG, each line marked right to left: \(arabic.standardOutput)")
+        let unknown = try ProcessRunner.run(plain + [PeezCommand.binary, "counter", "--lang", "de"], input: Data())
+        #expect(unknown.status == 2 && unknown.standardError.contains("--lang must be en, fr or ar"))
+
+        // The receipt shows dates as every other screen does.
+        let sold = try ProcessRunner.run(plain + [PeezCommand.binary, "counter", "activate", "--months", "1", "--paid", "300", "--token", token, "--lang", "fr"])
+        #expect(sold.status == 0 && sold.standardOutput.contains("VENDU") && sold.standardOutput.contains("(heure d'Alger)")
+                && !sold.standardOutput.contains("+01:00"), "\(sold.standardOutput)\(sold.standardError)")
+    }
+
+    @Test func cannotConfirmSaysWhatToDoNextAndAnUnreachableServiceIsOnePlainSentence() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let (service, environment, token) = try await Self.enrolledService(folder)
+        let plain = environment.map { "\($0.key)=\($0.value)" }
+        // The service's time already seen is a day ahead of this device's clock: the clock was set back.
+        let statePath = folder.file("counter/state.json")
+        var state = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: statePath))) as? [String: Any])
+        state["newest_server_time"] = Int(Date().timeIntervalSince1970) + 86_400
+        try JSONSerialization.data(withJSONObject: state).write(to: URL(fileURLWithPath: statePath))
+        let behind = try ProcessRunner.run(plain + [PeezCommand.binary, "counter"], input: Data((token + "\n").utf8))
+        #expect(behind.standardOutput.contains("  CANNOT CONFIRM  ") && behind.standardOutput.contains("next: set this device's date and time right"),
+                "\(behind.standardOutput)")
+        let log = try ProcessRunner.run(plain + [PeezCommand.binary, "counter", "log"])
+        #expect(log.standardOutput.contains("cannot_confirm") && log.standardOutput.contains("clock wrong"), "logged as a wrong clock: \(log.standardOutput)")
+
+        service.killHard()
+        let unreachable = try ProcessRunner.run(plain + [PeezCommand.binary, "counter", "sync"])
+        let lines = unreachable.standardError.split(separator: "\n")
+        #expect(unreachable.status != 0 && lines.count == 1 && lines[0].hasSuffix(": Connection refused"), "\(unreachable.standardError)")
+    }
+}
