@@ -7,9 +7,12 @@ DEB_PACKAGES := pkg-config openssl libssl-dev libqrencode-dev libpng-dev libjpeg
 SWIFT_BUILD_FLAGS ?=
 FUZZ_RUNS ?= 3000000
 DEV_KEY := Keys/development/signing-key.pem
-PEEZ := .build/debug/peez
+# make serve's ledger (SQLite): DB=var/other.sqlite make serve
+DB ?= var/peez.sqlite
+# make serve and make demo share one release build, so a fresh clone compiles once.
+PEEZ := .build/release/peez
 
-.PHONY: help deps build serve demo test snapshots static dist test-dist bench bench-static bench-http bench-verify bench-counter bench-remind fuzz vectors clean
+.PHONY: help deps build release serve demo test snapshots static dist test-dist bench bench-static bench-http bench-verify bench-counter bench-remind fuzz vectors clean
 
 help: ## List the commands
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-8s %s\n", $$1, $$2}'
@@ -25,14 +28,16 @@ deps: ## Install the missing Debian packages (idempotent; needs root or sudo)
 build: deps ## Build the peez command line (debug)
 	swift build $(SWIFT_BUILD_FLAGS)
 
-serve: deps ## Build in release mode and start the card service on SQLite (var/) with the development key and demo data
+release: deps ## Build the peez command line in release mode (.build/release/peez)
 	swift build -c release --product peez $(SWIFT_BUILD_FLAGS)
+
+serve: release ## Start the card service on SQLite (DB, default var/peez.sqlite) with the development key and demo data
 	@chmod 600 $(DEV_KEY)  # git does not keep file modes; the key is refused unless 0600
 	@echo "peez is at $(CURDIR)/.build/release/peez (export PATH=\"$(CURDIR)/.build/release:\$$PATH\" to type just peez)"
 	@echo "listening on $${HOST:-127.0.0.1}:$${PORT:-8080}; change with: HOST=0.0.0.0 PORT=9090 make serve"
-	.build/release/peez serve --development --database var/peez.sqlite --host $${HOST:-127.0.0.1} --port $${PORT:-8080}
+	$(PEEZ) serve --development --database $(DB) --host $${HOST:-127.0.0.1} --port $${PORT:-8080}
 
-demo: build ## Issue a card for the demo member of make serve with the development key, write its QR PNG and verify it
+demo: release ## Issue a card for the demo member of make serve with the development key, write its QR PNG and verify it
 	@chmod 600 $(DEV_KEY)  # git does not keep file modes; the key is refused unless 0600
 	@mkdir -p out
 	@echo "== peez keys show $(DEV_KEY)   (DEVELOPMENT KEY: never sign real cards with it)"

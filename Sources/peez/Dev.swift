@@ -45,6 +45,7 @@ extension Peez.Dev {
         var now: String?
 
         func validate() throws {
+            try store.requireNamedLedger("peez dev seed")
             guard (1...10_000_000).contains(members) else { throw ValidationError("--members must be 1 to 10000000") }
             guard (2...3_650).contains(spreadDays) else { throw ValidationError("--spread-days must be 2 to 3650") }
             if let now, CardDates.parseExpiry(now) == nil { throw ValidationError("--now '\(now)' is not ISO-8601 or epoch seconds") }

@@ -21,7 +21,8 @@ extension Peez {
 
             Examples:
               # the receiver's secrets in PEEZ_WEBHOOK_SECRETS:
-              peez remind run --sink webhook:https://api.peez.dz/hooks/reminders
+              peez remind run --database var/peez.sqlite \\
+                --sink webhook:https://api.peez.dz/hooks/reminders
               peez remind status
             """,
             subcommands: [Run.self, Status.self, Requeue.self, NewSecret.self],
@@ -93,11 +94,12 @@ extension Peez.Remind {
             renewal), 1 when some failed, were exhausted or are still open, 2 for a usage error.
 
             Examples:
-              peez remind run --sink jsonl:var/reminders.jsonl
+              peez remind run --database var/peez.sqlite --sink jsonl:var/reminders.jsonl
               PEEZ_WEBHOOK_SECRETS=whsec_… peez remind run \\
                 --database-url postgres://… \\
                 --sink webhook:https://api.peez.dz/hooks/reminders
-              peez remind run --dry-run --now 2026-12-24T09:00:00+01:00
+              peez remind run --database var/peez.sqlite --dry-run \\
+                --now 2026-12-24T09:00:00+01:00
             """
         )
 
@@ -140,6 +142,7 @@ extension Peez.Remind {
         var maxAttempts = 8
 
         func validate() throws {
+            try store.requireNamedLedger("peez remind run")
             guard (1...1_000).contains(concurrency) else { throw ValidationError("--concurrency must be 1 to 1000") }
             guard (1...5_000).contains(batchSize) else { throw ValidationError("--batch-size must be 1 to 5000") }
             guard (1...3_600).contains(leaseSeconds) else { throw ValidationError("--lease-seconds must be 1 to 3600") }

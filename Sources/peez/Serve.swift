@@ -125,7 +125,7 @@ extension Peez {
                     await pool?.poolStarted()
                     try await ledger.migrate()
                     let demoMember = development ? try await DevelopmentData.seed(cards: cards) : nil
-                    printNow("PEEZ card service on \(baseURL)  (store: \(storeOptions.effectiveDatabaseURL == nil ? storeOptions.database : "PostgreSQL"), signing kid \(key.keyID.hex))")
+                    printNow("PEEZ card service on \(baseURL)  (store: \(storeOptions.effectiveDatabaseURL == nil ? storeOptions.sqlitePath : "PostgreSQL"), signing kid \(key.keyID.hex))")
                     if let demoMember { DevelopmentData.printGuide(baseURL: baseURL, membershipID: demoMember) }
                 })
             var services: [any Service] = [app]

@@ -7,8 +7,8 @@ import MembershipSQLite
 
 /// Where the ledger lives: an SQLite file by default, or a PostgreSQL server.
 struct StoreOptions: ParsableArguments {
-    @Option(help: "The SQLite database file (created if missing).")
-    var database = "var/peez.sqlite"
+    @Option(help: "The SQLite database file (created if missing); peez serve's default: var/peez.sqlite.")
+    var database: String?
 
     @Option(help: "A PostgreSQL server instead of SQLite: postgres://user:password@host:5432/database (or PEEZ_DATABASE_URL).")
     var databaseURL: String?
@@ -16,7 +16,21 @@ struct StoreOptions: ParsableArguments {
     @Option(help: "How many PostgreSQL connections this instance keeps open (1 to 100).")
     var databaseConnections = 8
 
-    var effectiveDatabaseURL: String? { databaseURL ?? ProcessInfo.processInfo.environment["PEEZ_DATABASE_URL"] }
+    var effectiveDatabaseURL: String? { databaseURL ?? ProcessInfo.processInfo.environment["PEEZ_DATABASE_URL"].flatMap { $0.isEmpty ? nil : $0 } }
+
+    /// The ledger `peez serve` and the administrative commands use when none is named: `make serve`'s.
+    static let developmentLedger = "var/peez.sqlite"
+
+    /// The SQLite file: the one named, else the development service's.
+    var sqlitePath: String { database ?? Self.developmentLedger }
+
+    /// For commands that write many rows or send messages (`dev seed`, `remind run`): the ledger must be named,
+    /// so that nobody loads a million test members into, or sends reminders from, a ledger by accident.
+    func requireNamedLedger(_ command: String) throws {
+        guard database != nil || effectiveDatabaseURL != nil else {
+            throw ValidationError("\(command) needs its ledger named: --database FILE (SQLite) or --database-url URL (or PEEZ_DATABASE_URL)")
+        }
+    }
 
     func validate() throws {
         guard (1...100).contains(databaseConnections) else { throw ValidationError("--database-connections must be 1 to 100") }
@@ -34,10 +48,11 @@ struct StoreOptions: ParsableArguments {
 
     /// Opens the SQLite file, creating its folder (0700) if missing; warns if other users can read the files.
     private func openSQLite() async throws -> SQLiteDatabase {
-        let folder = (database as NSString).deletingLastPathComponent
+        let path = sqlitePath
+        let folder = (path as NSString).deletingLastPathComponent
         if !folder.isEmpty { try Self.makeFolder(folder) }
-        if let problem = SQLiteDatabase.permissionProblem(path: database) { printError("warning: \(problem)") }
-        return try await SQLiteDatabase.open(path: database)
+        if let problem = SQLiteDatabase.permissionProblem(path: path) { printError("warning: \(problem)") }
+        return try await SQLiteDatabase.open(path: path)
     }
 
     /// Creates `path` and any missing parents, each 0700 (they hold members' personal data).

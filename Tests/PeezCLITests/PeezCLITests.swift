@@ -277,7 +277,7 @@ struct PeezCLITests {
                                        ["keys", "show"], ["keys", "rotate"], ["keys", "retire"], ["card"], ["card", "issue"], ["verify"],
                                        ["counter"], ["counter", "session"], ["counter", "enroll"], ["counter", "sync"], ["counter", "log"],
                                        ["counter", "activate"], ["counter", "pending"], ["counter", "retry"], ["remind"], ["remind", "run"],
-                                       ["remind", "status"], ["remind", "requeue"], ["remind", "new-secret"], ["dev"], ["dev", "seed"]]
+                                       ["remind", "status"], ["remind", "requeue"], ["remind", "new-secret"], ["backup"], ["dev"], ["dev", "seed"]]
 
     @Test("help is exactly its stored snapshot (PEEZ_UPDATE_SNAPSHOTS=1 rewrites them)", arguments: commands)
     func helpMatchesItsSnapshot(command: [String]) throws {
