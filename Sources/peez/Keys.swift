@@ -82,7 +82,8 @@ extension Peez.Keys {
             published folder as <kid>.pem and records its publication time in the folder's windows.json. Old \
             public keys stay published, so cards already in members' phones keep verifying.
 
-            Then, in two steps: keep signing with the old key while the new one is published (restart the \
+            On a first install (no key published yet) it prints where to point the service instead. Otherwise, \
+            in two steps: keep signing with the old key while the new one is published (restart the \
             service so it serves the new key set) until every counter has synced it, at least the 7 days a \
             counter bundle lasts, since a counter accepts a new key only from a bundle a key it trusts signed; \
             then restart with --signing-key pointing at the new key and retire the old one (peez keys retire). \
@@ -102,6 +103,7 @@ extension Peez.Keys {
         func run() async throws {
             let key = try Ed25519PrivateKey.generate()
             let stamp = ISO8601DateFormatter().string(from: Date()).filter { $0.isNumber }
+            let alreadyPublished = ((try? FileManager.default.contentsOfDirectory(atPath: published)) ?? []).filter { $0.hasSuffix(".pem") }
             let written = try KeyFiles.writeKeyPair(key, directory: out, name: "signing-key-\(stamp)")
             try FileManager.default.createDirectory(atPath: published, withIntermediateDirectories: true)
             let target = (published as NSString).appendingPathComponent("\(key.keyID.hex).pem")
@@ -111,6 +113,11 @@ extension Peez.Keys {
             print(key.keyID.hex)
             printError("new signing key: \(written.privateKeyPath) (mode 0600)")
             printError("published:       \(target) (window recorded in \(folder.windowsPath))")
+            guard !alreadyPublished.isEmpty else {
+                printError("this is the service's first key: start it with --signing-key \(written.privateKeyPath) --published-keys \(published)")
+                printError("(with the Debian package: PEEZ_SIGNING_KEY=\(written.privateKeyPath) in /etc/peez/peez.env)")
+                return
+            }
             printError("next: restart the service (still on the old key) so it publishes the new one; after every counter")
             printError("      has synced (at least 7 days), restart with --signing-key \(written.privateKeyPath), then:")
             printError("      peez keys retire OLD-KID --published \(published)")

@@ -230,6 +230,17 @@ struct PeezCLITests {
         #expect(try PeezCommand.run(["verify", "PEEZ1:AB"]).status == 2)
     }
 
+    @Test func aFirstKeySaysWhereToPointTheServiceAndOnlyARotationGivesTheRotationSteps() throws {
+        let workspace = try Workspace()
+        defer { workspace.folder.remove() }
+        let published = workspace.folder.file("public")
+        let first = try PeezCommand.run(["keys", "rotate", "--out", workspace.folder.file("first"), "--published", published])
+        #expect(first.status == 0 && first.standardError.contains("this is the service's first key: start it with --signing-key"))
+        #expect(!first.standardError.contains("restart"), "no rotation advice on a first install: \(first.standardError)")
+        let second = try PeezCommand.run(["keys", "rotate", "--out", workspace.folder.file("second"), "--published", published])
+        #expect(second.status == 0 && second.standardError.contains("next: restart the service (still on the old key)"), "\(second.standardError)")
+    }
+
     @Test func aKeyRetiredBeforeItSignedACardNoLongerVouchesForIt() throws {
         let workspace = try Workspace()
         defer { workspace.folder.remove() }
