@@ -44,7 +44,8 @@ struct CounterCommandTests {
         let noCode = repositoryRoot.appendingPathComponent("Fixtures/images/no-code.png").path
         let pictured = try ProcessRunner.run([home, PeezCommand.binary, "counter", "--image", folder.file("card.png"), noCode])
         #expect(pictured.status == 1, "a file without a code is not an answer")
-        #expect(pictured.standardOutput.contains("  VALID  ") && pictured.standardOutput.contains("PEEZ-20251103-00001"), "\(pictured.standardOutput)")
+        #expect(pictured.standardOutput.contains("card.png:   VALID  ") && pictured.standardOutput.contains("PEEZ-20251103-00001"),
+                "each verdict after its file's name: \(pictured.standardOutput)")
         #expect(pictured.standardError.contains("no-code.png: no QR code found"), "\(pictured.standardError)")
 
         let checked = try ProcessRunner.run([home, PeezCommand.binary, "counter", "log", "--verify"])
