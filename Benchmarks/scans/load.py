@@ -24,8 +24,9 @@ entries = {shop: [] for shop in shops}
 for card in range(cards):
     for visit in range(5):
         # Each card at one shop through the day; one card in ten also at a second shop, minutes after.
-        shop = shops[card % 4] if not (card % 10 == 0 and visit == 4) else shops[(card + 1) % 4]
-        at = now - 86_000 + visit * 17_000 + (card % 997) + (120 if visit == 4 else 0)
+        shop, at = shops[card % 4], now - 86_000 + visit * 17_000 + (card % 997)
+        if card % 10 == 0 and visit == 4:
+            shop, at = shops[(card + 1) % 4], at - 17_000 + 120
         entries[shop].append({"at": at, "verdict": "valid", "member": "PEEZ-20251103-%05d" % (card % 99_999 + 1),
                               "token_id": "%016x" % (card + 1), "offline": True, "trust_age": 600})
 started = time.time()

@@ -16,7 +16,8 @@ public final class PostgresDatabase: SQLDatabase, Service {
     public let dialect = SQLDialect(blobType: "BYTEA", serialPrimaryKey: "BIGSERIAL PRIMARY KEY",
                                     lockRowsClause: " FOR NO KEY UPDATE", memberChangeChannel: "peez_member_changes",
                                     migrationLockStatement: "SELECT pg_advisory_xact_lock(\(migrationLockKey))",
-                                    skipLockedClause: " FOR UPDATE SKIP LOCKED", hasFillFactor: true)
+                                    skipLockedClause: " FOR UPDATE SKIP LOCKED", hasFillFactor: true,
+                                    rowIdentity: "ctid")
     /// The advisory lock migrations take ("PEEZ" in ASCII).
     static let migrationLockKey = 0x5045_455A
     /// The connection pool.

@@ -163,9 +163,12 @@ public struct SQLDialect: Sendable {
     /// Whether tables take a `fillfactor` (room left in each page, so an update that changes no indexed column
     /// writes the new row version beside the old one and touches no index).
     public var hasFillFactor: Bool
+    /// The hidden column that names a row within one statement (`rowid`, `ctid`): a report sorts narrow rows
+    /// and fetches back only the whole rows it keeps.
+    public var rowIdentity: String
 
     public init(blobType: String, serialPrimaryKey: String, lockRowsClause: String, memberChangeChannel: String? = nil,
-                migrationLockStatement: String? = nil, skipLockedClause: String = "", hasFillFactor: Bool = false) {
+                migrationLockStatement: String? = nil, skipLockedClause: String = "", hasFillFactor: Bool = false, rowIdentity: String = "rowid") {
         self.blobType = blobType
         self.serialPrimaryKey = serialPrimaryKey
         self.lockRowsClause = lockRowsClause
@@ -173,6 +176,7 @@ public struct SQLDialect: Sendable {
         self.migrationLockStatement = migrationLockStatement
         self.skipLockedClause = skipLockedClause
         self.hasFillFactor = hasFillFactor
+        self.rowIdentity = rowIdentity
     }
 }
 

@@ -44,29 +44,34 @@ extension SQLMembershipStore {
         // One pass over each card's scans in time order. The closest pair of scans at two shops is always
         // two neighbours in that order (a scan between them is from a shop other than one of the two, so it
         // makes a pair no farther apart), so each scan is compared with the one before it only: a sort and a
-        // scan, not every pair. Times are bounded where they enter, so their differences cannot overflow.
-        let columns = ["vendor_id", "counter_id", "seq", "scanned_at", "verdict", "membership_id", "offline", "trust_age", "clock_wrong", "received_at"]
-        let previous = columns.map { "LAG(\($0)) OVER card_time AS p_\($0)" }.joined(separator: ", ")
-        let earlier = columns.map { "p_\($0) AS a_\($0)" }.joined(separator: ", ") + ", token_id AS a_token_id, va.name AS a_vendor_name"
-        let later = (columns + ["token_id"]).map { "\($0) AS b_\($0)" }.joined(separator: ", ") + ", vb.name AS b_vendor_name"
+        // scan, not every pair. The sort holds only keys; the whole rows are read back for the pairs kept.
+        // Times are bounded where they enter, and a difference of two non-negative times cannot overflow.
+        let row = database.dialect.rowIdentity
+        let columns = ["vendor_id", "counter_id", "seq", "scanned_at", "verdict", "membership_id", "token_id", "offline", "trust_age", "clock_wrong", "received_at"]
+        let earlier = columns.map { "a.\($0) AS a_\($0)" }.joined(separator: ", ") + ", va.name AS a_vendor_name"
+        let later = columns.map { "b.\($0) AS b_\($0)" }.joined(separator: ", ") + ", vb.name AS b_vendor_name"
         let rows = try await database.readReport { db in
             try await db.query(
                 """
                 WITH recent AS (
-                    SELECT \((columns + ["token_id"]).joined(separator: ", ")) FROM counter_scans
+                    SELECT \(row) AS row_id, token_id, scanned_at, vendor_id FROM counter_scans
                     WHERE token_id IS NOT NULL AND scanned_at >= ? ORDER BY scanned_at DESC LIMIT ?
                 ), neighbours AS (
-                    SELECT recent.*, \(previous) FROM recent
-                    WINDOW card_time AS (PARTITION BY token_id ORDER BY scanned_at, vendor_id, counter_id, seq)
-                ), pairs AS (
-                    SELECT neighbours.*, ROW_NUMBER() OVER (PARTITION BY token_id ORDER BY scanned_at - p_scanned_at, scanned_at DESC) AS closeness
+                    SELECT row_id, token_id, scanned_at, vendor_id, LAG(row_id) OVER card_time AS p_row_id,
+                        LAG(vendor_id) OVER card_time AS p_vendor_id, LAG(scanned_at) OVER card_time AS p_scanned_at
+                    FROM recent WINDOW card_time AS (PARTITION BY token_id ORDER BY scanned_at, vendor_id, row_id)
+                ), closest AS (
+                    SELECT row_id, p_row_id, token_id, scanned_at,
+                        ROW_NUMBER() OVER (PARTITION BY token_id ORDER BY scanned_at - p_scanned_at, scanned_at DESC) AS closeness
                     FROM neighbours WHERE p_vendor_id IS NOT NULL AND p_vendor_id <> vendor_id AND scanned_at - p_scanned_at <= ?
                 )
-                SELECT \(earlier), \(later) FROM pairs
-                JOIN vendors va ON va.id = pairs.p_vendor_id
-                JOIN vendors vb ON vb.id = pairs.vendor_id
+                SELECT \(earlier), \(later) FROM closest
+                JOIN counter_scans a ON a.\(row) = closest.p_row_id
+                JOIN counter_scans b ON b.\(row) = closest.row_id
+                JOIN vendors va ON va.id = a.vendor_id
+                JOIN vendors vb ON vb.id = b.vendor_id
                 WHERE closeness = 1
-                ORDER BY pairs.scanned_at DESC, pairs.token_id DESC
+                ORDER BY closest.scanned_at DESC, closest.token_id DESC
                 LIMIT ?
                 """,
                 [.int(since), .int(Int64(Self.sharedCardsScanLimit)), .int(within), .int(Int64(limit))])

@@ -136,6 +136,16 @@ struct CounterSessionTests {
                 "\(behind.standardOutput)")
         let log = try ProcessRunner.run(plain + [PeezCommand.binary, "counter", "log"])
         #expect(log.standardOutput.contains("cannot_confirm") && log.standardOutput.contains("clock wrong"), "logged as a wrong clock: \(log.standardOutput)")
+        // The clock set right, a sync reports that entry too: the service takes it, wrong clock and all.
+        state["newest_server_time"] = Int(Date().timeIntervalSince1970) - 60
+        try JSONSerialization.data(withJSONObject: state).write(to: URL(fileURLWithPath: statePath))
+        let synced = try ProcessRunner.run(plain + [PeezCommand.binary, "counter", "sync"])
+        #expect(synced.status == 0 && synced.standardOutput.contains("scan log: 1 entry reported") && !synced.standardError.contains("refused"),
+                "\(synced.standardOutput)\(synced.standardError)")
+        let scans = try await service.request("GET", "/v1/scans", secret: Self.admin)
+        let reported = scans.body["scans"] as? [[String: Any]] ?? []
+        #expect(reported.count == 1 && reported.first?["verdict"] as? String == "cannot_confirm" && reported.first?["clock_wrong"] as? Bool == true,
+                "\(scans.body)")
 
         service.killHard()
         let unreachable = try ProcessRunner.run(plain + [PeezCommand.binary, "counter", "sync"])
