@@ -5,6 +5,7 @@ SHELL := /bin/bash
 # Debian packages the build, the tests and the tools need; `make deps` installs whichever are missing.
 DEB_PACKAGES := pkg-config openssl libssl-dev libqrencode-dev libpng-dev libjpeg-dev libzbar-dev libsqlite3-dev zbar-tools tzdata postgresql postgresql-client wrk curl python3-venv dpkg-dev debootstrap systemd systemd-container
 SWIFT_BUILD_FLAGS ?=
+SWIFT_SOURCES := Sources Tests Benchmarks Fuzz Package.swift
 FUZZ_RUNS ?= 3000000
 DEV_KEY := Keys/development/signing-key.pem
 # make serve's ledger (SQLite): DB=var/other.sqlite make serve
@@ -12,7 +13,7 @@ DB ?= var/peez.sqlite
 # make serve and make demo share one release build, so a fresh clone compiles once.
 PEEZ := .build/release/peez
 
-.PHONY: help deps build release serve demo test snapshots static dist test-dist bench bench-static bench-http bench-verify bench-counter bench-remind bench-scans fuzz vectors clean
+.PHONY: help deps build release serve demo format lint test snapshots static dist test-dist bench bench-static bench-http bench-verify bench-counter bench-remind bench-scans fuzz vectors clean
 
 help: ## List the commands
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-8s %s\n", $$1, $$2}'
@@ -51,7 +52,13 @@ demo: release ## Issue a card for the demo member of make serve with the develop
 	@echo "== peez verify --keys Keys/public  (offline, with the published key set)"
 	@$(PEEZ) verify --keys Keys/public - < out/scanned.txt
 
-test: deps ## Run the whole test suite (a throwaway PostgreSQL server for the store tests), then schemathesis against the API
+format: ## Reformat the Swift sources with the repository's .swift-format (swift format, from the toolchain)
+	swift format format -i -r $(SWIFT_SOURCES)
+
+lint: ## Check that the Swift sources are formatted as .swift-format says (part of make test)
+	swift format lint --strict -r $(SWIFT_SOURCES)
+
+test: deps lint ## Run the whole test suite (a throwaway PostgreSQL server for the store tests), then schemathesis against the API
 	chmod 600 $(DEV_KEY)
 	@url=$${PEEZ_TEST_DATABASE_URL:-$$(scripts/test-postgres start)}; \
 	PEEZ_TEST_DATABASE_URL=$$url swift test $(SWIFT_BUILD_FLAGS); status=$$?; \

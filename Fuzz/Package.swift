@@ -16,6 +16,6 @@ let package = Package(
                 .product(name: "CardToken", package: "peez-card-service"),
                 .product(name: "CardCrypto", package: "peez-card-service"),
             ]
-        ),
+        )
     ]
 )

@@ -1,3 +1,4 @@
+import CPeezOpenSSL
 // peez-bench: the card core's speed on one core, beside baselines measured in the same run.
 //
 //   make bench            (release build, pinned to one core with taskset)
@@ -6,7 +7,6 @@ import CardCrypto
 import CardQR
 import CardScan
 import CardToken
-import CPeezOpenSSL
 import Foundation
 
 let quick = CommandLine.arguments.contains("--quick")
@@ -99,6 +99,9 @@ var scans = [
 ]
 try measure(&scans, rounds: rounds, seconds: seconds)
 for (index, measurement) in scans.enumerated() {
-    let note = index % 2 == 0 ? String(format: "%.2f ms a scan", 1000 / measurement.median) : String(format: "%.0f %% of the scan's time", 100 * scans[index - 1].median / measurement.median)
+    let note =
+        index % 2 == 0
+        ? String(format: "%.2f ms a scan", 1000 / measurement.median)
+        : String(format: "%.0f %% of the scan's time", 100 * scans[index - 1].median / measurement.median)
     print(row([measurement.name, rate(measurement.median), note], widths))
 }

@@ -8,8 +8,15 @@ public enum HMACSHA256 {
         var length: UInt32 = 0
         let result = key.withUnsafeBytes { keyBytes in
             message.withUnsafeBytes { messageBytes in
-                HMAC(EVP_sha256(), keyBytes.baseAddress, Int32(keyBytes.count), messageBytes.baseAddress?.assumingMemoryBound(to: UInt8.self),
-                     messageBytes.count, &code, &length)
+                HMAC(
+                    EVP_sha256(),
+                    keyBytes.baseAddress,
+                    Int32(keyBytes.count),
+                    messageBytes.baseAddress?.assumingMemoryBound(to: UInt8.self),
+                    messageBytes.count,
+                    &code,
+                    &length
+                )
             }
         }
         // HMAC over memory cannot fail short of memory exhaustion.

@@ -1,5 +1,5 @@
-import Foundation
 public import CardToken
+import Foundation
 
 #if canImport(Glibc)
 import Glibc
@@ -34,7 +34,10 @@ public enum KeyFiles {
             throw CardCryptoError(.fileNotReadable, "the \(what) \(path) is not a regular file")
         }
         guard info.st_mode & 0o077 == 0 else {
-            throw CardCryptoError(.insecureKeyFile, "the \(what) \(path) can be read by group or others (mode \(String(info.st_mode & 0o777, radix: 8))); fix it with: chmod 600 \(path)")
+            throw CardCryptoError(
+                .insecureKeyFile,
+                "the \(what) \(path) can be read by group or others (mode \(String(info.st_mode & 0o777, radix: 8))); fix it with: chmod 600 \(path)"
+            )
         }
     }
 
@@ -59,7 +62,8 @@ public enum KeyFiles {
     /// Writes `key` as `DIRECTORY/NAME.pem` (mode 0600) and its public half as `DIRECTORY/NAME.pub.pem`.
     ///
     /// Creates the directory if needed and never overwrites an existing file.
-    public static func writeKeyPair(_ key: Ed25519PrivateKey, directory: String, name: String = "signing-key") throws(CardCryptoError) -> WrittenPair {
+    public static func writeKeyPair(_ key: Ed25519PrivateKey, directory: String, name: String = "signing-key") throws(CardCryptoError) -> WrittenPair
+    {
         do {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         } catch {

@@ -16,7 +16,10 @@ public enum KeySetLoader {
             }
         }
         guard !set.isEmpty else {
-            throw CardCryptoError(.noKeysFound, "no public keys found in \(paths.joined(separator: ", ")); give a folder of public PEM files or a PEM file")
+            throw CardCryptoError(
+                .noKeysFound,
+                "no public keys found in \(paths.joined(separator: ", ")); give a folder of public PEM files or a PEM file"
+            )
         }
         return set
     }

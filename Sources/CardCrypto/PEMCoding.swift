@@ -22,10 +22,16 @@ enum PEMCoding {
             let text = String(decoding: pem.prefix(4096), as: UTF8.self)
             let detail = OpenSSLErrorQueue.drain()
             if kind == .privateKey && text.contains("ENCRYPTED PRIVATE KEY") {
-                throw CardCryptoError(.encryptedKey, "the private key is password-protected; give an unencrypted PKCS#8 key (openssl pkey -in KEY -out PLAIN)")
+                throw CardCryptoError(
+                    .encryptedKey,
+                    "the private key is password-protected; give an unencrypted PKCS#8 key (openssl pkey -in KEY -out PLAIN)"
+                )
             }
             if kind == .publicKey && text.contains("PRIVATE KEY-----") {
-                throw CardCryptoError(.privateKeyInKeySet, "this is a private key where a public key is expected; publish only its public half (peez keys generate writes one, or openssl pkey -pubout)")
+                throw CardCryptoError(
+                    .privateKeyInKeySet,
+                    "this is a private key where a public key is expected; publish only its public half (peez keys generate writes one, or openssl pkey -pubout)"
+                )
             }
             let expected = kind == .privateKey ? "-----BEGIN PRIVATE KEY-----" : "-----BEGIN PUBLIC KEY-----"
             throw CardCryptoError(.invalidKey, "not a PEM key OpenSSL can read (expected \(expected)): \(detail)")

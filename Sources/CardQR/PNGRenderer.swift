@@ -6,11 +6,17 @@ public struct PNGRenderer: Sendable {
     public struct Compression: Sendable, Hashable {
         /// zlib's strategy.
         public enum Strategy: Int32, Sendable, CaseIterable {
-            case standard = 0, filtered = 1, huffmanOnly = 2, runLength = 3
+            case standard = 0
+            case filtered = 1
+            case huffmanOnly = 2
+            case runLength = 3
         }
         /// PNG row filters libpng may choose from.
         public enum Filter: Int32, Sendable, CaseIterable {
-            case none = 0x08, sub = 0x10, up = 0x20, all = 0xF8
+            case none = 0x08
+            case sub = 0x10
+            case up = 0x20
+            case all = 0xF8
         }
 
         public var level: Int32

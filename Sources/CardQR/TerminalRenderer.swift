@@ -14,7 +14,8 @@ public struct TerminalRenderer: Sendable {
     public func render(_ matrix: QRMatrix) -> String {
         let side = matrix.size + 2 * quietZone
         func dark(_ x: Int, _ y: Int) -> Bool {
-            let mx = x - quietZone, my = y - quietZone
+            let mx = x - quietZone
+            let my = y - quietZone
             guard (0..<matrix.size).contains(mx), (0..<matrix.size).contains(my) else { return false }
             return matrix.isDark(x: mx, y: my)
         }

@@ -19,13 +19,18 @@ public struct QRImageScanner: Sendable {
     /// The contents of every QR code in a PNG or JPEG held in memory, left to right; empty when there is none.
     public func scan(imageData bytes: [UInt8]) throws(ImageScanError) -> [[UInt8]] {
         guard bytes.count <= limits.maxFileBytes else {
-            throw ImageScanError(.tooLarge, "the file is \(bytes.count >> 20) MB, more than any photo of a card (\(limits.maxFileBytes >> 20) MB at most)")
+            throw ImageScanError(
+                .tooLarge,
+                "the file is \(bytes.count >> 20) MB, more than any photo of a card (\(limits.maxFileBytes >> 20) MB at most)"
+            )
         }
         var image = peez_gray_image()
         var message: UnsafePointer<CChar>?
         let cLimits = peez_image_limits(
-            max_side: limits.maxSide, max_pixels: limits.maxPixels,
-            max_decoder_bytes: limits.maxDecoderBytes, max_jpeg_scans: limits.maxJPEGScans
+            max_side: limits.maxSide,
+            max_pixels: limits.maxPixels,
+            max_decoder_bytes: limits.maxDecoderBytes,
+            max_jpeg_scans: limits.maxJPEGScans
         )
         let status = bytes.withUnsafeBufferPointer { buffer in
             peez_image_decode(buffer.baseAddress, buffer.count, cLimits, &image, &message)
@@ -36,7 +41,10 @@ public struct QRImageScanner: Sendable {
             switch status {
             case PEEZ_IMAGE_NOT_AN_IMAGE: throw ImageScanError(.notAnImage, text)
             case PEEZ_IMAGE_TOO_LARGE where image.width > 0:
-                throw ImageScanError(.tooLarge, "\(text): \(image.width) × \(image.height) pixels, where \(limits.maxSide) a side and \(limits.maxPixels / 1_000_000) megapixels is the most taken")
+                throw ImageScanError(
+                    .tooLarge,
+                    "\(text): \(image.width) × \(image.height) pixels, where \(limits.maxSide) a side and \(limits.maxPixels / 1_000_000) megapixels is the most taken"
+                )
             case PEEZ_IMAGE_TOO_LARGE: throw ImageScanError(.tooLarge, text)
             case PEEZ_IMAGE_NO_MEMORY: throw ImageScanError(.outOfMemory, text)
             default: throw ImageScanError(.damaged, text)

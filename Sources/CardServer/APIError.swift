@@ -1,5 +1,5 @@
-public import Hummingbird
 import Foundation
+public import Hummingbird
 import Logging
 import Membership
 
@@ -86,9 +86,12 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
             case .notFound:
                 let allowed = allowedMethods.methods(for: request.uri.path)
                 guard allowed.isEmpty else {
-                    var response = try APIError(.methodNotAllowed, code: "method_not_allowed",
-                                                "\(request.method) is not served on \(request.uri.path); use \(allowed.joined(separator: " or ")).")
-                        .response(from: request, context: context)
+                    var response = try APIError(
+                        .methodNotAllowed,
+                        code: "method_not_allowed",
+                        "\(request.method) is not served on \(request.uri.path); use \(allowed.joined(separator: " or "))."
+                    )
+                    .response(from: request, context: context)
                     response.headers[.allow] = allowed.joined(separator: ", ")
                     return response
                 }
@@ -97,7 +100,7 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
             default: translated = .badRequest(error.body ?? "The request is not well formed.")
             }
             return try translated.response(from: request, context: context)
-        } catch where error is CancellationError || Task.isCancelled {
+        } catch  where error is CancellationError || Task.isCancelled {
             // The client hung up (the server cancels its handler) or the service is shutting down: not a
             // failure of the service, so no 5xx and no error log. 499 is the common code for it.
             context.logger.debug("request cancelled", metadata: ["error": "\(error)"])
@@ -105,8 +108,11 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
         } catch {
             context.logger.error("request failed", metadata: ["error": "\(String(reflecting: error))"])
             let body = ErrorBody(error: .init(code: "internal", message: "The service failed; the error is logged.", fields: nil))
-            return Response(status: .internalServerError, headers: [.contentType: "application/json; charset=utf-8"],
-                            body: .init(byteBuffer: ByteBuffer(bytes: try JSONExchange.encoder.encode(body))))
+            return Response(
+                status: .internalServerError,
+                headers: [.contentType: "application/json; charset=utf-8"],
+                body: .init(byteBuffer: ByteBuffer(bytes: try JSONExchange.encoder.encode(body)))
+            )
         }
     }
 }

@@ -1,10 +1,10 @@
-import PeezServices
 import CardCrypto
 import CardToken
 import Foundation
 import HTTPTypes
 import Hummingbird
 import Membership
+import PeezServices
 
 /// `/v1/activations`: vendors selling months at the counter; admins correcting mistakes.
 ///
@@ -32,11 +32,18 @@ struct ActivationRoutes {
             throw APIError.forbidden("This vendor credential is not tied to a vendor.")
         }
         guard let keyText = request.headers[Self.idempotencyKeyHeader], (1...IdempotencyKey.maxLength).contains(keyText.utf8.count),
-              keyText.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else {
-            throw APIError.badRequest("Send an Idempotency-Key header (1 to \(IdempotencyKey.maxLength) visible ASCII characters, e.g. a UUID) so a retry cannot sell the months twice.")
+            keyText.utf8.allSatisfy({ (0x21...0x7E).contains($0) })
+        else {
+            throw APIError.badRequest(
+                "Send an Idempotency-Key header (1 to \(IdempotencyKey.maxLength) visible ASCII characters, e.g. a UUID) so a retry cannot sell the months twice."
+            )
         }
         let bytes = try await JSONExchange.bodyBytes(request, context: context)
-        let key = IdempotencyKey(scope: credential.id.uuidString, key: keyText, requestHash: Hex.encode(JSONExchange.requestHash(bytes, sha256: SHA256.hash)))
+        let key = IdempotencyKey(
+            scope: credential.id.uuidString,
+            key: keyText,
+            requestHash: Hex.encode(JSONExchange.requestHash(bytes, sha256: SHA256.hash))
+        )
 
         let body = try JSONExchange.decode(ActivationRequest.self, from: bytes)
         try Pricing.validate(months: body.months, amountDZD: body.amount_dzd)
@@ -44,8 +51,12 @@ struct ActivationRoutes {
         let now = cards.now()
         switch try await store.activate(
             Activation(member: member, vendorID: vendorID, months: body.months, amountDZD: body.amount_dzd),
-            key: key, now: now, abandonAfter: Self.abandonAfterSeconds, mintCard: cards.mint,
-            response: { result in StoredResponse(try JSONExchange.encode(Self.body(result, now: now))) }) {
+            key: key,
+            now: now,
+            abandonAfter: Self.abandonAfterSeconds,
+            mintCard: cards.mint,
+            response: { result in StoredResponse(try JSONExchange.encode(Self.body(result, now: now))) }
+        ) {
         case .sold(_, let response):
             CardMetrics.activated()
             return JSONExchange.response(bytes: response.bytes, status: .created)
@@ -67,16 +78,25 @@ struct ActivationRoutes {
             return .membershipID(try cards.membershipID(identifiedBy: token))
         case (nil, let membershipID?):
             guard Member.isMembershipID(membershipID) else {
-                throw MembershipError(.invalidFields, "The membership id is not one.",
-                                      fields: ["membership_id": "must look like PEEZ-20251103-00002"])
+                throw MembershipError(
+                    .invalidFields,
+                    "The membership id is not one.",
+                    fields: ["membership_id": "must look like PEEZ-20251103-00002"]
+                )
             }
             return .membershipID(membershipID)
         case (nil, nil):
-            throw MembershipError(.invalidFields, "Say which member the months are for.",
-                                  fields: ["card_token": "send the scanned card token, or else membership_id (e.g. PEEZ-20251103-00002)"])
+            throw MembershipError(
+                .invalidFields,
+                "Say which member the months are for.",
+                fields: ["card_token": "send the scanned card token, or else membership_id (e.g. PEEZ-20251103-00002)"]
+            )
         case (.some, .some):
-            throw MembershipError(.invalidFields, "Identify the member one way.",
-                                  fields: ["card_token": "send the scanned card token or membership_id, not both"])
+            throw MembershipError(
+                .invalidFields,
+                "Identify the member one way.",
+                fields: ["card_token": "send the scanned card token or membership_id, not both"]
+            )
         }
     }
 
@@ -85,7 +105,8 @@ struct ActivationRoutes {
             period: PeriodBody(result.period, now: now),
             member: .init(uuid: result.member.uuid.lowercasedText, membership_id: result.member.membershipID, name: result.member.name),
             coverage_end: AlgiersCalendar.iso8601(result.coverageEnd),
-            card: .init(token: result.card.token, token_id: result.card.tokenID, expires_at: AlgiersCalendar.iso8601(result.card.expiresAt)))
+            card: .init(token: result.card.token, token_id: result.card.tokenID, expires_at: AlgiersCalendar.iso8601(result.card.expiresAt))
+        )
     }
 
     @Sendable func list(_ request: Request, context: ServerRequestContext) async throws -> Response {
@@ -104,9 +125,14 @@ struct ActivationRoutes {
     /// The `limit` query parameter: 100 when absent, else a whole number from 1 to 1,000.
     static func limit(_ text: String?) throws -> Int {
         guard let text else { return 100 }
-        guard text.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }), let limit = Int(text), (1...1_000).contains(limit) else {
-            throw APIError(.unprocessableContent, code: "invalid_fields", "The query has invalid parameters.",
-                           fields: ["limit": "must be a whole number from 1 to 1000"])
+        guard text.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }), let limit = Int(text), (1...1_000).contains(limit)
+        else {
+            throw APIError(
+                .unprocessableContent,
+                code: "invalid_fields",
+                "The query has invalid parameters.",
+                fields: ["limit": "must be a whole number from 1 to 1000"]
+            )
         }
         return limit
     }
@@ -119,8 +145,12 @@ struct ActivationRoutes {
         let now = cards.now()
         let result = try await store.cancelPeriod(id: id, now: now)
         CardMetrics.cancelled()
-        return try JSONExchange.response(CancellationBody(
-            period: PeriodBody(result.period, now: now), coverage: CoverageBody(coverageEnd: result.coverageEnd, now: now),
-            cards_revoked_before: AlgiersCalendar.iso8601(result.revokedBefore)))
+        return try JSONExchange.response(
+            CancellationBody(
+                period: PeriodBody(result.period, now: now),
+                coverage: CoverageBody(coverageEnd: result.coverageEnd, now: now),
+                cards_revoked_before: AlgiersCalendar.iso8601(result.revokedBefore)
+            )
+        )
     }
 }

@@ -24,7 +24,9 @@ final class AllowedMethods: Sendable {
         let matching = routes.withLock { routes in
             routes.filter { route in
                 route.segments.count == requested.count
-                    && zip(route.segments, requested).allSatisfy { pattern, segment in pattern.hasPrefix("{") || pattern.hasPrefix(":") || pattern == segment }
+                    && zip(route.segments, requested).allSatisfy { pattern, segment in
+                        pattern.hasPrefix("{") || pattern.hasPrefix(":") || pattern == segment
+                    }
             }
         }
         return matching.reduce(into: Set<String>()) { $0.formUnion($1.methods) }.sorted()

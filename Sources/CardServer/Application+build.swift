@@ -1,9 +1,9 @@
-public import PeezServices
-public import Hummingbird
-public import Logging
 import CoreMetrics
+public import Hummingbird
 import HummingbirdCore
 import HummingbirdTLS
+public import Logging
+public import PeezServices
 public import Prometheus
 public import ServiceLifecycle
 
@@ -65,10 +65,14 @@ public func buildRouter(cards: CardService, metrics: PrometheusCollectorRegistry
 /// `services` (a database pool) run in the application's own service group: they start before the server and
 /// stop after it has drained. `beforeServerStarts` runs once they run and before the socket opens (check the
 /// database, migrate, load demo data); if it throws, nothing is served and the error ends the application.
-public func buildApplication(cards: CardService, metrics: PrometheusCollectorRegistry, configuration: ServerConfiguration, services: [any Service] = [],
-                             beforeServerStarts: (@Sendable () async throws -> Void)? = nil,
-                             logger: Logger = Logger(label: "peez.server")) -> some ApplicationProtocol
-{
+public func buildApplication(
+    cards: CardService,
+    metrics: PrometheusCollectorRegistry,
+    configuration: ServerConfiguration,
+    services: [any Service] = [],
+    beforeServerStarts: (@Sendable () async throws -> Void)? = nil,
+    logger: Logger = Logger(label: "peez.server")
+) -> some ApplicationProtocol {
     let (limits, tls) = (configuration.limits, configuration.tls?.configuration)
     let registry = ConnectionRegistry(limits: limits)
     var application = Application(
@@ -78,8 +82,11 @@ public func buildApplication(cards: CardService, metrics: PrometheusCollectorReg
             guard let tls else { return http }
             return try TLSChannel(http, tlsConfiguration: tls)
         },
-        configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "peez",
-                             availableConnectionsDelegate: .maximum(limits.maxConnections + limits.refusalHeadroom, logger: logger)),
+        configuration: .init(
+            address: .hostname(configuration.host, port: configuration.port),
+            serverName: "peez",
+            availableConnectionsDelegate: .maximum(limits.maxConnections + limits.refusalHeadroom, logger: logger)
+        ),
         services: services,
         logger: logger
     )

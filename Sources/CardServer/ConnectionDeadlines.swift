@@ -150,8 +150,12 @@ final class RequestBytesWatcher: ChannelInboundHandler, RemovableChannelHandler 
 
     /// A connection past the cap with nothing idle to close for it: a 503 at once, then closed.
     private func refuse(context: ChannelHandlerContext) {
-        deadline.answerAndClose("503 Service Unavailable", code: "too_many_connections", message: "every connection is busy; send the request again in a moment",
-                                headers: "Retry-After: 1\r\n")
+        deadline.answerAndClose(
+            "503 Service Unavailable",
+            code: "too_many_connections",
+            message: "every connection is busy; send the request again in a moment",
+            headers: "Retry-After: 1\r\n"
+        )
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
@@ -223,7 +227,8 @@ final class RequestStart {
         guard parts.count == 3, !parts[0].isEmpty, !parts[1].isEmpty else { return false }
         let version = Array(parts[2])
         let isDigit = { (byte: UInt8) in (0x30...0x39).contains(byte) }
-        guard version.count == 8, version.starts(with: Array("HTTP/".utf8)), isDigit(version[5]), version[6] == UInt8(ascii: "."), isDigit(version[7]) else {
+        guard version.count == 8, version.starts(with: Array("HTTP/".utf8)), isDigit(version[5]), version[6] == UInt8(ascii: "."), isDigit(version[7])
+        else {
             return false
         }
         return !(version[5] == UInt8(ascii: "1") && (version[7] == UInt8(ascii: "0") || version[7] == UInt8(ascii: "1")))

@@ -16,8 +16,13 @@ public struct ConnectionLimits: Sendable, Hashable {
     /// How many idle connections one client address may hold; past it, that address's longest-idle one closes.
     public var maxIdlePerAddress: Int
 
-    public init(idleTimeout: Duration = .seconds(60), headerTimeout: Duration = .seconds(10),
-                bodyTimeout: Duration = .seconds(30), maxConnections: Int = 512, maxIdlePerAddress: Int = 128) {
+    public init(
+        idleTimeout: Duration = .seconds(60),
+        headerTimeout: Duration = .seconds(10),
+        bodyTimeout: Duration = .seconds(30),
+        maxConnections: Int = 512,
+        maxIdlePerAddress: Int = 128
+    ) {
         self.idleTimeout = idleTimeout
         self.headerTimeout = headerTimeout
         self.bodyTimeout = bodyTimeout

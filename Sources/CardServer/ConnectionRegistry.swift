@@ -46,9 +46,12 @@ final class ConnectionRegistry: Sendable {
                 }
                 closing.append(oldest)
             }
-            let idleHere = entries.values.filter { $0.address == address && $0.idleSince != nil }.count - closing.filter { entries[$0]?.address == address }.count
+            let idleHere =
+                entries.values.filter { $0.address == address && $0.idleSince != nil }.count
+                - closing.filter { entries[$0]?.address == address }.count
             if idleHere > maxIdlePerAddress,
-               let oldest = Self.longestIdle(entries, where: { $0.value.address == address && $0.key != id && !closing.contains($0.key) }) {
+                let oldest = Self.longestIdle(entries, where: { $0.value.address == address && $0.key != id && !closing.contains($0.key) })
+            {
                 closing.append(oldest)
             }
             return .admitted(closing: closing.compactMap { entries.removeValue(forKey: $0)?.channel })
@@ -70,7 +73,10 @@ final class ConnectionRegistry: Sendable {
     /// Open connections (for tests and metrics).
     var count: Int { entries.withLock { $0.count } }
 
-    private static func longestIdle(_ entries: [ObjectIdentifier: Entry], where include: ((key: ObjectIdentifier, value: Entry)) -> Bool) -> ObjectIdentifier? {
+    private static func longestIdle(
+        _ entries: [ObjectIdentifier: Entry],
+        where include: ((key: ObjectIdentifier, value: Entry)) -> Bool
+    ) -> ObjectIdentifier? {
         var oldest: (id: ObjectIdentifier, since: NIODeadline)?
         for entry in entries where include(entry) {
             guard let since = entry.value.idleSince else { continue }

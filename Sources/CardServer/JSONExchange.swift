@@ -34,7 +34,7 @@ enum JSONExchange {
     /// retry whose client serialises keys in another order is still the same request.
     static func requestHash(_ bytes: [UInt8], sha256: ([UInt8]) -> [UInt8]) -> [UInt8] {
         guard let object = try? JSONSerialization.jsonObject(with: Data(bytes), options: [.fragmentsAllowed]),
-              let canonical = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .fragmentsAllowed])
+            let canonical = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .fragmentsAllowed])
         else { return sha256(bytes) }
         return sha256(Array(canonical))
     }
@@ -47,8 +47,11 @@ enum JSONExchange {
         }
         let problems = T.problems(in: object)
         guard problems.isEmpty else {
-            throw MembershipError(.invalidFields, problems.count == 1 ? "A field is missing or invalid." : "\(problems.count) fields are missing or invalid.",
-                                  fields: problems)
+            throw MembershipError(
+                .invalidFields,
+                problems.count == 1 ? "A field is missing or invalid." : "\(problems.count) fields are missing or invalid.",
+                fields: problems
+            )
         }
         do {
             return try JSONDecoder().decode(T.self, from: Data(bytes))

@@ -1,8 +1,8 @@
 import CardToken
-import PeezServices
 import Foundation
 import Hummingbird
 import Membership
+import PeezServices
 
 /// `/v1/members`: the backend's view of members, their cards and subscriptions.
 struct MemberRoutes {
@@ -21,8 +21,14 @@ struct MemberRoutes {
     @Sendable func create(_ request: Request, context: ServerRequestContext) async throws -> Response {
         _ = try context.require(.backend, .admin)
         let body = try await JSONExchange.decode(CreateMemberRequest.self, request, context: context)
-        let draft = try MemberDraft(uuid: body.uuid, name: body.name, phone: body.phone, email: body.email,
-                                    neighbourhood: body.neighbourhood, language: body.language ?? .fr).validated()
+        let draft = try MemberDraft(
+            uuid: body.uuid,
+            name: body.name,
+            phone: body.phone,
+            email: body.email,
+            neighbourhood: body.neighbourhood,
+            language: body.language ?? .fr
+        ).validated()
         let (member, created) = try await store.createMember(draft, now: cards.now())
         return try JSONExchange.response(MemberBody(member), status: created ? .created : .ok)
     }
@@ -45,9 +51,14 @@ struct MemberRoutes {
         let member = try await member(context)
         let card = try await cards.currentCard(memberUUID: member.uuid)
         let body = CardBody(
-            member: MemberBody(member), subscription: CoverageBody(coverageEnd: card.coverageEnd, now: cards.now()),
-            token: card.token, token_id: card.tokenID, issued_at: AlgiersCalendar.iso8601(card.issuedAt),
-            expires_at: AlgiersCalendar.iso8601(card.expiresAt), qr_png_base64: Data(card.png).base64EncodedString())
+            member: MemberBody(member),
+            subscription: CoverageBody(coverageEnd: card.coverageEnd, now: cards.now()),
+            token: card.token,
+            token_id: card.tokenID,
+            issued_at: AlgiersCalendar.iso8601(card.issuedAt),
+            expires_at: AlgiersCalendar.iso8601(card.expiresAt),
+            qr_png_base64: Data(card.png).base64EncodedString()
+        )
         return try JSONExchange.response(body, headers: [.eTag: "\"\(card.tokenID)\"", .cacheControl: "private, no-cache"])
     }
 
@@ -67,9 +78,12 @@ struct MemberRoutes {
         let member = try await member(context)
         let periods = try await store.periods(memberUUID: member.uuid)
         let now = cards.now()
-        let body = SubscriptionBody(member_uuid: member.uuid.lowercasedText, membership_id: member.membershipID,
-                                    coverage: CoverageBody(coverageEnd: CoverageSchedule.coverageEnd(periods), now: now),
-                                    periods: periods.reversed().map { PeriodBody($0, now: now) })
+        let body = SubscriptionBody(
+            member_uuid: member.uuid.lowercasedText,
+            membership_id: member.membershipID,
+            coverage: CoverageBody(coverageEnd: CoverageSchedule.coverageEnd(periods), now: now),
+            periods: periods.reversed().map { PeriodBody($0, now: now) }
+        )
         return try JSONExchange.response(body)
     }
 

@@ -52,9 +52,12 @@ final class ParserErrorResponder: ChannelDuplexHandler, RemovableChannelHandler 
     private func answer(context: ChannelHandlerContext, status: HTTPResponse.Status, code: String, message: String) {
         answered = true
         let body = #"{"error":{"code":""# + code + #"","message":""# + message + #""}}"#
-        let head = HTTPResponse(status: status, headerFields: [
-            .contentType: "application/json; charset=utf-8", .contentLength: String(body.utf8.count), .connection: "close",
-        ])
+        let head = HTTPResponse(
+            status: status,
+            headerFields: [
+                .contentType: "application/json; charset=utf-8", .contentLength: String(body.utf8.count), .connection: "close",
+            ]
+        )
         context.write(wrapOutboundOut(.head(head)), promise: nil)
         context.write(wrapOutboundOut(.body(context.channel.allocator.buffer(string: body))), promise: nil)
         let channel = context.channel

@@ -10,7 +10,10 @@ struct PlaceRoutes {
     func register(on router: Router<ServerRequestContext>) {
         router.on("/v1/neighbourhoods", method: .get) { _, context in
             _ = try context.require(.vendor, .backend, .admin)
-            return try JSONExchange.response(NeighbourhoodsBody(neighbourhoods: Oran.neighbourhoods), headers: [.cacheControl: "public, max-age=86400"])
+            return try JSONExchange.response(
+                NeighbourhoodsBody(neighbourhoods: Oran.neighbourhoods),
+                headers: [.cacheControl: "public, max-age=86400"]
+            )
         }
         router.on("/v1/categories", method: .get) { _, context in
             _ = try context.require(.vendor, .backend, .admin)

@@ -39,7 +39,9 @@ enum FieldKind: Sendable {
             guard let number = value as? NSNumber, String(cString: number.objCType) == "c" else { return "must be true or false" }
             return nil
         case .uuid:
-            guard let text = value as? String, UUID(strictText: text) != nil else { return "must be a UUID, e.g. 6f1c2a7e-8d4b-4e9a-9c3f-2b7d5e1a0c44" }
+            guard let text = value as? String, UUID(strictText: text) != nil else {
+                return "must be a UUID, e.g. 6f1c2a7e-8d4b-4e9a-9c3f-2b7d5e1a0c44"
+            }
             return nil
         case .oneOf(let choices):
             guard let text = value as? String, choices.contains(text) else { return "must be one of: " + choices.joined(separator: ", ") }

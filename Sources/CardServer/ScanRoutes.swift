@@ -1,8 +1,8 @@
-import PeezServices
 import CardToken
 import Foundation
 import Hummingbird
 import Membership
+import PeezServices
 
 /// Counters report their scan logs; admins see where a card was used and which cards two shops saw within
 /// minutes of each other (a shared screenshot: one phone cannot be at two counters at once).
@@ -37,7 +37,9 @@ struct ScanRoutes {
             }
         }
         let stored = try await store.recordScans(scans, vendorID: vendorID, now: now)
-        return try JSONExchange.response(ScanReportAnswer(received: report.entries.count, stored: stored, alreadyStored: scans.count - stored, refused: refused))
+        return try JSONExchange.response(
+            ScanReportAnswer(received: report.entries.count, stored: stored, alreadyStored: scans.count - stored, refused: refused)
+        )
     }
 
     /// `GET /v1/scans?membership_id=…&token_id=…&limit=…`: where cards were used, newest first.
@@ -72,8 +74,14 @@ struct ScanRoutes {
         return try JSONExchange.response(SharedCardsBody(within_seconds: within, days: days, cards: sightings.map(SharedCardBody.init)))
     }
 
-    private static func wholeNumber(_ text: String?, default value: Int64, in range: ClosedRange<Int64>, _ name: String, _ unit: String,
-                                    _ problems: inout [String: String]) -> Int64 {
+    private static func wholeNumber(
+        _ text: String?,
+        default value: Int64,
+        in range: ClosedRange<Int64>,
+        _ name: String,
+        _ unit: String,
+        _ problems: inout [String: String]
+    ) -> Int64 {
         guard let text else { return value }
         guard text.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }), let number = Int64(text), range.contains(number) else {
             problems[name] = "must be a whole number of \(unit) from \(range.lowerBound) to \(range.upperBound)"
@@ -119,16 +127,25 @@ enum ScanReportRequest {
             let number = { (field: String, fallback: Int64) in wellTyped(field) ? (fields[field] as? NSNumber)?.int64Value ?? fallback : fallback }
             let text = { (field: String) in wellTyped(field) ? fields[field] as? String : nil }
             let entry = ScanLogEntry(
-                seq: Int(clamping: number("seq", 1)), at: number("at", ScanLogEntry.timeRange.lowerBound), verdict: text("verdict") ?? CounterScan.verdicts[0],
-                member: text("member"), tokenID: text("token_id"), offline: fields["offline"] as? Bool ?? false,
-                trustAge: number("trust_age", 0), clockWrong: fields["clock_wrong"] as? Bool ?? false)
+                seq: Int(clamping: number("seq", 1)),
+                at: number("at", ScanLogEntry.timeRange.lowerBound),
+                verdict: text("verdict") ?? CounterScan.verdicts[0],
+                member: text("member"),
+                tokenID: text("token_id"),
+                offline: fields["offline"] as? Bool ?? false,
+                trustAge: number("trust_age", 0),
+                clockWrong: fields["clock_wrong"] as? Bool ?? false
+            )
             entryProblems.merge(entry.problems) { kind, _ in kind }
             if entryProblems.isEmpty { decoded.append(entry) }
             for (field, problem) in entryProblems { problems["\(name).\(field)"] = problem }
         }
         guard problems.isEmpty, let counterID else {
-            throw MembershipError(.invalidFields, problems.count == 1 ? "A field is missing or invalid." : "\(problems.count) fields are missing or invalid.",
-                                  fields: problems)
+            throw MembershipError(
+                .invalidFields,
+                problems.count == 1 ? "A field is missing or invalid." : "\(problems.count) fields are missing or invalid.",
+                fields: problems
+            )
         }
         return ScanReport(counterID: counterID, entries: decoded)
     }

@@ -20,7 +20,9 @@ public struct ServerRequestContext: RequestContext {
             throw .unauthenticated("Send an API secret as 'Authorization: Bearer <secret>'.")
         }
         guard roles.contains(credential.role) else {
-            throw .forbidden("A \(credential.role.rawValue) credential may not do this; it needs: \(roles.map(\.rawValue).joined(separator: " or ")).")
+            throw .forbidden(
+                "A \(credential.role.rawValue) credential may not do this; it needs: \(roles.map(\.rawValue).joined(separator: " or "))."
+            )
         }
         return credential
     }

@@ -14,7 +14,9 @@ public struct ServerTLS: Sendable {
         do {
             chain = try NIOSSLCertificate.fromPEMFile(certificateChainPath)
         } catch {
-            throw ServerTLSError("cannot load the TLS certificate chain \(certificateChainPath): \(error); it must be PEM, the server's certificate first")
+            throw ServerTLSError(
+                "cannot load the TLS certificate chain \(certificateChainPath): \(error); it must be PEM, the server's certificate first"
+            )
         }
         guard !chain.isEmpty else { throw ServerTLSError("\(certificateChainPath) holds no PEM certificate") }
         let key: NIOSSLPrivateKey

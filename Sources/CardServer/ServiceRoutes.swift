@@ -1,9 +1,9 @@
 import CardToken
 import CardWire
-import PeezServices
 import Foundation
 import Hummingbird
 import Membership
+import PeezServices
 import Prometheus
 
 /// Verification, the key set, revocations, vendors, health and metrics.
@@ -65,22 +65,34 @@ struct ServiceRoutes {
         var since: Int64?
         if let text = request.uri.queryParameters.get("since") {
             guard text.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }), let value = Int64(text) else {
-                throw APIError(.unprocessableContent, code: "invalid_fields", "The query has invalid parameters.",
-                               fields: ["since": "must be the revocation version the counter holds, a whole number"])
+                throw APIError(
+                    .unprocessableContent,
+                    code: "invalid_fields",
+                    "The query has invalid parameters.",
+                    fields: ["since": "must be the revocation version the counter holds, a whole number"]
+                )
             }
             since = value
         }
         let bytes = try await cards.signedCounterBundle(since: since)
-        return Response(status: .ok, headers: [.contentType: "application/cose", .cacheControl: "no-store"],
-                        body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
+        return Response(
+            status: .ok,
+            headers: [.contentType: "application/cose", .cacheControl: "no-store"],
+            body: .init(byteBuffer: ByteBuffer(bytes: bytes))
+        )
     }
 
     @Sendable func createVendor(_ request: Request, context: ServerRequestContext) async throws -> Response {
         _ = try context.require(.admin)
         let body = try await JSONExchange.decode(CreateVendorRequest.self, request, context: context)
         try Vendor.validate(name: body.name, category: body.category, neighbourhood: body.neighbourhood)
-        let (vendor, secret) = try await Provisioning.createVendor(store: store, name: body.name.trimmingCharacters(in: .whitespacesAndNewlines), category: body.category,
-                                                                   neighbourhood: body.neighbourhood, now: cards.now())
+        let (vendor, secret) = try await Provisioning.createVendor(
+            store: store,
+            name: body.name.trimmingCharacters(in: .whitespacesAndNewlines),
+            category: body.category,
+            neighbourhood: body.neighbourhood,
+            now: cards.now()
+        )
         return try JSONExchange.response(CreatedVendorBody(vendor: VendorBody(vendor), api_secret: secret), status: .created)
     }
 
@@ -106,7 +118,10 @@ struct ServiceRoutes {
         _ = try context.require(.admin)
         var buffer: [UInt8] = []
         metrics.emit(into: &buffer)
-        return Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
-                        body: .init(byteBuffer: ByteBuffer(bytes: buffer)))
+        return Response(
+            status: .ok,
+            headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
+            body: .init(byteBuffer: ByteBuffer(bytes: buffer))
+        )
     }
 }

@@ -47,9 +47,9 @@ public enum AlgiersCalendar {
     public static func startOfDay(_ text: String) -> Int64? {
         let parts = text.split(separator: "-", omittingEmptySubsequences: false)
         guard parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2,
-              parts.allSatisfy({ $0.utf8.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) } }),
-              let year = Int64(parts[0]), let month = Int64(parts[1]), let day = Int64(parts[2]),
-              (1...12).contains(month), (1...daysIn(month: month, year: year)).contains(day)
+            parts.allSatisfy({ $0.utf8.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) } }),
+            let year = Int64(parts[0]), let month = Int64(parts[1]), let day = Int64(parts[2]),
+            (1...12).contains(month), (1...daysIn(month: month, year: year)).contains(day)
         else { return nil }
         return days(fromYear: year, month: month, day: day) * 86_400 - utcOffset
     }
@@ -133,7 +133,10 @@ public enum AlgiersCalendar {
 
     /// `value` in decimal, zero-padded to `width` digits (wider values, and negative ones, as they are).
     private static func digits(_ value: Int64, _ width: Int, _ out: inout [UInt8]) {
-        guard value >= 0 else { return out += DecimalText.zeroPadded(value, width: width).utf8 }
+        guard value >= 0 else {
+            out += DecimalText.zeroPadded(value, width: width).utf8
+            return
+        }
         var divisor: Int64 = 1
         for _ in 1..<width { divisor *= 10 }
         while divisor * 10 <= value { divisor *= 10 }

@@ -24,8 +24,10 @@ public enum Base45 {
         while let first = iterator.next() {
             if let second = iterator.next() {
                 var n = Int(first) << 8 | Int(second)
-                out.append(alphabet[n % 45]); n /= 45
-                out.append(alphabet[n % 45]); n /= 45
+                out.append(alphabet[n % 45])
+                n /= 45
+                out.append(alphabet[n % 45])
+                n /= 45
                 out.append(alphabet[n])
             } else {
                 let n = Int(first)

@@ -28,9 +28,13 @@ public struct COSESign1: Sendable, Hashable {
 
     /// The protected header for an EdDSA signature by the key `keyID`, naming `contentType` if given.
     public static func protectedHeader(keyID: KeyID, contentType: String? = nil) -> [UInt8] {
-        CBOREncoder.encode(.map([CBORMapEntry(.int(HeaderKey.algorithm), .int(algorithmEdDSA))]
-            + (contentType.map { [CBORMapEntry(.int(HeaderKey.contentType), .text($0))] } ?? [])
-            + [CBORMapEntry(.int(HeaderKey.keyID), .bytes(keyID.bytes))]))
+        CBOREncoder.encode(
+            .map(
+                [CBORMapEntry(.int(HeaderKey.algorithm), .int(algorithmEdDSA))]
+                    + (contentType.map { [CBORMapEntry(.int(HeaderKey.contentType), .text($0))] } ?? [])
+                    + [CBORMapEntry(.int(HeaderKey.keyID), .bytes(keyID.bytes))]
+            )
+        )
     }
 
     /// The bytes that are signed: `["Signature1", protected, h'', payload]`, deterministically encoded.
@@ -85,10 +89,10 @@ public struct COSESign1: Sendable, Hashable {
             throw CardTokenError(.notCOSESign1, "the item is not a tag-18 (COSE_Sign1) array")
         }
         guard items.count == 4,
-              case .bytes(let protectedHeader) = items[0],
-              case .map(let unprotected) = items[1],
-              case .bytes(let payload) = items[2],
-              case .bytes(let signature) = items[3]
+            case .bytes(let protectedHeader) = items[0],
+            case .map(let unprotected) = items[1],
+            case .bytes(let payload) = items[2],
+            case .bytes(let signature) = items[3]
         else {
             throw CardTokenError(.notCOSESign1, "COSE_Sign1 must be [bstr, map, bstr, bstr]")
         }

@@ -53,7 +53,12 @@ public struct CardVerifier: Sendable {
         // Step 8: one of them made the signature.
         let input = envelope.signatureInput
         guard let signer = candidates.first(where: { $0.key.isValidSignature(envelope.signature, for: input) }) else {
-            return VerificationResult(verdict: .badSignature, detail: "the signature does not verify with the \(candidates.count) key(s) of kid \(keyID)", keyID: keyID, step: 8)
+            return VerificationResult(
+                verdict: .badSignature,
+                detail: "the signature does not verify with the \(candidates.count) key(s) of kid \(keyID)",
+                keyID: keyID,
+                step: 8
+            )
         }
 
         // Step 9: the claims.
@@ -69,15 +74,25 @@ public struct CardVerifier: Sendable {
 
         // Step 10: time. A card that covers no time is never valid, whatever the leeway; then the dates, with it.
         if claims.expiresAt <= claims.issuedAt {
-            return VerificationResult(verdict: .noPaidPeriod, detail: "the card covers no paid time (it expires \(Self.display(claims.expiresAt)), when it was issued)",
-                                      keyID: keyID, claims: claims, step: 10)
+            return VerificationResult(
+                verdict: .noPaidPeriod,
+                detail: "the card covers no paid time (it expires \(Self.display(claims.expiresAt)), when it was issued)",
+                keyID: keyID,
+                claims: claims,
+                step: 10
+            )
         }
         if claims.expiresAt < now.subtractingClamped(leeway) {
             return VerificationResult(verdict: .expired, detail: "expired \(Self.display(claims.expiresAt))", keyID: keyID, claims: claims, step: 10)
         }
         if claims.issuedAt > now.addingClamped(leeway) {
-            return VerificationResult(verdict: .notYetValid, detail: "issued \(Self.display(claims.issuedAt)), later than now (\(Self.display(now)))",
-                                      keyID: keyID, claims: claims, step: 10)
+            return VerificationResult(
+                verdict: .notYetValid,
+                detail: "issued \(Self.display(claims.issuedAt)), later than now (\(Self.display(now)))",
+                keyID: keyID,
+                claims: claims,
+                step: 10
+            )
         }
 
         // Step 11: revocation.
@@ -113,7 +128,10 @@ public struct CardVerifier: Sendable {
         }
         let base45 = trimmed.dropFirst(CardTokenFormat.prefixBytes.count)
         guard base45.count <= CardTokenFormat.maxBase45Length else {
-            throw CardTokenError(.sizeLimitExceeded, "the token is \(base45.count) characters; at most \(CardTokenFormat.maxBase45Length) can be a card")
+            throw CardTokenError(
+                .sizeLimitExceeded,
+                "the token is \(base45.count) characters; at most \(CardTokenFormat.maxBase45Length) can be a card"
+            )
         }
         let envelope = try COSESign1(cbor: try CBORDecoder.decode(try Base45.decode(base45)))
         if let contentType = envelope.contentType {

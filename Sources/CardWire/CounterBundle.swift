@@ -65,7 +65,10 @@ public struct CounterBundle: Codable, Sendable, Hashable {
             throw CardWireError(.notADocument, "not a signed counter bundle: \(error.reason)")
         }
         guard envelope.contentType == contentType else {
-            throw CardWireError(.notADocument, "the envelope's content type is \(envelope.contentType.map { "'\($0.prefix(64))'" } ?? "missing"), not \(contentType)")
+            throw CardWireError(
+                .notADocument,
+                "the envelope's content type is \(envelope.contentType.map { "'\($0.prefix(64))'" } ?? "missing"), not \(contentType)"
+            )
         }
         let input = envelope.signatureInput
         let signers = trustedKeys.entries(for: envelope.keyID).filter { $0.key.isValidSignature(envelope.signature, for: input) }

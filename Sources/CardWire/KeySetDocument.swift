@@ -80,7 +80,8 @@ public struct KeySetDocument: Codable, Sendable, Hashable {
     /// The document for a service that signs with `current` and still publishes `retired`, each key with its
     /// window from `windows` (unbounded when it has none).
     public init(current: Ed25519PublicKey, retired: [Ed25519PublicKey], windows: [KeyID: KeyValidityWindow] = [:]) throws(CardCryptoError) {
-        keys = [try Key(current, status: .current, window: windows[current.keyID] ?? .unbounded)]
+        keys =
+            [try Key(current, status: .current, window: windows[current.keyID] ?? .unbounded)]
             + (try retired.map { key throws(CardCryptoError) in try Key(key, status: .retired, window: windows[key.keyID] ?? .unbounded) })
     }
 
@@ -89,8 +90,13 @@ public struct KeySetDocument: Codable, Sendable, Hashable {
 
     /// Decodes a document, refusing one over ``maxSize`` bytes.
     public static func decode(_ bytes: some Collection<UInt8>) throws(CardWireError) -> KeySetDocument {
-        try BoundedJSON.decode(KeySetDocument.self, from: bytes, limit: maxSize, name: "a key set document",
-                               shape: #"{"keys": [{"kid", "pem", "status", …}]}"#)
+        try BoundedJSON.decode(
+            KeySetDocument.self,
+            from: bytes,
+            limit: maxSize,
+            name: "a key set document",
+            shape: #"{"keys": [{"kid", "pem", "status", …}]}"#
+        )
     }
 
     /// The keys as a verifier trusts them, each within its window.

@@ -39,8 +39,13 @@ public struct PublishedKeyFolder: Sendable {
         let bytes = try KeyFiles.readFile(windowsPath, limit: Self.maxWindowsFileSize)
         let byHex: [String: KeyValidityWindow]
         do {
-            byHex = try BoundedJSON.decode([String: KeyValidityWindow].self, from: bytes, limit: Self.maxWindowsFileSize,
-                                           name: "a key windows file", shape: #"{"<kid>": {"published_at": …, "retired_at": …}}"#)
+            byHex = try BoundedJSON.decode(
+                [String: KeyValidityWindow].self,
+                from: bytes,
+                limit: Self.maxWindowsFileSize,
+                name: "a key windows file",
+                shape: #"{"<kid>": {"published_at": …, "retired_at": …}}"#
+            )
         } catch {
             throw CardWireError(error.code, "\(windowsPath): \(error.reason)")
         }

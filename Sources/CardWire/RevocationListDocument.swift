@@ -55,8 +55,13 @@ public struct RevocationListDocument: Codable, Sendable, Hashable {
 
     /// Decodes a document, refusing one over ``maxSize`` bytes.
     public static func decode(_ bytes: some Collection<UInt8>) throws(CardWireError) -> RevocationListDocument {
-        try BoundedJSON.decode(RevocationListDocument.self, from: bytes, limit: maxSize, name: "a revocation list",
-                               shape: #"{"token_ids": [...], "members": {...}}"#)
+        try BoundedJSON.decode(
+            RevocationListDocument.self,
+            from: bytes,
+            limit: maxSize,
+            name: "a revocation list",
+            shape: #"{"token_ids": [...], "members": {...}}"#
+        )
     }
 
     /// The list a verifier checks claims against; a token id that is not 16 hex digits is refused.

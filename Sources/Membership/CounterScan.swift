@@ -23,8 +23,17 @@ public struct CounterScan: Sendable, Equatable {
     /// The counter's clock was wrong (read earlier than its last sync or the service's time it had seen).
     public var clockWrong: Bool
 
-    public init(counterID: UUID, seq: Int64, scannedAt: Int64, verdict: String, membershipID: String?, tokenID: String?,
-                offline: Bool, trustAge: Int64, clockWrong: Bool = false) {
+    public init(
+        counterID: UUID,
+        seq: Int64,
+        scannedAt: Int64,
+        verdict: String,
+        membershipID: String?,
+        tokenID: String?,
+        offline: Bool,
+        trustAge: Int64,
+        clockWrong: Bool = false
+    ) {
         self.counterID = counterID
         self.seq = seq
         self.scannedAt = scannedAt
@@ -38,13 +47,24 @@ public struct CounterScan: Sendable, Equatable {
 
     /// The scan `entry` of the log of counter `counterID` reports.
     public init(_ entry: ScanLogEntry, counterID: UUID) {
-        self.init(counterID: counterID, seq: Int64(entry.seq), scannedAt: entry.at, verdict: entry.verdict, membershipID: entry.member,
-                  tokenID: entry.tokenID, offline: entry.offline, trustAge: entry.trustAge, clockWrong: entry.clockWrong)
+        self.init(
+            counterID: counterID,
+            seq: Int64(entry.seq),
+            scannedAt: entry.at,
+            verdict: entry.verdict,
+            membershipID: entry.member,
+            tokenID: entry.tokenID,
+            offline: entry.offline,
+            trustAge: entry.trustAge,
+            clockWrong: entry.clockWrong
+        )
     }
 
     /// Verdict codes a counter gives: the verifier's, and `cannot_confirm`.
-    public static let verdicts = ["valid", "malformed", "unsupported_algorithm", "unknown_key", "bad_signature", "bad_claims",
-                                  "expired", "no_paid_period", "not_yet_valid", "revoked", "cannot_confirm"]
+    public static let verdicts = [
+        "valid", "malformed", "unsupported_algorithm", "unknown_key", "bad_signature", "bad_claims",
+        "expired", "no_paid_period", "not_yet_valid", "revoked", "cannot_confirm",
+    ]
     /// Scans one report may carry.
     public static let maxPerReport = 500
 }

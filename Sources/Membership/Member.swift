@@ -1,5 +1,5 @@
-public import Foundation
 import CardToken
+public import Foundation
 
 /// A PEEZ member, as the ledger stores it.
 public struct Member: Sendable, Hashable, Codable {
@@ -17,7 +17,16 @@ public struct Member: Sendable, Hashable, Codable {
     /// Seconds since the epoch.
     public var createdAt: Int64
 
-    public init(uuid: UUID, membershipID: String, name: String, phone: String, email: String, neighbourhood: String, language: Language, createdAt: Int64) {
+    public init(
+        uuid: UUID,
+        membershipID: String,
+        name: String,
+        phone: String,
+        email: String,
+        neighbourhood: String,
+        language: Language,
+        createdAt: Int64
+    ) {
         self.uuid = uuid
         self.membershipID = membershipID
         self.name = name
@@ -98,8 +107,12 @@ public struct MemberPatch: Sendable, Hashable {
     /// `member` with this patch applied and validated.
     public func applied(to member: Member) throws(MembershipError) -> Member {
         let draft = try MemberDraft(
-            uuid: member.uuid, name: name ?? member.name, phone: phone ?? member.phone, email: email ?? member.email,
-            neighbourhood: neighbourhood ?? member.neighbourhood, language: language ?? member.language
+            uuid: member.uuid,
+            name: name ?? member.name,
+            phone: phone ?? member.phone,
+            email: email ?? member.email,
+            neighbourhood: neighbourhood ?? member.neighbourhood,
+            language: language ?? member.language
         ).validated()
         var updated = member
         updated.name = draft.name
@@ -130,7 +143,8 @@ enum MemberRules {
         guard scalars.count <= 254, ats.count == 1, !scalars.contains(where: \.properties.isWhitespace) else {
             return "must be an email address like name@example.dz"
         }
-        let local = scalars[..<ats[0]], domain = scalars[(ats[0] + 1)...]
+        let local = scalars[..<ats[0]]
+        let domain = scalars[(ats[0] + 1)...]
         guard !local.isEmpty, domain.contains("."), domain.first != ".", domain.last != "." else {
             return "must be an email address like name@example.dz"
         }

@@ -40,8 +40,14 @@ public protocol MembershipStore: Sendable {
     /// would), then in one transaction appends a period after the member's coverage, stores the card `mintCard`
     /// signs for it and the response `response` makes, to replay. Concurrent activations of one member all
     /// stack, exactly. An unknown member is `notFound`; after any failure the key is free again.
-    func activate(_ activation: Activation, key: IdempotencyKey, now: Int64, abandonAfter: Int64, mintCard: CardMinting,
-                  response: @Sendable (ActivationResult) throws -> StoredResponse) async throws -> ActivationOutcome
+    func activate(
+        _ activation: Activation,
+        key: IdempotencyKey,
+        now: Int64,
+        abandonAfter: Int64,
+        mintCard: CardMinting,
+        response: @Sendable (ActivationResult) throws -> StoredResponse
+    ) async throws -> ActivationOutcome
 
     /// In one transaction: cancels the period, lays the member's later periods out again, revokes every card
     /// issued before now and forgets the stored card.

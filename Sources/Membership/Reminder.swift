@@ -64,8 +64,19 @@ public struct Reminder: Sendable, Equatable {
     public var createdAt: Int64
     public var deliveredAt: Int64?
 
-    public init(id: String, memberUUID: UUID, coverageEnd: Int64, threshold: Threshold, channel: String, state: State, attempts: Int,
-                nextAttemptAt: Int64, lastError: String?, createdAt: Int64, deliveredAt: Int64?) {
+    public init(
+        id: String,
+        memberUUID: UUID,
+        coverageEnd: Int64,
+        threshold: Threshold,
+        channel: String,
+        state: State,
+        attempts: Int,
+        nextAttemptAt: Int64,
+        lastError: String?,
+        createdAt: Int64,
+        deliveredAt: Int64?
+    ) {
         self.id = id
         self.memberUUID = memberUUID
         self.coverageEnd = coverageEnd
@@ -135,8 +146,12 @@ public struct RetrySchedule: Sendable, Equatable {
 
     /// The next attempt's time after `attempts` failed ones, or nil when they are used up. A receiver's
     /// `Retry-After` is honoured when longer than the schedule's delay (capped at a day).
-    public func nextAttempt(after attempts: Int, now: Int64, retryAfter: Int64? = nil,
-                            jitter: (Int64) -> Int64 = { $0 > 0 ? Int64.random(in: 0...($0 / 5)) : 0 }) -> Int64? {
+    public func nextAttempt(
+        after attempts: Int,
+        now: Int64,
+        retryAfter: Int64? = nil,
+        jitter: (Int64) -> Int64 = { $0 > 0 ? Int64.random(in: 0...($0 / 5)) : 0 }
+    ) -> Int64? {
         guard attempts < maxAttempts, !delays.isEmpty else { return nil }
         let base = delays[min(max(attempts - 1, 0), delays.count - 1)]
         let delay = max(base + jitter(base), min(retryAfter ?? 0, 86_400))

@@ -19,8 +19,12 @@ public protocol ReminderStore: Sendable {
     func renewReminderLeases(ids: [String], owner: String, now: Int64, leaseSeconds: Int64) async throws -> Set<String>
     /// Settles leased reminders with their outcomes in one transaction; a reminder whose lease `owner` no
     /// longer holds is left alone. Returns the state each settled reminder ended in.
-    func settleReminders(_ outcomes: [(reminder: Reminder, outcome: ReminderOutcome)], owner: String, schedule: RetrySchedule,
-                         now: Int64) async throws -> [Reminder.State]
+    func settleReminders(
+        _ outcomes: [(reminder: Reminder, outcome: ReminderOutcome)],
+        owner: String,
+        schedule: RetrySchedule,
+        now: Int64
+    ) async throws -> [Reminder.State]
     /// The earliest time an open reminder of `channel` can next be leased (its next attempt or the end of
     /// another worker's lease), or nil when none is open.
     func nextOpenReminderTime(channel: String) async throws -> Int64?

@@ -66,12 +66,29 @@ public struct ScanLogEntry: Codable, Sendable, Equatable {
     /// The entry a counter logs for a verdict given when the device's clock read `deviceTime`. A clock read
     /// earlier than the last sync or the service's time already seen (less `tolerance`) is recorded as wrong,
     /// with no trust age; a reading outside ``timeRange`` is replaced by the service's time last seen.
-    public static func recorded(seq: Int, deviceTime: Int64, verdict: String, member: String?, tokenID: String?, offline: Bool,
-                                lastSyncAt: Int64, newestServerTime: Int64, tolerance: Int64) -> ScanLogEntry {
+    public static func recorded(
+        seq: Int,
+        deviceTime: Int64,
+        verdict: String,
+        member: String?,
+        tokenID: String?,
+        offline: Bool,
+        lastSyncAt: Int64,
+        newestServerTime: Int64,
+        tolerance: Int64
+    ) -> ScanLogEntry {
         let clockWrong = deviceTime < lastSyncAt || deviceTime < newestServerTime - tolerance || !timeRange.contains(deviceTime)
         let at = timeRange.contains(deviceTime) ? deviceTime : min(max(newestServerTime, timeRange.lowerBound), timeRange.upperBound)
-        return ScanLogEntry(seq: seq, at: at, verdict: verdict, member: member, tokenID: tokenID, offline: offline,
-                            trustAge: clockWrong ? 0 : deviceTime - lastSyncAt, clockWrong: clockWrong)
+        return ScanLogEntry(
+            seq: seq,
+            at: at,
+            verdict: verdict,
+            member: member,
+            tokenID: tokenID,
+            offline: offline,
+            trustAge: clockWrong ? 0 : deviceTime - lastSyncAt,
+            clockWrong: clockWrong
+        )
     }
 
     /// Field → problem for every value rule the entry breaks (those the API document states); empty when
@@ -80,7 +97,8 @@ public struct ScanLogEntry: Codable, Sendable, Equatable {
         var problems: [String: String] = [:]
         if seq < 1 { problems["seq"] = "must be 1 or more" }
         if !Self.timeRange.contains(at) {
-            problems["at"] = "must be a time from 2024-01-01 to 2099-12-31 (\(Self.timeRange.lowerBound) to \(Self.timeRange.upperBound) seconds since 1970)"
+            problems["at"] =
+                "must be a time from 2024-01-01 to 2099-12-31 (\(Self.timeRange.lowerBound) to \(Self.timeRange.upperBound) seconds since 1970)"
         }
         if !CounterScan.verdicts.contains(verdict) { problems["verdict"] = "must be one of: " + CounterScan.verdicts.joined(separator: ", ") }
         if let member, !Member.isMembershipID(member) { problems["member"] = "must look like PEEZ-20251103-00002" }

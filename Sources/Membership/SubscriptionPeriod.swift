@@ -1,5 +1,5 @@
-public import Foundation
 import CardToken
+public import Foundation
 
 /// One paid period of membership.
 public struct SubscriptionPeriod: Sendable, Hashable, Codable {
@@ -28,8 +28,18 @@ public struct SubscriptionPeriod: Sendable, Hashable, Codable {
     public var endsAt: Int64
     public var cancelledAt: Int64?
 
-    public init(id: UUID, memberUUID: UUID, months: Int, amountDZD: Int, source: Source, vendorID: UUID?,
-                purchasedAt: Int64, startsAt: Int64, endsAt: Int64, cancelledAt: Int64? = nil) {
+    public init(
+        id: UUID,
+        memberUUID: UUID,
+        months: Int,
+        amountDZD: Int,
+        source: Source,
+        vendorID: UUID?,
+        purchasedAt: Int64,
+        startsAt: Int64,
+        endsAt: Int64,
+        cancelledAt: Int64? = nil
+    ) {
         self.id = id
         self.memberUUID = memberUUID
         self.months = months
@@ -64,8 +74,11 @@ public enum Pricing {
             throw MembershipError(.invalidFields, "The activation is invalid.", fields: ["months": "must be 1, 2 or 3"])
         }
         guard amountDZD == monthlyPriceDZD * months else {
-            throw MembershipError(.invalidFields, "The activation is invalid.",
-                                  fields: ["amount_dzd": "must be \(monthlyPriceDZD * months) DZD for \(months) month(s), not \(amountDZD)"])
+            throw MembershipError(
+                .invalidFields,
+                "The activation is invalid.",
+                fields: ["amount_dzd": "must be \(monthlyPriceDZD * months) DZD for \(months) month(s), not \(amountDZD)"]
+            )
         }
     }
 }

@@ -13,11 +13,16 @@ import Synchronization
 /// is used. It also keeps one more connection listening on the member-change channel, so every instance hears
 /// every committed ledger change (``memberChanges``) and can keep current cards in memory.
 public final class PostgresDatabase: SQLDatabase, Service {
-    public let dialect = SQLDialect(blobType: "BYTEA", serialPrimaryKey: "BIGSERIAL PRIMARY KEY",
-                                    lockRowsClause: " FOR NO KEY UPDATE", memberChangeChannel: "peez_member_changes",
-                                    migrationLockStatement: "SELECT pg_advisory_xact_lock(\(migrationLockKey))",
-                                    skipLockedClause: " FOR UPDATE SKIP LOCKED", hasFillFactor: true,
-                                    rowIdentity: "ctid")
+    public let dialect = SQLDialect(
+        blobType: "BYTEA",
+        serialPrimaryKey: "BIGSERIAL PRIMARY KEY",
+        lockRowsClause: " FOR NO KEY UPDATE",
+        memberChangeChannel: "peez_member_changes",
+        migrationLockStatement: "SELECT pg_advisory_xact_lock(\(migrationLockKey))",
+        skipLockedClause: " FOR UPDATE SKIP LOCKED",
+        hasFillFactor: true,
+        rowIdentity: "ctid"
+    )
     /// The advisory lock migrations take ("PEEZ" in ASCII).
     static let migrationLockKey = 0x5045_455A
     /// The connection pool.
@@ -36,8 +41,13 @@ public final class PostgresDatabase: SQLDatabase, Service {
     /// A connection the server closes is replaced when the close is seen.
     public init(configuration: PostgresConnection.Configuration, connections: Int = 8, logger: Logger = Logger(label: "peez.postgres")) {
         var poolConfiguration = PostgresClient.Configuration(
-            host: configuration.host ?? "localhost", port: configuration.port ?? 5432, username: configuration.username,
-            password: configuration.password, database: configuration.database, tls: .disable)
+            host: configuration.host ?? "localhost",
+            port: configuration.port ?? 5432,
+            username: configuration.username,
+            password: configuration.password,
+            database: configuration.database,
+            tls: .disable
+        )
         poolConfiguration.options.minimumConnections = connections
         poolConfiguration.options.maximumConnections = connections
         poolConfiguration.options.keepAliveBehavior = nil
@@ -52,13 +62,18 @@ public final class PostgresDatabase: SQLDatabase, Service {
     /// A pool for `postgres://user:password@host:port/database` (TLS off; on loopback or a private network).
     public convenience init(url: String, connections: Int = 8, logger: Logger = Logger(label: "peez.postgres")) throws {
         guard let components = URLComponents(string: url), ["postgres", "postgresql"].contains(components.scheme ?? ""),
-              let host = components.host, let user = components.user
+            let host = components.host, let user = components.user
         else {
             throw PostgresStoreError(.invalidURL, "the database URL must look like postgres://user:password@host:5432/database")
         }
         let configuration = PostgresConnection.Configuration(
-            host: host, port: components.port ?? 5432, username: user, password: components.password,
-            database: components.path.count > 1 ? String(components.path.dropFirst()) : nil, tls: .disable)
+            host: host,
+            port: components.port ?? 5432,
+            username: user,
+            password: components.password,
+            database: components.path.count > 1 ? String(components.path.dropFirst()) : nil,
+            tls: .disable
+        )
         self.init(configuration: configuration, connections: connections, logger: logger)
     }
 
@@ -101,7 +116,8 @@ public final class PostgresDatabase: SQLDatabase, Service {
     /// be reached, refuses the credentials, or has no such database; the pool itself would retry for ever.
     public func checkReachable(within timeout: Duration) async throws {
         let configuration = listenerConfiguration
-        let target = "PostgreSQL at \(configuration.host ?? "localhost"):\(configuration.port ?? 5432), database \(configuration.database ?? configuration.username)"
+        let target =
+            "PostgreSQL at \(configuration.host ?? "localhost"):\(configuration.port ?? 5432), database \(configuration.database ?? configuration.username)"
         let logger = logger
         do {
             try await withThrowingTaskGroup(of: Void.self) { group in
@@ -161,7 +177,12 @@ public final class PostgresDatabase: SQLDatabase, Service {
                 }
                 try? await connection.close()
             } catch {
-                if !Task.isCancelled { logger.warning("member-change listener lost its connection; cards are read from the database until it is back", metadata: ["error": "\(String(reflecting: error))"]) }
+                if !Task.isCancelled {
+                    logger.warning(
+                        "member-change listener lost its connection; cards are read from the database until it is back",
+                        metadata: ["error": "\(String(reflecting: error))"]
+                    )
+                }
             }
             feed.publish(.interrupted)
             try? await Task.sleep(for: pause)
@@ -262,7 +283,8 @@ public struct PostgresStoreError: Error, Hashable, CustomStringConvertible, Send
     /// An opaque code over a private enum, so codes can be added without breaking callers.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Backing: String, Hashable, Sendable {
-            case invalidURL = "invalid_url", unreachable
+            case invalidURL = "invalid_url"
+            case unreachable
         }
         private let backing: Backing
         private init(_ backing: Backing) { self.backing = backing }

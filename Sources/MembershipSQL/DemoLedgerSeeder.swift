@@ -18,10 +18,14 @@ public struct DemoLedgerSeeder: Sendable {
         self.spreadDays = spreadDays
     }
 
-    static let givenNames = ["Ahmed", "Mohamed", "Yacine", "Karim", "Sofiane", "Amine", "Walid", "Nassim", "Fatima", "Amina", "Khadidja",
-                             "Meriem", "Sara", "Imane", "Nour", "Yasmine", "Houari", "Bilal", "Lina", "Rania"]
-    static let familyNames = ["Benali", "Bouzid", "Mansouri", "Belkacem", "Hadj", "Kaddour", "Mekki", "Boumediene", "Cherif", "Touati",
-                              "Benaissa", "Zerrouki", "Larbi", "Saidi", "Mebarki", "Ould Ali"]
+    static let givenNames = [
+        "Ahmed", "Mohamed", "Yacine", "Karim", "Sofiane", "Amine", "Walid", "Nassim", "Fatima", "Amina", "Khadidja",
+        "Meriem", "Sara", "Imane", "Nour", "Yasmine", "Houari", "Bilal", "Lina", "Rania",
+    ]
+    static let familyNames = [
+        "Benali", "Bouzid", "Mansouri", "Belkacem", "Hadj", "Kaddour", "Mekki", "Boumediene", "Cherif", "Touati",
+        "Benaissa", "Zerrouki", "Larbi", "Saidi", "Mebarki", "Ould Ali",
+    ]
 
     /// Adds `count` members (and their periods) to the ledger; `progress` hears how many are in after each transaction.
     ///
@@ -53,7 +57,8 @@ public struct DemoLedgerSeeder: Sendable {
             for (day, last) in days {
                 try await db.execute(
                     "INSERT INTO membership_sequences (day, last_sequence) VALUES (?, ?) ON CONFLICT (day) DO UPDATE SET last_sequence = excluded.last_sequence",
-                    [.text(day), .int(last)])
+                    [.text(day), .int(last)]
+                )
             }
         }
     }
@@ -96,9 +101,13 @@ public struct DemoLedgerSeeder: Sendable {
 
     /// Makes the generated rows, one range of member indexes after another.
     struct RowMaker: Sendable {
-        static let memberColumns = ["uuid", "membership_id", "name", "phone", "email", "neighbourhood", "language", "created_at",
-                                    "ledger_version", "coverage_end", "last_period_seq"]
-        static let periodColumns = ["id", "member_uuid", "seq", "months", "amount_dzd", "source", "vendor_id", "purchased_at", "starts_at", "ends_at"]
+        static let memberColumns = [
+            "uuid", "membership_id", "name", "phone", "email", "neighbourhood", "language", "created_at",
+            "ledger_version", "coverage_end", "last_period_seq",
+        ]
+        static let periodColumns = [
+            "id", "member_uuid", "seq", "months", "amount_dzd", "source", "vendor_id", "purchased_at", "starts_at", "ends_at",
+        ]
         typealias Rows = (members: [[SQLValue]], periods: [[SQLValue]])
 
         let count: Int
@@ -135,7 +144,8 @@ public struct DemoLedgerSeeder: Sendable {
                 let sequence = (sequences[day] ?? 0) + 1
                 sequences[day] = sequence
                 let uuid = Self.orderedUUID(keyBase + UInt64(index), &generator)
-                let name = DemoLedgerSeeder.givenNames[index % DemoLedgerSeeder.givenNames.count] + " "
+                let name =
+                    DemoLedgerSeeder.givenNames[index % DemoLedgerSeeder.givenNames.count] + " "
                     + DemoLedgerSeeder.familyNames[(index / 7) % DemoLedgerSeeder.familyNames.count]
                 let months = (0..<Int.random(in: 1...3, using: &generator)).map { _ in Int.random(in: 1...3, using: &generator) }
                 // The coverage end is spread evenly around now; the periods lie back to back before it.
@@ -144,16 +154,20 @@ public struct DemoLedgerSeeder: Sendable {
                 for (seq, period) in months.enumerated() {
                     let end = AlgiersCalendar.adding(months: period, to: start)
                     periodCounter += 1
-                    periodRows.append([.text(Self.orderedUUID(keyBase + periodCounter, &generator)), .text(uuid), .int(Int64(seq + 1)), .int(Int64(period)),
-                                       .int(Int64(period * Pricing.monthlyPriceDZD)), .text(SubscriptionPeriod.Source.inApp.rawValue), .null,
-                                       .int(start - 86_400), .int(start), .int(end)])
+                    periodRows.append([
+                        .text(Self.orderedUUID(keyBase + periodCounter, &generator)), .text(uuid), .int(Int64(seq + 1)), .int(Int64(period)),
+                        .int(Int64(period * Pricing.monthlyPriceDZD)), .text(SubscriptionPeriod.Source.inApp.rawValue), .null,
+                        .int(start - 86_400), .int(start), .int(end),
+                    ])
                     start = end
                 }
-                memberRows.append([.text(uuid), .text(Member.membershipID(registeredAt: registered, sequence: Int(sequence))),
-                                   .text(name), .text("+2135" + DecimalText.zeroPadded((phoneBase + index) % 100_000_000, width: 8)),
-                                   .text("membre.\(DecimalText.zeroPadded(index, width: 8)).\(run)@seed.peez.dz"),
-                                   .text(Oran.neighbourhoods[index % Oran.neighbourhoods.count].id),
-                                   .text(index % 5 == 0 ? "ar" : "fr"), .int(registered), .int(Int64(months.count)), .int(start), .int(Int64(months.count))])
+                memberRows.append([
+                    .text(uuid), .text(Member.membershipID(registeredAt: registered, sequence: Int(sequence))),
+                    .text(name), .text("+2135" + DecimalText.zeroPadded((phoneBase + index) % 100_000_000, width: 8)),
+                    .text("membre.\(DecimalText.zeroPadded(index, width: 8)).\(run)@seed.peez.dz"),
+                    .text(Oran.neighbourhoods[index % Oran.neighbourhoods.count].id),
+                    .text(index % 5 == 0 ? "ar" : "fr"), .int(registered), .int(Int64(months.count)), .int(start), .int(Int64(months.count)),
+                ])
             }
             return (memberRows, periodRows)
         }
@@ -161,7 +175,8 @@ public struct DemoLedgerSeeder: Sendable {
         /// A UUID's text (upper case, as Foundation writes it) whose first six bytes are `order` (big-endian,
         /// 48 bits, as UUIDv7 puts its time), the rest random with the version 4 bits.
         static func orderedUUID(_ order: UInt64, _ generator: inout SplitMix64) -> String {
-            let random = generator.next(), more = generator.next()
+            let random = generator.next()
+            let more = generator.next()
             var bytes = [UInt8](repeating: 0, count: 16)
             for index in 0..<6 { bytes[index] = UInt8(truncatingIfNeeded: order >> (8 * (5 - index))) }
             for index in 6..<16 { bytes[index] = UInt8(truncatingIfNeeded: (index < 11 ? random : more) >> (8 * (index % 8))) }

@@ -3,135 +3,153 @@
 enum Migrations {
     static func all(_ dialect: SQLDialect) -> [(name: String, statements: [String])] {
         [
-            ("001_ledger", [
-                """
-                CREATE TABLE members (
-                    uuid TEXT PRIMARY KEY, membership_id TEXT NOT NULL UNIQUE, name TEXT NOT NULL,
-                    phone TEXT NOT NULL UNIQUE, email TEXT NOT NULL UNIQUE, neighbourhood TEXT NOT NULL,
-                    language TEXT NOT NULL, created_at BIGINT NOT NULL)
-                """,
-                "CREATE TABLE membership_sequences (day TEXT PRIMARY KEY, last_sequence BIGINT NOT NULL)",
-                """
-                CREATE TABLE vendors (
-                    id TEXT PRIMARY KEY, name TEXT NOT NULL, category TEXT NOT NULL,
-                    neighbourhood TEXT NOT NULL, created_at BIGINT NOT NULL)
-                """,
-                """
-                CREATE TABLE credentials (
-                    id TEXT PRIMARY KEY, role TEXT NOT NULL, vendor_id TEXT REFERENCES vendors(id),
-                    secret_hash TEXT NOT NULL UNIQUE, label TEXT NOT NULL, created_at BIGINT NOT NULL)
-                """,
-                """
-                CREATE TABLE periods (
-                    id TEXT PRIMARY KEY, member_uuid TEXT NOT NULL REFERENCES members(uuid), seq BIGINT NOT NULL,
-                    months BIGINT NOT NULL, amount_dzd BIGINT NOT NULL, source TEXT NOT NULL,
-                    vendor_id TEXT REFERENCES vendors(id), purchased_at BIGINT NOT NULL, starts_at BIGINT NOT NULL,
-                    ends_at BIGINT NOT NULL, cancelled_at BIGINT, UNIQUE (member_uuid, seq))
-                """,
-                "CREATE INDEX periods_vendor ON periods (vendor_id, purchased_at)",
-                """
-                CREATE TABLE cards (
-                    member_uuid TEXT PRIMARY KEY REFERENCES members(uuid), token_id TEXT NOT NULL, token TEXT NOT NULL,
-                    png \(dialect.blobType) NOT NULL, issued_at BIGINT NOT NULL, expires_at BIGINT NOT NULL,
-                    coverage_end BIGINT)
-                """,
-                """
-                CREATE TABLE revocations (
-                    seq \(dialect.serialPrimaryKey), token_id TEXT, membership_id TEXT, revoked_before BIGINT,
-                    created_at BIGINT NOT NULL)
-                """,
-                """
-                CREATE TABLE idempotency_keys (
-                    scope TEXT NOT NULL, key TEXT NOT NULL, request_hash TEXT NOT NULL, state TEXT NOT NULL,
-                    response_status BIGINT, response_body \(dialect.blobType), created_at BIGINT NOT NULL,
-                    PRIMARY KEY (scope, key))
-                """,
-            ]),
-            ("002_member_versions", [
-                // Every change to what a member's card shows (a sale, a cancellation, a new name) takes the
-                // member's next version; two writers that read the same version cannot both commit.
-                """
-                CREATE TABLE member_changes (
-                    member_uuid TEXT NOT NULL REFERENCES members(uuid), version BIGINT NOT NULL, kind TEXT NOT NULL,
-                    changed_at BIGINT NOT NULL, PRIMARY KEY (member_uuid, version))
-                """,
-                // The member row carries its ledger's head, written with each change, so a sale reads one row.
-                "ALTER TABLE members ADD COLUMN ledger_version BIGINT NOT NULL DEFAULT 0",
-                "ALTER TABLE members ADD COLUMN coverage_end BIGINT",
-                "ALTER TABLE members ADD COLUMN last_period_seq BIGINT NOT NULL DEFAULT 0",
-                """
-                UPDATE members SET
-                    coverage_end = (SELECT MAX(p.ends_at) FROM periods p WHERE p.member_uuid = members.uuid AND p.cancelled_at IS NULL),
-                    last_period_seq = (SELECT COALESCE(MAX(p.seq), 0) FROM periods p WHERE p.member_uuid = members.uuid)
-                """,
-                // A stored card is current only while its member is still at the version it was made for.
-                "ALTER TABLE cards ADD COLUMN member_version BIGINT NOT NULL DEFAULT 0",
-            ] + changeAnnouncement(dialect)),
-            ("003_revocation_versions", [
-                // Each change to the revocation list takes the list's next version, in commit order: a writer
-                // that read the same version fails on this key and tries again. Counters sync what is newer
-                // than the version they hold; rows recorded before this migration are version 0.
-                "CREATE TABLE revocation_changes (version BIGINT PRIMARY KEY, changed_at BIGINT NOT NULL)",
-                "ALTER TABLE revocations ADD COLUMN version BIGINT NOT NULL DEFAULT 0",
-                "CREATE INDEX revocations_by_version ON revocations (version)",
-            ]),
-            ("004_counter_scans", [
-                // What counters report of their scan logs: one row per vendor, counter and log entry, so a
-                // report sent again stores nothing twice. Times are the counters' clocks.
-                """
-                CREATE TABLE counter_scans (
-                    vendor_id TEXT NOT NULL REFERENCES vendors(id),
-                    counter_id TEXT NOT NULL,
-                    seq BIGINT NOT NULL,
-                    scanned_at BIGINT NOT NULL,
-                    verdict TEXT NOT NULL,
-                    membership_id TEXT,
-                    token_id TEXT,
-                    offline BIGINT NOT NULL,
-                    trust_age BIGINT NOT NULL,
-                    received_at BIGINT NOT NULL,
-                    PRIMARY KEY (vendor_id, counter_id, seq)
-                )
-                """,
-                "CREATE INDEX counter_scans_by_card ON counter_scans (token_id, scanned_at)",
-                "CREATE INDEX counter_scans_by_member ON counter_scans (membership_id, scanned_at)",
-                "CREATE INDEX counter_scans_by_time ON counter_scans (scanned_at)",
-            ]),
-            ("005_reminders", [
-                // Renewal reminders, recorded before delivery: one per member, coverage end, threshold and
-                // channel. A worker leases open ones (leased_until) and settles each with its outcome.
-                """
-                CREATE TABLE reminders (
-                    id TEXT PRIMARY KEY,
-                    member_uuid TEXT NOT NULL REFERENCES members(uuid),
-                    coverage_end BIGINT NOT NULL,
-                    threshold TEXT NOT NULL,
-                    channel TEXT NOT NULL,
-                    state TEXT NOT NULL,
-                    attempts BIGINT NOT NULL,
-                    next_attempt_at BIGINT NOT NULL,
-                    leased_until BIGINT,
-                    lease_owner TEXT,
-                    last_error TEXT,
-                    created_at BIGINT NOT NULL,
-                    updated_at BIGINT NOT NULL,
-                    delivered_at BIGINT,
-                    UNIQUE (member_uuid, coverage_end, threshold, channel)
-                )
-                """,
-                // Open reminders in the order they are due: leasing a batch reads the head of this index, no sort.
-                "CREATE INDEX reminders_due ON reminders (channel, next_attempt_at) WHERE state IN ('pending', 'unknown')",
-                "CREATE INDEX reminders_by_creation ON reminders (created_at)",
-                // The selection reads members by coverage end, a day's window at a time.
-                "CREATE INDEX members_by_coverage_end ON members (coverage_end)",
-            ]),
+            (
+                "001_ledger",
+                [
+                    """
+                    CREATE TABLE members (
+                        uuid TEXT PRIMARY KEY, membership_id TEXT NOT NULL UNIQUE, name TEXT NOT NULL,
+                        phone TEXT NOT NULL UNIQUE, email TEXT NOT NULL UNIQUE, neighbourhood TEXT NOT NULL,
+                        language TEXT NOT NULL, created_at BIGINT NOT NULL)
+                    """,
+                    "CREATE TABLE membership_sequences (day TEXT PRIMARY KEY, last_sequence BIGINT NOT NULL)",
+                    """
+                    CREATE TABLE vendors (
+                        id TEXT PRIMARY KEY, name TEXT NOT NULL, category TEXT NOT NULL,
+                        neighbourhood TEXT NOT NULL, created_at BIGINT NOT NULL)
+                    """,
+                    """
+                    CREATE TABLE credentials (
+                        id TEXT PRIMARY KEY, role TEXT NOT NULL, vendor_id TEXT REFERENCES vendors(id),
+                        secret_hash TEXT NOT NULL UNIQUE, label TEXT NOT NULL, created_at BIGINT NOT NULL)
+                    """,
+                    """
+                    CREATE TABLE periods (
+                        id TEXT PRIMARY KEY, member_uuid TEXT NOT NULL REFERENCES members(uuid), seq BIGINT NOT NULL,
+                        months BIGINT NOT NULL, amount_dzd BIGINT NOT NULL, source TEXT NOT NULL,
+                        vendor_id TEXT REFERENCES vendors(id), purchased_at BIGINT NOT NULL, starts_at BIGINT NOT NULL,
+                        ends_at BIGINT NOT NULL, cancelled_at BIGINT, UNIQUE (member_uuid, seq))
+                    """,
+                    "CREATE INDEX periods_vendor ON periods (vendor_id, purchased_at)",
+                    """
+                    CREATE TABLE cards (
+                        member_uuid TEXT PRIMARY KEY REFERENCES members(uuid), token_id TEXT NOT NULL, token TEXT NOT NULL,
+                        png \(dialect.blobType) NOT NULL, issued_at BIGINT NOT NULL, expires_at BIGINT NOT NULL,
+                        coverage_end BIGINT)
+                    """,
+                    """
+                    CREATE TABLE revocations (
+                        seq \(dialect.serialPrimaryKey), token_id TEXT, membership_id TEXT, revoked_before BIGINT,
+                        created_at BIGINT NOT NULL)
+                    """,
+                    """
+                    CREATE TABLE idempotency_keys (
+                        scope TEXT NOT NULL, key TEXT NOT NULL, request_hash TEXT NOT NULL, state TEXT NOT NULL,
+                        response_status BIGINT, response_body \(dialect.blobType), created_at BIGINT NOT NULL,
+                        PRIMARY KEY (scope, key))
+                    """,
+                ]
+            ),
+            (
+                "002_member_versions",
+                [
+                    // Every change to what a member's card shows (a sale, a cancellation, a new name) takes the
+                    // member's next version; two writers that read the same version cannot both commit.
+                    """
+                    CREATE TABLE member_changes (
+                        member_uuid TEXT NOT NULL REFERENCES members(uuid), version BIGINT NOT NULL, kind TEXT NOT NULL,
+                        changed_at BIGINT NOT NULL, PRIMARY KEY (member_uuid, version))
+                    """,
+                    // The member row carries its ledger's head, written with each change, so a sale reads one row.
+                    "ALTER TABLE members ADD COLUMN ledger_version BIGINT NOT NULL DEFAULT 0",
+                    "ALTER TABLE members ADD COLUMN coverage_end BIGINT",
+                    "ALTER TABLE members ADD COLUMN last_period_seq BIGINT NOT NULL DEFAULT 0",
+                    """
+                    UPDATE members SET
+                        coverage_end = (SELECT MAX(p.ends_at) FROM periods p WHERE p.member_uuid = members.uuid AND p.cancelled_at IS NULL),
+                        last_period_seq = (SELECT COALESCE(MAX(p.seq), 0) FROM periods p WHERE p.member_uuid = members.uuid)
+                    """,
+                    // A stored card is current only while its member is still at the version it was made for.
+                    "ALTER TABLE cards ADD COLUMN member_version BIGINT NOT NULL DEFAULT 0",
+                ] + changeAnnouncement(dialect)
+            ),
+            (
+                "003_revocation_versions",
+                [
+                    // Each change to the revocation list takes the list's next version, in commit order: a writer
+                    // that read the same version fails on this key and tries again. Counters sync what is newer
+                    // than the version they hold; rows recorded before this migration are version 0.
+                    "CREATE TABLE revocation_changes (version BIGINT PRIMARY KEY, changed_at BIGINT NOT NULL)",
+                    "ALTER TABLE revocations ADD COLUMN version BIGINT NOT NULL DEFAULT 0",
+                    "CREATE INDEX revocations_by_version ON revocations (version)",
+                ]
+            ),
+            (
+                "004_counter_scans",
+                [
+                    // What counters report of their scan logs: one row per vendor, counter and log entry, so a
+                    // report sent again stores nothing twice. Times are the counters' clocks.
+                    """
+                    CREATE TABLE counter_scans (
+                        vendor_id TEXT NOT NULL REFERENCES vendors(id),
+                        counter_id TEXT NOT NULL,
+                        seq BIGINT NOT NULL,
+                        scanned_at BIGINT NOT NULL,
+                        verdict TEXT NOT NULL,
+                        membership_id TEXT,
+                        token_id TEXT,
+                        offline BIGINT NOT NULL,
+                        trust_age BIGINT NOT NULL,
+                        received_at BIGINT NOT NULL,
+                        PRIMARY KEY (vendor_id, counter_id, seq)
+                    )
+                    """,
+                    "CREATE INDEX counter_scans_by_card ON counter_scans (token_id, scanned_at)",
+                    "CREATE INDEX counter_scans_by_member ON counter_scans (membership_id, scanned_at)",
+                    "CREATE INDEX counter_scans_by_time ON counter_scans (scanned_at)",
+                ]
+            ),
+            (
+                "005_reminders",
+                [
+                    // Renewal reminders, recorded before delivery: one per member, coverage end, threshold and
+                    // channel. A worker leases open ones (leased_until) and settles each with its outcome.
+                    """
+                    CREATE TABLE reminders (
+                        id TEXT PRIMARY KEY,
+                        member_uuid TEXT NOT NULL REFERENCES members(uuid),
+                        coverage_end BIGINT NOT NULL,
+                        threshold TEXT NOT NULL,
+                        channel TEXT NOT NULL,
+                        state TEXT NOT NULL,
+                        attempts BIGINT NOT NULL,
+                        next_attempt_at BIGINT NOT NULL,
+                        leased_until BIGINT,
+                        lease_owner TEXT,
+                        last_error TEXT,
+                        created_at BIGINT NOT NULL,
+                        updated_at BIGINT NOT NULL,
+                        delivered_at BIGINT,
+                        UNIQUE (member_uuid, coverage_end, threshold, channel)
+                    )
+                    """,
+                    // Open reminders in the order they are due: leasing a batch reads the head of this index, no sort.
+                    "CREATE INDEX reminders_due ON reminders (channel, next_attempt_at) WHERE state IN ('pending', 'unknown')",
+                    "CREATE INDEX reminders_by_creation ON reminders (created_at)",
+                    // The selection reads members by coverage end, a day's window at a time.
+                    "CREATE INDEX members_by_coverage_end ON members (coverage_end)",
+                ]
+            ),
             // A reminder is updated twice after it is recorded (leased, then settled): room in each page lets
             // the lease, which changes no indexed column, leave every index alone. New pages only.
             ("006_reminders_fill_factor", dialect.hasFillFactor ? ["ALTER TABLE reminders SET (fillfactor = 60)"] : []),
-            ("007_counter_scans_clock_wrong", [
-                // A scan given while the counter's clock was wrong (set back): its time is only the device's word.
-                "ALTER TABLE counter_scans ADD COLUMN clock_wrong BIGINT NOT NULL DEFAULT 0",
-            ]),
+            (
+                "007_counter_scans_clock_wrong",
+                [
+                    // A scan given while the counter's clock was wrong (set back): its time is only the device's word.
+                    "ALTER TABLE counter_scans ADD COLUMN clock_wrong BIGINT NOT NULL DEFAULT 0"
+                ]
+            ),
         ]
     }
 

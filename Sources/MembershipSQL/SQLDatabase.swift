@@ -79,7 +79,11 @@ public struct SQLError: Error, Hashable, CustomStringConvertible, Sendable {
 
     /// A column held a value of an unexpected type: the schema and the code disagree.
     public static func unexpectedValue(_ column: String) -> SQLError {
-        SQLError(.unexpectedValue, subject: column, "column \(column) holds a value of an unexpected type: the database's schema and this program disagree (is it the right database, migrated by this version?)")
+        SQLError(
+            .unexpectedValue,
+            subject: column,
+            "column \(column) holds a value of an unexpected type: the database's schema and this program disagree (is it the right database, migrated by this version?)"
+        )
     }
 
     /// The database answered a COMMIT with another tag: the transaction was rolled back.
@@ -124,9 +128,11 @@ extension SQLExecutor {
         let placeholders = "(" + Array(repeating: "?", count: columns.count).joined(separator: ", ") + ")"
         for start in stride(from: 0, to: rows.count, by: perStatement) {
             let slice = rows[start..<min(start + perStatement, rows.count)]
-            try await execute("INSERT INTO \(table) (\(columns.joined(separator: ", "))) VALUES "
-                                  + Array(repeating: placeholders, count: slice.count).joined(separator: ", "),
-                              slice.flatMap { $0 })
+            try await execute(
+                "INSERT INTO \(table) (\(columns.joined(separator: ", "))) VALUES "
+                    + Array(repeating: placeholders, count: slice.count).joined(separator: ", "),
+                slice.flatMap { $0 }
+            )
         }
     }
 }
@@ -167,8 +173,16 @@ public struct SQLDialect: Sendable {
     /// and fetches back only the whole rows it keeps.
     public var rowIdentity: String
 
-    public init(blobType: String, serialPrimaryKey: String, lockRowsClause: String, memberChangeChannel: String? = nil,
-                migrationLockStatement: String? = nil, skipLockedClause: String = "", hasFillFactor: Bool = false, rowIdentity: String = "rowid") {
+    public init(
+        blobType: String,
+        serialPrimaryKey: String,
+        lockRowsClause: String,
+        memberChangeChannel: String? = nil,
+        migrationLockStatement: String? = nil,
+        skipLockedClause: String = "",
+        hasFillFactor: Bool = false,
+        rowIdentity: String = "rowid"
+    ) {
         self.blobType = blobType
         self.serialPrimaryKey = serialPrimaryKey
         self.lockRowsClause = lockRowsClause

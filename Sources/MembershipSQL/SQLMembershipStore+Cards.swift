@@ -16,9 +16,11 @@ extension SQLMembershipStore {
     public func currentCard(memberUUID: UUID, now: Int64, mintCard: CardMinting) async throws -> StoredCard {
         if let card = try await card(memberUUID: memberUUID) { return card }
         let ticket = cardCache?.ticket()
-        guard let ledger = try await database.read({ db in
-            try await db.query(Self.ledgerSummarySQL("m.uuid = ?"), [.text(memberUUID.uuidString)]).first.map(Self.ledgerSummary)
-        }) else {
+        guard
+            let ledger = try await database.read({ db in
+                try await db.query(Self.ledgerSummarySQL("m.uuid = ?"), [.text(memberUUID.uuidString)]).first.map(Self.ledgerSummary)
+            })
+        else {
             throw MembershipError(.notFound, "No member has uuid \(memberUUID).")
         }
         let minted = try mintCard(ledger.member, ledger.coverageEnd, now)
@@ -40,10 +42,18 @@ extension SQLMembershipStore {
             FROM cards k JOIN members m ON m.uuid = k.member_uuid AND m.ledger_version = k.member_version
             WHERE k.member_uuid = ?
             """,
-            [.text(memberUUID.uuidString)]).first.map { row in
+            [.text(memberUUID.uuidString)]
+        ).first.map { row in
             let read = RowReader(row: row, table: "cards")
-            return StoredCard(memberUUID: memberUUID, tokenID: try read.text("token_id"), token: try read.text("token"), png: try read.blob("png"),
-                              issuedAt: try read.int("issued_at"), expiresAt: try read.int("expires_at"), coverageEnd: try read.optionalInt("coverage_end"))
+            return StoredCard(
+                memberUUID: memberUUID,
+                tokenID: try read.text("token_id"),
+                token: try read.text("token"),
+                png: try read.blob("png"),
+                issuedAt: try read.int("issued_at"),
+                expiresAt: try read.int("expires_at"),
+                coverageEnd: try read.optionalInt("coverage_end")
+            )
         }
     }
 
@@ -57,8 +67,11 @@ extension SQLMembershipStore {
                 member_version = excluded.member_version
             WHERE cards.member_version < excluded.member_version
             """,
-            [.text(card.memberUUID.uuidString), .text(card.tokenID), .text(card.token), .blob(card.png), .int(card.issuedAt),
-             .int(card.expiresAt), card.coverageEnd.map(SQLValue.int) ?? .null, .int(version)])
+            [
+                .text(card.memberUUID.uuidString), .text(card.tokenID), .text(card.token), .blob(card.png), .int(card.issuedAt),
+                .int(card.expiresAt), card.coverageEnd.map(SQLValue.int) ?? .null, .int(version),
+            ]
+        )
     }
 
     public func revocations(since: Int64?) async throws -> RevocationSnapshot {
@@ -69,8 +82,10 @@ extension SQLMembershipStore {
             let delta = since.flatMap { (0...version).contains($0) ? $0 : nil }
             var tokenIDs: [String] = []
             var members: [String: Int64] = [:]
-            let rows = try await db.query("SELECT token_id, membership_id, revoked_before FROM revocations WHERE version > ? ORDER BY seq",
-                                          [.int(delta ?? -1)])
+            let rows = try await db.query(
+                "SELECT token_id, membership_id, revoked_before FROM revocations WHERE version > ? ORDER BY seq",
+                [.int(delta ?? -1)]
+            )
             for row in rows {
                 if let tokenID = try row.optionalText("token_id") { tokenIDs.append(tokenID) }
                 if let member = try row.optionalText("membership_id"), let before = try row.optionalInt("revoked_before") {

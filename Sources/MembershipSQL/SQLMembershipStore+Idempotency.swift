@@ -11,8 +11,10 @@ extension SQLMembershipStore {
 
     /// Records `key` as in flight, unless it is already recorded.
     static func claim(_ key: IdempotencyKey, now: Int64) -> SQLStatement {
-        SQLStatement("INSERT INTO idempotency_keys (scope, key, request_hash, state, created_at) VALUES (?, ?, ?, 'in_flight', ?) ON CONFLICT (scope, key) DO NOTHING",
-                     [.text(key.scope), .text(key.key), .text(key.requestHash), .int(now)])
+        SQLStatement(
+            "INSERT INTO idempotency_keys (scope, key, request_hash, state, created_at) VALUES (?, ?, ?, 'in_flight', ?) ON CONFLICT (scope, key) DO NOTHING",
+            [.text(key.scope), .text(key.key), .text(key.requestHash), .int(now)]
+        )
     }
 
     /// How to answer a request whose key could not be claimed because it is already recorded.
@@ -30,10 +32,13 @@ extension SQLMembershipStore {
         try await database.write { db in
             let rows = try await db.query(
                 "SELECT request_hash, state, response_body, created_at FROM idempotency_keys WHERE scope = ? AND key = ?\(lock)",
-                [.text(key.scope), .text(key.key)])
+                [.text(key.scope), .text(key.key)]
+            )
             guard let row = rows.first else {
-                try await db.execute("INSERT INTO idempotency_keys (scope, key, request_hash, state, created_at) VALUES (?, ?, ?, 'in_flight', ?)",
-                                     [.text(key.scope), .text(key.key), .text(key.requestHash), .int(now)])
+                try await db.execute(
+                    "INSERT INTO idempotency_keys (scope, key, request_hash, state, created_at) VALUES (?, ?, ?, 'in_flight', ?)",
+                    [.text(key.scope), .text(key.key), .text(key.requestHash), .int(now)]
+                )
                 return .proceed
             }
             guard try row.text("request_hash") == key.requestHash else { return .mismatch }
@@ -41,14 +46,19 @@ extension SQLMembershipStore {
                 return .replay(StoredResponse(try row.blob("response_body")))
             }
             guard now - (try row.int("created_at")) > abandonAfter else { return .inFlight }
-            try await db.execute("UPDATE idempotency_keys SET created_at = ? WHERE scope = ? AND key = ?", [.int(now), .text(key.scope), .text(key.key)])
+            try await db.execute(
+                "UPDATE idempotency_keys SET created_at = ? WHERE scope = ? AND key = ?",
+                [.int(now), .text(key.scope), .text(key.key)]
+            )
             return .proceed
         }
     }
 
     public func abandonIdempotentRequest(_ key: IdempotencyKey) async throws {
-        _ = try await database.writeStatement("DELETE FROM idempotency_keys WHERE scope = ? AND key = ? AND state = 'in_flight'",
-                                              [.text(key.scope), .text(key.key)])
+        _ = try await database.writeStatement(
+            "DELETE FROM idempotency_keys WHERE scope = ? AND key = ? AND state = 'in_flight'",
+            [.text(key.scope), .text(key.key)]
+        )
     }
 
     /// Stores the response to replay for `key`, in the same batch as the work it answers.
@@ -64,6 +74,7 @@ extension SQLMembershipStore {
             ON CONFLICT (scope, key) DO UPDATE SET state = 'done', response_body = excluded.response_body
             WHERE idempotency_keys.request_hash = excluded.request_hash
             """,
-            [.text(key.scope), .text(key.key), .text(key.requestHash), .blob(response.bytes), .int(now)])
+            [.text(key.scope), .text(key.key), .text(key.requestHash), .blob(response.bytes), .int(now)]
+        )
     }
 }

@@ -29,8 +29,14 @@ extension SQLMembershipStore {
     /// How many times a change is worked out again before the caller is told to retry.
     static let ledgerAttempts = 50
 
-    public func activate(_ activation: Activation, key: IdempotencyKey, now: Int64, abandonAfter: Int64, mintCard: CardMinting,
-                         response: @Sendable (ActivationResult) throws -> StoredResponse) async throws -> ActivationOutcome {
+    public func activate(
+        _ activation: Activation,
+        key: IdempotencyKey,
+        now: Int64,
+        abandonAfter: Int64,
+        mintCard: CardMinting,
+        response: @Sendable (ActivationResult) throws -> StoredResponse
+    ) async throws -> ActivationOutcome {
         try Pricing.validate(months: activation.months, amountDZD: activation.amountDZD)
         let (condition, binds) = Self.condition(activation.member)
         let readLedger = SQLStatement(Self.ledgerSummarySQL(condition), binds)
@@ -68,13 +74,29 @@ extension SQLMembershipStore {
 
     /// Places the period after the coverage `ledger` shows, signs the card, and writes change, ledger head,
     /// period, card and stored response in one batch that fails if another writer took the next version.
-    private func sell(_ activation: Activation, to ledger: LedgerSummary, key: IdempotencyKey, now: Int64, mintCard: CardMinting,
-                      response: (ActivationResult) throws -> StoredResponse) async throws -> (result: ActivationResult, response: StoredResponse) {
+    private func sell(
+        _ activation: Activation,
+        to ledger: LedgerSummary,
+        key: IdempotencyKey,
+        now: Int64,
+        mintCard: CardMinting,
+        response: (ActivationResult) throws -> StoredResponse
+    ) async throws -> (result: ActivationResult, response: StoredResponse) {
         let member = ledger.member
         let period = CoverageSchedule.placed(
-            SubscriptionPeriod(id: UUID(), memberUUID: member.uuid, months: activation.months, amountDZD: activation.amountDZD,
-                               source: .vendor, vendorID: activation.vendorID, purchasedAt: now, startsAt: now, endsAt: now),
-            after: ledger.coverageEnd)
+            SubscriptionPeriod(
+                id: UUID(),
+                memberUUID: member.uuid,
+                months: activation.months,
+                amountDZD: activation.amountDZD,
+                source: .vendor,
+                vendorID: activation.vendorID,
+                purchasedAt: now,
+                startsAt: now,
+                endsAt: now
+            ),
+            after: ledger.coverageEnd
+        )
         let version = ledger.version + 1
         let card = try mintCard(member, period.endsAt, now)
         let result = ActivationResult(member: member, period: period, coverageEnd: period.endsAt, card: card)
@@ -91,12 +113,20 @@ extension SQLMembershipStore {
 
     public func cancelPeriod(id: UUID, now: Int64) async throws -> CancellationResult {
         let (memberUUID, result) = try await withLedgerRetry {
-            guard let (ledger, revocationVersion) = try await database.read({ db -> (Ledger, Int64)? in
-                guard let ledger = try await Self.ledger(db, where: "m.uuid = (SELECT member_uuid FROM periods WHERE id = ?)", [.text(id.uuidString)]) else {
-                    return nil
-                }
-                return (ledger, try await Self.revocationVersion(db))
-            }) else {
+            guard
+                let (ledger, revocationVersion) = try await database.read({ db -> (Ledger, Int64)? in
+                    guard
+                        let ledger = try await Self.ledger(
+                            db,
+                            where: "m.uuid = (SELECT member_uuid FROM periods WHERE id = ?)",
+                            [.text(id.uuidString)]
+                        )
+                    else {
+                        return nil
+                    }
+                    return (ledger, try await Self.revocationVersion(db))
+                })
+            else {
                 throw MembershipError(.notFound, "No subscription period has id \(id.lowercasedText).")
             }
             guard let index = ledger.periods.firstIndex(where: { $0.id == id }), ledger.periods[index].cancelledAt == nil else {
@@ -108,19 +138,27 @@ extension SQLMembershipStore {
             let laidOut = CoverageSchedule.laidOut(changed)
             // Every card issued before now shows coverage that no longer exists.
             let version = revocationVersion + 1
-            let revocations = [SQLStatement("INSERT INTO revocation_changes (version, changed_at) VALUES (?, ?)", [.int(version), .int(now)])]
+            let revocations =
+                [SQLStatement("INSERT INTO revocation_changes (version, changed_at) VALUES (?, ?)", [.int(version), .int(now)])]
                 + (ledger.storedCardTokenID.map {
                     [SQLStatement("INSERT INTO revocations (token_id, created_at, version) VALUES (?, ?, ?)", [.text($0), .int(now), .int(version)])]
                 } ?? [])
-                + [SQLStatement("INSERT INTO revocations (membership_id, revoked_before, created_at, version) VALUES (?, ?, ?, ?)",
-                                [.text(member.membershipID), .int(now), .int(now), .int(version)])]
+                + [
+                    SQLStatement(
+                        "INSERT INTO revocations (membership_id, revoked_before, created_at, version) VALUES (?, ?, ?, ?)",
+                        [.text(member.membershipID), .int(now), .int(now), .int(version)]
+                    )
+                ]
             let coverageEnd = CoverageSchedule.coverageEnd(laidOut)
             try await database.writeBatch(
-                [Self.recordChange(of: member.uuid, version: ledger.version + 1, kind: "cancellation", now: now),
-                 Self.saveLedgerHead(of: member.uuid, version: ledger.version + 1, coverageEnd: coverageEnd, lastPeriodSeq: ledger.lastPeriodSeq)]
-                + Self.periodChanges(from: ledger.periods, to: laidOut)
-                + revocations
-                + [SQLStatement("DELETE FROM cards WHERE member_uuid = ?", [.text(member.uuid.uuidString)])])
+                [
+                    Self.recordChange(of: member.uuid, version: ledger.version + 1, kind: "cancellation", now: now),
+                    Self.saveLedgerHead(of: member.uuid, version: ledger.version + 1, coverageEnd: coverageEnd, lastPeriodSeq: ledger.lastPeriodSeq),
+                ]
+                    + Self.periodChanges(from: ledger.periods, to: laidOut)
+                    + revocations
+                    + [SQLStatement("DELETE FROM cards WHERE member_uuid = ?", [.text(member.uuid.uuidString)])]
+            )
             return (member.uuid, CancellationResult(period: laidOut[index], periods: laidOut, coverageEnd: coverageEnd, revokedBefore: now))
         }
         cardCache?.forget(memberUUID)
@@ -148,19 +186,24 @@ extension SQLMembershipStore {
     /// version first (a batch's
     /// statements may run in any order, so the new period's `(member_uuid, seq)` can be the one to collide).
     static func isConcurrentLedgerChange(_ constraint: String) -> Bool {
-        constraint.contains("member_changes") || constraint.contains("revocation_changes") || (constraint.contains("periods") && constraint.contains("seq"))
+        constraint.contains("member_changes") || constraint.contains("revocation_changes")
+            || (constraint.contains("periods") && constraint.contains("seq"))
     }
 
     /// Records the member's next version; fails on its primary key if another writer recorded it first.
     static func recordChange(of member: UUID, version: Int64, kind: String, now: Int64) -> SQLStatement {
-        SQLStatement("INSERT INTO member_changes (member_uuid, version, kind, changed_at) VALUES (?, ?, ?, ?)",
-                     [.text(member.uuidString), .int(version), .text(kind), .int(now)])
+        SQLStatement(
+            "INSERT INTO member_changes (member_uuid, version, kind, changed_at) VALUES (?, ?, ?, ?)",
+            [.text(member.uuidString), .int(version), .text(kind), .int(now)]
+        )
     }
 
     /// Writes the head of the member's ledger into its row, beside the change that makes it.
     static func saveLedgerHead(of member: UUID, version: Int64, coverageEnd: Int64?, lastPeriodSeq: Int64) -> SQLStatement {
-        SQLStatement("UPDATE members SET ledger_version = ?, coverage_end = ?, last_period_seq = ? WHERE uuid = ?",
-                     [.int(version), coverageEnd.map(SQLValue.int) ?? .null, .int(lastPeriodSeq), .text(member.uuidString)])
+        SQLStatement(
+            "UPDATE members SET ledger_version = ?, coverage_end = ?, last_period_seq = ? WHERE uuid = ?",
+            [.int(version), coverageEnd.map(SQLValue.int) ?? .null, .int(lastPeriodSeq), .text(member.uuidString)]
+        )
     }
 
     /// The `WHERE` condition on `members m` that finds the referenced member.
@@ -177,8 +220,12 @@ extension SQLMembershipStore {
     }
 
     static func ledgerSummary(_ row: SQLRow) throws -> LedgerSummary {
-        LedgerSummary(member: try MemberRecord.member(row), version: try row.int("ledger_version"), coverageEnd: try row.optionalInt("coverage_end"),
-                      lastPeriodSeq: try row.int("last_period_seq"))
+        LedgerSummary(
+            member: try MemberRecord.member(row),
+            version: try row.int("ledger_version"),
+            coverageEnd: try row.optionalInt("coverage_end"),
+            lastPeriodSeq: try row.int("last_period_seq")
+        )
     }
 
     /// Reads the whole ledger of the member `condition` finds (on `members m`).
@@ -190,11 +237,16 @@ extension SQLMembershipStore {
                 \(PeriodRecord.select("p", prefix: "period_"))
             FROM members m LEFT JOIN periods p ON p.member_uuid = m.uuid
             WHERE \(condition) ORDER BY p.seq
-            """, binds)
+            """,
+            binds
+        )
         guard let first = rows.first else { return nil }
         return Ledger(
-            member: try MemberRecord.member(first), version: try first.int("ledger_version"), lastPeriodSeq: try first.int("last_period_seq"),
+            member: try MemberRecord.member(first),
+            version: try first.int("ledger_version"),
+            lastPeriodSeq: try first.int("last_period_seq"),
             periods: try rows.filter { $0["period_id"] != .null }.map { try PeriodRecord.period($0, prefix: "period_") },
-            storedCardTokenID: try first.optionalText("card_token_id"))
+            storedCardTokenID: try first.optionalText("card_token_id")
+        )
     }
 }

@@ -5,14 +5,18 @@ public import Membership
 extension SQLMembershipStore {
     public func periods(memberUUID: UUID) async throws -> [SubscriptionPeriod] {
         try await database.read { db in
-            try await db.query("SELECT \(PeriodRecord.select("periods")) FROM periods WHERE member_uuid = ? ORDER BY seq",
-                               [.text(memberUUID.uuidString)]).map { try PeriodRecord.period($0) }
+            try await db.query(
+                "SELECT \(PeriodRecord.select("periods")) FROM periods WHERE member_uuid = ? ORDER BY seq",
+                [.text(memberUUID.uuidString)]
+            ).map { try PeriodRecord.period($0) }
         }
     }
 
     public func period(id: UUID) async throws -> SubscriptionPeriod? {
         try await database.read { db in
-            try await db.query("SELECT \(PeriodRecord.select("periods")) FROM periods WHERE id = ?", [.text(id.uuidString)]).first.map { try PeriodRecord.period($0) }
+            try await db.query("SELECT \(PeriodRecord.select("periods")) FROM periods WHERE id = ?", [.text(id.uuidString)]).first.map {
+                try PeriodRecord.period($0)
+            }
         }
     }
 
@@ -20,8 +24,10 @@ extension SQLMembershipStore {
         try await database.read { db in
             let filter = vendorID == nil ? "vendor_id IS NOT NULL" : "vendor_id = ?"
             let binds: [SQLValue] = (vendorID.map { [.text($0.uuidString)] } ?? []) + [.int(Int64(limit))]
-            return try await db.query("SELECT \(PeriodRecord.select("periods")) FROM periods WHERE \(filter) ORDER BY purchased_at DESC, seq DESC LIMIT ?",
-                                      binds).map { try PeriodRecord.period($0) }
+            return try await db.query(
+                "SELECT \(PeriodRecord.select("periods")) FROM periods WHERE \(filter) ORDER BY purchased_at DESC, seq DESC LIMIT ?",
+                binds
+            ).map { try PeriodRecord.period($0) }
         }
     }
 
@@ -29,17 +35,22 @@ extension SQLMembershipStore {
     static func insertPeriod(_ period: SubscriptionPeriod, seq: Int64) -> SQLStatement {
         SQLStatement(
             "INSERT INTO periods (id, member_uuid, seq, months, amount_dzd, source, vendor_id, purchased_at, starts_at, ends_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [.text(period.id.uuidString), .text(period.memberUUID.uuidString), .int(seq), .int(Int64(period.months)),
-             .int(Int64(period.amountDZD)), .text(period.source.rawValue), period.vendorID.map { .text($0.uuidString) } ?? .null,
-             .int(period.purchasedAt), .int(period.startsAt), .int(period.endsAt)])
+            [
+                .text(period.id.uuidString), .text(period.memberUUID.uuidString), .int(seq), .int(Int64(period.months)),
+                .int(Int64(period.amountDZD)), .text(period.source.rawValue), period.vendorID.map { .text($0.uuidString) } ?? .null,
+                .int(period.purchasedAt), .int(period.startsAt), .int(period.endsAt),
+            ]
+        )
     }
 
     /// One update per period whose dates or cancellation changed between `old` and `new` (paired in order).
     static func periodChanges(from old: [SubscriptionPeriod], to new: [SubscriptionPeriod]) -> [SQLStatement] {
         zip(old, new).compactMap { before, after in
             guard before.startsAt != after.startsAt || before.endsAt != after.endsAt || before.cancelledAt != after.cancelledAt else { return nil }
-            return SQLStatement("UPDATE periods SET starts_at = ?, ends_at = ?, cancelled_at = ? WHERE id = ?",
-                                [.int(after.startsAt), .int(after.endsAt), after.cancelledAt.map(SQLValue.int) ?? .null, .text(after.id.uuidString)])
+            return SQLStatement(
+                "UPDATE periods SET starts_at = ?, ends_at = ?, cancelled_at = ? WHERE id = ?",
+                [.int(after.startsAt), .int(after.endsAt), after.cancelledAt.map(SQLValue.int) ?? .null, .text(after.id.uuidString)]
+            )
         }
     }
 }

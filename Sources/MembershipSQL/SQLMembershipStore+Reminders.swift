@@ -32,7 +32,8 @@ extension SQLMembershipStore: ReminderStore {
                 ON CONFLICT DO NOTHING
                 RETURNING id
                 """,
-                [.text(channel), .text(channel), .int(now), .int(now), .int(now)] + Self.thresholdBinds(now) + [.int(start), .int(stop)])
+                [.text(channel), .text(channel), .int(now), .int(now), .int(now)] + Self.thresholdBinds(now) + [.int(start), .int(stop)]
+            )
             recorded += rows.count
             start = stop
         }
@@ -51,18 +52,34 @@ extension SQLMembershipStore: ReminderStore {
                 ORDER BY m.uuid LIMIT ?
                 """,
                 Self.thresholdBinds(now) + [.int(now - Reminder.endedWindow), .int(now + 7 * 86_400), .text(cursor?.uuidString ?? "")]
-                    + Self.thresholdBinds(now) + [.text(channel), .int(Int64(limit))])
+                    + Self.thresholdBinds(now) + [.text(channel), .int(Int64(limit))]
+            )
         }
         return try rows.map { row in
             guard let uuid = UUID(uuidString: try row.text("uuid")), let threshold = Reminder.Threshold(rawValue: try row.text("threshold")) else {
                 throw SQLError.unexpectedValue("threshold")
             }
             let coverageEnd = try row.int("coverage_end")
-            let reminder = Reminder(id: Reminder.id(memberUUID: uuid, coverageEnd: coverageEnd, threshold: threshold, channel: channel),
-                                    memberUUID: uuid, coverageEnd: coverageEnd, threshold: threshold, channel: channel, state: .pending,
-                                    attempts: 0, nextAttemptAt: now, lastError: nil, createdAt: now, deliveredAt: nil)
-            return DueReminder(reminder: reminder, membershipID: try row.text("membership_id"), name: try row.text("name"),
-                               language: try row.text("language"), currentCoverageEnd: coverageEnd)
+            let reminder = Reminder(
+                id: Reminder.id(memberUUID: uuid, coverageEnd: coverageEnd, threshold: threshold, channel: channel),
+                memberUUID: uuid,
+                coverageEnd: coverageEnd,
+                threshold: threshold,
+                channel: channel,
+                state: .pending,
+                attempts: 0,
+                nextAttemptAt: now,
+                lastError: nil,
+                createdAt: now,
+                deliveredAt: nil
+            )
+            return DueReminder(
+                reminder: reminder,
+                membershipID: try row.text("membership_id"),
+                name: try row.text("name"),
+                language: try row.text("language"),
+                currentCoverageEnd: coverageEnd
+            )
         }
     }
 
@@ -78,20 +95,27 @@ extension SQLMembershipStore: ReminderStore {
                              ORDER BY next_attempt_at LIMIT ?\(skipLocked))
                 RETURNING \(Self.reminderColumns)
                 """,
-                [.int(now + leaseSeconds), .text(owner), .int(now), .text(channel), .int(now), .int(now), .int(Int64(limit))])
+                [.int(now + leaseSeconds), .text(owner), .int(now), .text(channel), .int(now), .int(now), .int(Int64(limit))]
+            )
             guard !leased.isEmpty else { return [] }
             let memberUUIDs = try leased.map { try $0.text("member_uuid") }
             let uuids = Set(memberUUIDs)
             let members = try await db.query(
                 "SELECT uuid, membership_id, name, language, coverage_end FROM members WHERE uuid IN (\(uuids.map { _ in "?" }.joined(separator: ", ")))",
-                uuids.map(SQLValue.text))
+                uuids.map(SQLValue.text)
+            )
             var byUUID: [String: SQLRow] = [:]
             for row in members { byUUID[try row.text("uuid")] = row }
             return try zip(leased, memberUUIDs).map { row, memberUUID in
                 let reminder = try Self.reminder(row)
                 guard let member = byUUID[memberUUID] else { throw SQLError.unexpectedValue("member_uuid") }
-                return DueReminder(reminder: reminder, membershipID: try member.text("membership_id"), name: try member.text("name"),
-                                   language: try member.text("language"), currentCoverageEnd: try member.optionalInt("coverage_end"))
+                return DueReminder(
+                    reminder: reminder,
+                    membershipID: try member.text("membership_id"),
+                    name: try member.text("name"),
+                    language: try member.text("language"),
+                    currentCoverageEnd: try member.optionalInt("coverage_end")
+                )
             }
         }
     }
@@ -106,14 +130,19 @@ extension SQLMembershipStore: ReminderStore {
                 WHERE lease_owner = ? AND state IN ('pending', 'unknown') AND id IN (\(chunk.map { _ in "?" }.joined(separator: ", ")))
                 RETURNING id
                 """,
-                [.int(now + leaseSeconds), .int(now), .text(owner)] + chunk.map(SQLValue.text))
+                [.int(now + leaseSeconds), .int(now), .text(owner)] + chunk.map(SQLValue.text)
+            )
             for row in rows { renewed.insert(try row.text("id")) }
         }
         return renewed
     }
 
-    public func settleReminders(_ outcomes: [(reminder: Reminder, outcome: ReminderOutcome)], owner: String, schedule: RetrySchedule,
-                                now: Int64) async throws -> [Reminder.State] {
+    public func settleReminders(
+        _ outcomes: [(reminder: Reminder, outcome: ReminderOutcome)],
+        owner: String,
+        schedule: RetrySchedule,
+        now: Int64
+    ) async throws -> [Reminder.State] {
         // Reminders that end alike (delivered, superseded, failed or retried with one reason at one time) are
         // settled by one statement: most of a batch is delivered, so a batch is mostly one UPDATE.
         var states: [Reminder.State] = []
@@ -139,20 +168,26 @@ extension SQLMembershipStore: ReminderStore {
                 }
             }
             states.append(state)
-            let values: [SQLValue] = [.text(state.rawValue), state.isOpen ? .int(nextAttempt) : .null,
-                                      error.map { .text(String($0.prefix(500))) } ?? .null, state == .delivered ? .int(now) : .null]
+            let values: [SQLValue] = [
+                .text(state.rawValue), state.isOpen ? .int(nextAttempt) : .null,
+                error.map { .text(String($0.prefix(500))) } ?? .null, state == .delivered ? .int(now) : .null,
+            ]
             if groups[values] == nil { order.append(values) }
             groups[values, default: []].append(reminder.id)
         }
         var statements: [SQLStatement] = []
         for values in order {
-            for ids in stride(from: 0, to: groups[values]!.count, by: 500).map({ Array(groups[values]![$0..<min($0 + 500, groups[values]!.count)]) }) {
-                statements.append(SQLStatement(
-                    """
-                    UPDATE reminders SET state = ?, next_attempt_at = COALESCE(?, next_attempt_at), last_error = ?, delivered_at = ?, leased_until = NULL, lease_owner = NULL,
-                        updated_at = ? WHERE lease_owner = ? AND id IN (\(ids.map { _ in "?" }.joined(separator: ", ")))
-                    """,
-                    values + [.int(now), .text(owner)] + ids.map(SQLValue.text)))
+            for ids in stride(from: 0, to: groups[values]!.count, by: 500).map({ Array(groups[values]![$0..<min($0 + 500, groups[values]!.count)]) })
+            {
+                statements.append(
+                    SQLStatement(
+                        """
+                        UPDATE reminders SET state = ?, next_attempt_at = COALESCE(?, next_attempt_at), last_error = ?, delivered_at = ?, leased_until = NULL, lease_owner = NULL,
+                            updated_at = ? WHERE lease_owner = ? AND id IN (\(ids.map { _ in "?" }.joined(separator: ", ")))
+                        """,
+                        values + [.int(now), .text(owner)] + ids.map(SQLValue.text)
+                    )
+                )
             }
         }
         if !statements.isEmpty { try await database.writeBatch(statements) }
@@ -165,7 +200,9 @@ extension SQLMembershipStore: ReminderStore {
                 """
                 SELECT MIN(CASE WHEN leased_until IS NOT NULL AND leased_until > next_attempt_at THEN leased_until ELSE next_attempt_at END) AS next
                 FROM reminders WHERE channel = ? AND state IN ('pending', 'unknown')
-                """, [.text(channel)]).first?.optionalInt("next")
+                """,
+                [.text(channel)]
+            ).first?.optionalInt("next")
         }
     }
 
@@ -176,15 +213,19 @@ extension SQLMembershipStore: ReminderStore {
                 SELECT COALESCE(SUM(CASE WHEN leased_until IS NULL OR leased_until <= ? THEN 1 ELSE 0 END), 0) AS free,
                        COALESCE(SUM(CASE WHEN leased_until > ? THEN 1 ELSE 0 END), 0) AS leased
                 FROM reminders WHERE channel = ? AND state IN ('pending', 'unknown')
-                """, [.int(now), .int(now), .text(channel)]).first
+                """,
+                [.int(now), .int(now), .text(channel)]
+            ).first
         }
         return (Int(try row?.int("free") ?? 0), Int(try row?.int("leased") ?? 0))
     }
 
     public func reminderCounts(channel: String?) async throws -> [Reminder.State: Int] {
         let rows = try await database.read { db in
-            try await db.query("SELECT state, COUNT(*) AS count FROM reminders\(channel == nil ? "" : " WHERE channel = ?") GROUP BY state",
-                               channel.map { [.text($0)] } ?? [])
+            try await db.query(
+                "SELECT state, COUNT(*) AS count FROM reminders\(channel == nil ? "" : " WHERE channel = ?") GROUP BY state",
+                channel.map { [.text($0)] } ?? []
+            )
         }
         var counts: [Reminder.State: Int] = [:]
         for row in rows {
@@ -198,7 +239,8 @@ extension SQLMembershipStore: ReminderStore {
         return try await database.read { db in
             try await db.query(
                 "SELECT \(Self.reminderColumns) FROM reminders WHERE state IN (\(states.map { _ in "?" }.joined(separator: ", "))) ORDER BY updated_at DESC, id LIMIT ?",
-                states.map { .text($0.rawValue) } + [.int(Int64(limit))]).map(Self.reminder)
+                states.map { .text($0.rawValue) } + [.int(Int64(limit))]
+            ).map(Self.reminder)
         }
     }
 
@@ -224,7 +266,9 @@ extension SQLMembershipStore: ReminderStore {
             """
             UPDATE reminders SET state = 'pending', attempts = 0, next_attempt_at = ?, leased_until = NULL, lease_owner = NULL, updated_at = ?
             WHERE \(conditions.joined(separator: " AND ")) RETURNING id
-            """, binds)
+            """,
+            binds
+        )
         return rows.count
     }
 
@@ -233,11 +277,21 @@ extension SQLMembershipStore: ReminderStore {
 
     private static func reminder(_ row: SQLRow) throws -> Reminder {
         guard let uuid = UUID(uuidString: try row.text("member_uuid")),
-              let threshold = Reminder.Threshold(rawValue: try row.text("threshold")),
-              let state = Reminder.State(rawValue: try row.text("state")) else { throw SQLError.unexpectedValue("reminders") }
-        return Reminder(id: try row.text("id"), memberUUID: uuid, coverageEnd: try row.int("coverage_end"), threshold: threshold,
-                        channel: try row.text("channel"), state: state, attempts: Int(try row.int("attempts")),
-                        nextAttemptAt: try row.int("next_attempt_at"), lastError: try row.optionalText("last_error"),
-                        createdAt: try row.int("created_at"), deliveredAt: try row.optionalInt("delivered_at"))
+            let threshold = Reminder.Threshold(rawValue: try row.text("threshold")),
+            let state = Reminder.State(rawValue: try row.text("state"))
+        else { throw SQLError.unexpectedValue("reminders") }
+        return Reminder(
+            id: try row.text("id"),
+            memberUUID: uuid,
+            coverageEnd: try row.int("coverage_end"),
+            threshold: threshold,
+            channel: try row.text("channel"),
+            state: state,
+            attempts: Int(try row.int("attempts")),
+            nextAttemptAt: try row.int("next_attempt_at"),
+            lastError: try row.optionalText("last_error"),
+            createdAt: try row.int("created_at"),
+            deliveredAt: try row.optionalInt("delivered_at")
+        )
     }
 }

@@ -13,9 +13,12 @@ extension SQLMembershipStore {
                     INSERT INTO counter_scans (vendor_id, counter_id, seq, scanned_at, verdict, membership_id, token_id, offline, trust_age, clock_wrong, received_at)
                     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (vendor_id, counter_id, seq) DO NOTHING RETURNING seq
                     """,
-                    [.text(vendorID.uuidString), .text(scan.counterID.uuidString), .int(scan.seq), .int(scan.scannedAt), .text(scan.verdict),
-                     scan.membershipID.map(SQLValue.text) ?? .null, scan.tokenID.map(SQLValue.text) ?? .null,
-                     .int(scan.offline ? 1 : 0), .int(scan.trustAge), .int(scan.clockWrong ? 1 : 0), .int(now)])
+                    [
+                        .text(vendorID.uuidString), .text(scan.counterID.uuidString), .int(scan.seq), .int(scan.scannedAt), .text(scan.verdict),
+                        scan.membershipID.map(SQLValue.text) ?? .null, scan.tokenID.map(SQLValue.text) ?? .null,
+                        .int(scan.offline ? 1 : 0), .int(scan.trustAge), .int(scan.clockWrong ? 1 : 0), .int(now),
+                    ]
+                )
                 stored += inserted.count
             }
             return stored
@@ -25,8 +28,14 @@ extension SQLMembershipStore {
     public func reportedScans(membershipID: String?, tokenID: String?, limit: Int) async throws -> [ReportedScan] {
         var filters: [String] = []
         var binds: [SQLValue] = []
-        if let membershipID { filters.append("s.membership_id = ?"); binds.append(.text(membershipID)) }
-        if let tokenID { filters.append("s.token_id = ?"); binds.append(.text(tokenID)) }
+        if let membershipID {
+            filters.append("s.membership_id = ?")
+            binds.append(.text(membershipID))
+        }
+        if let tokenID {
+            filters.append("s.token_id = ?")
+            binds.append(.text(tokenID))
+        }
         let condition = filters.isEmpty ? "" : "WHERE " + filters.joined(separator: " AND ")
         let values = binds + [.int(Int64(limit))]
         return try await database.read { db in
@@ -47,7 +56,10 @@ extension SQLMembershipStore {
         // scan, not every pair. The sort holds only keys; the whole rows are read back for the pairs kept.
         // Times are bounded where they enter, and a difference of two non-negative times cannot overflow.
         let row = database.dialect.rowIdentity
-        let columns = ["vendor_id", "counter_id", "seq", "scanned_at", "verdict", "membership_id", "token_id", "offline", "trust_age", "clock_wrong", "received_at"]
+        let columns = [
+            "vendor_id", "counter_id", "seq", "scanned_at", "verdict", "membership_id", "token_id", "offline", "trust_age", "clock_wrong",
+            "received_at",
+        ]
         let earlier = columns.map { "a.\($0) AS a_\($0)" }.joined(separator: ", ") + ", va.name AS a_vendor_name"
         let later = columns.map { "b.\($0) AS b_\($0)" }.joined(separator: ", ") + ", vb.name AS b_vendor_name"
         let rows = try await database.readReport { db in
@@ -74,25 +86,40 @@ extension SQLMembershipStore {
                 ORDER BY closest.scanned_at DESC, closest.token_id DESC
                 LIMIT ?
                 """,
-                [.int(since), .int(Int64(Self.sharedCardsScanLimit)), .int(within), .int(Int64(limit))])
+                [.int(since), .int(Int64(Self.sharedCardsScanLimit)), .int(within), .int(Int64(limit))]
+            )
         }
         return try rows.map { SharedCardSighting(earlier: try Self.reportedScan($0, "a_"), later: try Self.reportedScan($0, "b_")) }
     }
 
     private static func scanColumns(_ scans: String, _ vendors: String, prefix: String = "") -> String {
-        ["vendor_id", "counter_id", "seq", "scanned_at", "verdict", "membership_id", "token_id", "offline", "trust_age", "clock_wrong", "received_at"]
-            .map { "\(scans).\($0) AS \(prefix)\($0)" }.joined(separator: ", ") + ", \(vendors).name AS \(prefix)vendor_name"
+        [
+            "vendor_id", "counter_id", "seq", "scanned_at", "verdict", "membership_id", "token_id", "offline", "trust_age", "clock_wrong",
+            "received_at",
+        ]
+        .map { "\(scans).\($0) AS \(prefix)\($0)" }.joined(separator: ", ") + ", \(vendors).name AS \(prefix)vendor_name"
     }
 
     private static func reportedScan(_ row: SQLRow, _ prefix: String) throws -> ReportedScan {
         guard let vendorID = UUID(uuidString: try row.text(prefix + "vendor_id")),
-              let counterID = UUID(uuidString: try row.text(prefix + "counter_id")) else { throw SQLError.unexpectedValue(prefix + "vendor_id") }
+            let counterID = UUID(uuidString: try row.text(prefix + "counter_id"))
+        else { throw SQLError.unexpectedValue(prefix + "vendor_id") }
         let scan = CounterScan(
-            counterID: counterID, seq: try row.int(prefix + "seq"), scannedAt: try row.int(prefix + "scanned_at"),
-            verdict: try row.text(prefix + "verdict"), membershipID: try row.optionalText(prefix + "membership_id"),
-            tokenID: try row.optionalText(prefix + "token_id"), offline: try row.int(prefix + "offline") != 0,
-            trustAge: try row.int(prefix + "trust_age"), clockWrong: try row.int(prefix + "clock_wrong") != 0)
-        return ReportedScan(scan: scan, vendorID: vendorID, vendorName: try row.text(prefix + "vendor_name"),
-                            receivedAt: try row.int(prefix + "received_at"))
+            counterID: counterID,
+            seq: try row.int(prefix + "seq"),
+            scannedAt: try row.int(prefix + "scanned_at"),
+            verdict: try row.text(prefix + "verdict"),
+            membershipID: try row.optionalText(prefix + "membership_id"),
+            tokenID: try row.optionalText(prefix + "token_id"),
+            offline: try row.int(prefix + "offline") != 0,
+            trustAge: try row.int(prefix + "trust_age"),
+            clockWrong: try row.int(prefix + "clock_wrong") != 0
+        )
+        return ReportedScan(
+            scan: scan,
+            vendorID: vendorID,
+            vendorName: try row.text(prefix + "vendor_name"),
+            receivedAt: try row.int(prefix + "received_at")
+        )
     }
 }

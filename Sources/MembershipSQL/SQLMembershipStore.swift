@@ -60,15 +60,26 @@ public struct SQLMembershipStore: MembershipStore {
                 let day = AlgiersCalendar.dayStamp(now)
                 let rows = try await db.query(
                     "INSERT INTO membership_sequences (day, last_sequence) VALUES (?, 1) ON CONFLICT (day) DO UPDATE SET last_sequence = membership_sequences.last_sequence + 1 RETURNING last_sequence",
-                    [.text(day)])
+                    [.text(day)]
+                )
                 let sequence = try rows[0].int("last_sequence")
-                let member = Member(uuid: draft.uuid, membershipID: Member.membershipID(registeredAt: now, sequence: Int(sequence)),
-                                    name: draft.name, phone: draft.phone, email: draft.email, neighbourhood: draft.neighbourhood,
-                                    language: draft.language, createdAt: now)
+                let member = Member(
+                    uuid: draft.uuid,
+                    membershipID: Member.membershipID(registeredAt: now, sequence: Int(sequence)),
+                    name: draft.name,
+                    phone: draft.phone,
+                    email: draft.email,
+                    neighbourhood: draft.neighbourhood,
+                    language: draft.language,
+                    createdAt: now
+                )
                 try await db.execute(
                     "INSERT INTO members (uuid, membership_id, name, phone, email, neighbourhood, language, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                    [.text(member.uuid.uuidString), .text(member.membershipID), .text(member.name), .text(member.phone),
-                     .text(member.email), .text(member.neighbourhood), .text(member.language.rawValue), .int(now)])
+                    [
+                        .text(member.uuid.uuidString), .text(member.membershipID), .text(member.name), .text(member.phone),
+                        .text(member.email), .text(member.neighbourhood), .text(member.language.rawValue), .int(now),
+                    ]
+                )
                 return (member, true)
             }
         } catch let error as SQLError where error.code == .uniqueViolation {
@@ -99,8 +110,11 @@ public struct SQLMembershipStore: MembershipStore {
                     let renamed = updated.name != member.name
                     let rows = try await db.query(
                         "UPDATE members SET name = ?, phone = ?, email = ?, neighbourhood = ?, language = ?, ledger_version = ledger_version + ? WHERE uuid = ? RETURNING ledger_version",
-                        [.text(updated.name), .text(updated.phone), .text(updated.email), .text(updated.neighbourhood),
-                         .text(updated.language.rawValue), .int(renamed ? 1 : 0), .text(uuid.uuidString)])
+                        [
+                            .text(updated.name), .text(updated.phone), .text(updated.email), .text(updated.neighbourhood),
+                            .text(updated.language.rawValue), .int(renamed ? 1 : 0), .text(uuid.uuidString),
+                        ]
+                    )
                     if renamed {
                         let version = try rows[0].int("ledger_version")
                         let change = Self.recordChange(of: uuid, version: version, kind: "profile", now: now)
@@ -122,16 +136,25 @@ public struct SQLMembershipStore: MembershipStore {
     }
 
     static func member(_ db: any SQLExecutor, _ condition: String, _ binds: [SQLValue], lock: String = "") async throws -> Member? {
-        try await db.query("SELECT \(MemberRecord.select("members")) FROM members WHERE \(condition)\(lock)", binds).first.map { try MemberRecord.member($0) }
+        try await db.query("SELECT \(MemberRecord.select("members")) FROM members WHERE \(condition)\(lock)", binds).first.map {
+            try MemberRecord.member($0)
+        }
     }
 
     // MARK: Vendors and credentials
 
     public func createVendor(id: UUID, name: String, category: String, neighbourhood: String, now: Int64) async throws -> Vendor {
-        let vendor = Vendor(id: id, name: name.trimmingCharacters(in: .whitespacesAndNewlines), category: category, neighbourhood: neighbourhood, createdAt: now)
+        let vendor = Vendor(
+            id: id,
+            name: name.trimmingCharacters(in: .whitespacesAndNewlines),
+            category: category,
+            neighbourhood: neighbourhood,
+            createdAt: now
+        )
         _ = try await database.writeStatement(
             "INSERT INTO vendors (id, name, category, neighbourhood, created_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING",
-            [.text(vendor.id.uuidString), .text(vendor.name), .text(category), .text(neighbourhood), .int(now)])
+            [.text(vendor.id.uuidString), .text(vendor.name), .text(category), .text(neighbourhood), .int(now)]
+        )
         guard let stored = try await self.vendor(id: id) else { throw MembershipError(.notFound, "The vendor \(id.lowercasedText) was not stored.") }
         return stored
     }
@@ -146,8 +169,11 @@ public struct SQLMembershipStore: MembershipStore {
         try await database.write { db in
             try await db.execute(
                 "INSERT INTO credentials (id, role, vendor_id, secret_hash, label, created_at) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (secret_hash) DO NOTHING",
-                [.text(credential.id.uuidString), .text(credential.role.rawValue), credential.vendorID.map { .text($0.uuidString) } ?? .null,
-                 .text(credential.secretHash), .text(credential.label), .int(credential.createdAt)])
+                [
+                    .text(credential.id.uuidString), .text(credential.role.rawValue), credential.vendorID.map { .text($0.uuidString) } ?? .null,
+                    .text(credential.secretHash), .text(credential.label), .int(credential.createdAt),
+                ]
+            )
         }
     }
 

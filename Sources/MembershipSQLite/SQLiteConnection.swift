@@ -97,7 +97,9 @@ final class SQLiteConnection: @unchecked Sendable {
             case SQLITE_FLOAT: values.append(.int(Int64(sqlite3_column_double(statement, column))))
             case SQLITE_TEXT:
                 let count = Int(sqlite3_column_bytes(statement, column))
-                values.append(.text(String(decoding: UnsafeBufferPointer(start: sqlite3_column_text(statement, column), count: count), as: UTF8.self)))
+                values.append(
+                    .text(String(decoding: UnsafeBufferPointer(start: sqlite3_column_text(statement, column), count: count), as: UTF8.self))
+                )
             case SQLITE_BLOB:
                 let count = Int(sqlite3_column_bytes(statement, column))
                 let start = sqlite3_column_blob(statement, column)?.assumingMemoryBound(to: UInt8.self)
@@ -155,7 +157,9 @@ public struct SQLiteError: Error, Hashable, CustomStringConvertible, Sendable {
     /// An opaque code over a private enum, so codes can be added without breaking callers.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Backing: String, Hashable, Sendable {
-            case busy, cannotOpen = "cannot_open", corrupt, storage, other
+            case busy
+            case cannotOpen = "cannot_open"
+            case corrupt, storage, other
         }
         private let backing: Backing
         private init(_ backing: Backing) { self.backing = backing }

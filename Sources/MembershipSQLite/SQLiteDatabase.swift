@@ -1,5 +1,5 @@
-import Foundation
 import CPeezSQLite
+import Foundation
 public import MembershipSQL
 import Synchronization
 
@@ -75,7 +75,10 @@ public final class SQLiteDatabase: SQLDatabase {
     public func backup(to path: String) async throws {
         let created = Glibc.open(path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o600)
         guard created >= 0 else {
-            throw SQLiteError(resultCode: SQLITE_CANTOPEN, "cannot create the backup \(path): \(String(cString: strerror(errno))) (it must not exist yet)")
+            throw SQLiteError(
+                resultCode: SQLITE_CANTOPEN,
+                "cannot create the backup \(path): \(String(cString: strerror(errno))) (it must not exist yet)"
+            )
         }
         Glibc.close(created)
         do {

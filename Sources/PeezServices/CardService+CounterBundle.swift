@@ -9,8 +9,12 @@ extension CardService {
     public func signedCounterBundle(since: Int64?, validity: Int64 = CounterBundle.defaultValidity) async throws -> [UInt8] {
         let snapshot = try await store.revocations(since: since)
         let issuedAt = now()
-        let bundle = CounterBundle(issuedAt: issuedAt, validUntil: issuedAt + validity, keys: try keyRing.document().keys,
-                                   revocations: RevocationListDocument(snapshot))
+        let bundle = CounterBundle(
+            issuedAt: issuedAt,
+            validUntil: issuedAt + validity,
+            keys: try keyRing.document().keys,
+            revocations: RevocationListDocument(snapshot)
+        )
         return try bundle.signed(with: keyRing.signingKey)
     }
 }

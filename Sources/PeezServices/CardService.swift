@@ -1,7 +1,7 @@
 import CardCrypto
-import CardWire
 public import CardQR
 public import CardToken
+import CardWire
 public import Foundation
 public import Membership
 
@@ -14,8 +14,12 @@ public struct CardService: Sendable {
     /// The clock, in seconds since the epoch (injected so tests can move it).
     public let now: @Sendable () -> Int64
 
-    public init(store: any MembershipStore, keyRing: KeyRing, renderer: PNGRenderer = PNGRenderer(),
-                now: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) }) {
+    public init(
+        store: any MembershipStore,
+        keyRing: KeyRing,
+        renderer: PNGRenderer = PNGRenderer(),
+        now: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) }
+    ) {
         self.store = store
         self.keyRing = keyRing
         self.issuer = CardIssuer(signingKey: keyRing.signingKey)
@@ -26,13 +30,24 @@ public struct CardService: Sendable {
     /// Signs and renders a card: `exp` is the end of paid time, or the moment of issue when there is none.
     public var mint: CardMinting {
         { [issuer, renderer] member, coverageEnd, now in
-            let claims = CardClaims(subject: member.membershipID, expiresAt: max(0, coverageEnd ?? now),
-                                    issuedAt: max(0, now), name: CardClaims.fittingName(member.name))
+            let claims = CardClaims(
+                subject: member.membershipID,
+                expiresAt: max(0, coverageEnd ?? now),
+                issuedAt: max(0, now),
+                name: CardClaims.fittingName(member.name)
+            )
             let token = try issuer.issue(claims)
             let png = try renderer.render(try QRMatrix.encode(token))
             CardMetrics.cardIssued()
-            return StoredCard(memberUUID: member.uuid, tokenID: claims.tokenID.hex, token: token, png: png,
-                              issuedAt: now, expiresAt: claims.expiresAt, coverageEnd: coverageEnd)
+            return StoredCard(
+                memberUUID: member.uuid,
+                tokenID: claims.tokenID.hex,
+                token: token,
+                png: png,
+                issuedAt: now,
+                expiresAt: claims.expiresAt,
+                coverageEnd: coverageEnd
+            )
         }
     }
 
@@ -57,8 +72,11 @@ public struct CardService: Sendable {
     public func membershipID(identifiedBy token: String) throws -> String {
         let result = CardVerifier(trustedKeys: keyRing.trustedKeys).verify(token, now: now())
         guard let claims = result.claims else {
-            throw MembershipError(.invalidFields, "The card cannot identify a member.",
-                                  fields: ["card_token": "is \(result.verdict.rawValue): \(result.detail)"])
+            throw MembershipError(
+                .invalidFields,
+                "The card cannot identify a member.",
+                fields: ["card_token": "is \(result.verdict.rawValue): \(result.detail)"]
+            )
         }
         return claims.subject
     }

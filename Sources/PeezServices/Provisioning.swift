@@ -5,7 +5,13 @@ public import Membership
 /// Creating credentials: the secret is returned once and only its hash is stored.
 public enum Provisioning {
     /// A new credential of `role`; returns the secret to hand over.
-    public static func createCredential(store: any MembershipStore, role: Role, vendorID: UUID? = nil, label: String, now: Int64) async throws -> String {
+    public static func createCredential(
+        store: any MembershipStore,
+        role: Role,
+        vendorID: UUID? = nil,
+        label: String,
+        now: Int64
+    ) async throws -> String {
         let secret = APISecret.generate(role: role)
         try await saveCredential(store: store, secret: secret, role: role, vendorID: vendorID, label: label, now: now)
         return secret
@@ -13,13 +19,20 @@ public enum Provisioning {
 
     /// Stores the hash of a given secret (development mode's fixed demo secrets); a secret already stored is
     /// left as it is.
-    public static func saveCredential(store: any MembershipStore, secret: String, role: Role, vendorID: UUID?, label: String, now: Int64) async throws {
+    public static func saveCredential(store: any MembershipStore, secret: String, role: Role, vendorID: UUID?, label: String, now: Int64) async throws
+    {
         let hash = APISecret.hash(secret, sha256: SHA256.hash)
         try await store.saveCredential(APICredential(id: UUID(), role: role, vendorID: vendorID, secretHash: hash, label: label, createdAt: now))
     }
 
     /// A new vendor and its API secret.
-    public static func createVendor(store: any MembershipStore, name: String, category: String, neighbourhood: String, now: Int64) async throws -> (Vendor, String) {
+    public static func createVendor(
+        store: any MembershipStore,
+        name: String,
+        category: String,
+        neighbourhood: String,
+        now: Int64
+    ) async throws -> (Vendor, String) {
         let vendor = try await store.createVendor(name: name, category: category, neighbourhood: neighbourhood, now: now)
         let secret = try await createCredential(store: store, role: .vendor, vendorID: vendor.id, label: "vendor \(vendor.name)", now: now)
         return (vendor, secret)

@@ -1,7 +1,7 @@
 public import ArgumentParser
-import PeezServices
 import Foundation
 import Membership
+import PeezServices
 
 extension Role: ExpressibleByArgument {}
 
@@ -21,12 +21,12 @@ extension Peez.Admin {
         static let configuration = CommandConfiguration(
             abstract: "Create an admin or backend API secret and print it once.",
             discussion: """
-            Only the secret's SHA-256 is stored: keep the printed secret, it cannot be shown again. Vendor \
-            secrets are made with the vendor (POST /v1/vendors).
+                Only the secret's SHA-256 is stored: keep the printed secret, it cannot be shown again. Vendor \
+                secrets are made with the vendor (POST /v1/vendors).
 
-            Example:
-              peez admin create-token --role admin --label "ops laptop"
-            """
+                Example:
+                  peez admin create-token --role admin --label "ops laptop"
+                """
         )
 
         @OptionGroup var store: StoreOptions

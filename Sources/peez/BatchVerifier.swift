@@ -24,7 +24,10 @@ struct BatchVerifier {
         let perWorker = (lines.count + workers - 1) / workers
         let shares = UnsafeMutableBufferPointer<Share>.allocate(capacity: workers)
         shares.initialize(repeating: Share())
-        defer { shares.deinitialize(); shares.deallocate() }
+        defer {
+            shares.deinitialize()
+            shares.deallocate()
+        }
         nonisolated(unsafe) let slots = shares
         let (verifier, report) = (verifier, report)
         // Each worker verifies and formats one contiguous share into its own slot; verifying and formatting
@@ -36,7 +39,8 @@ struct BatchVerifier {
                 let result: VerificationResult
                 switch line {
                 case .text(let bytes): result = verifier.verify(utf8: bytes, now: now)
-                case .tooLong(let length): result = VerificationResult(verdict: .malformed, detail: "a line of \(length)+ bytes is longer than any card token")
+                case .tooLong(let length):
+                    result = VerificationResult(verdict: .malformed, detail: "a line of \(length)+ bytes is longer than any card token")
                 }
                 share.counts[result.verdict, default: 0] += 1
                 share.text += report.line(result, now: now)

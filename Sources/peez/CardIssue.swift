@@ -23,14 +23,14 @@ extension Peez.Card {
         static let configuration = CommandConfiguration(
             abstract: "Sign a membership card token and print it; optionally render its QR code.",
             discussion: """
-            --expires takes YYYY-MM-DD (valid through that whole day, Algiers time), an ISO-8601 date-time \
-            (2026-12-31T18:00:00+01:00) or seconds since the epoch.
+                --expires takes YYYY-MM-DD (valid through that whole day, Algiers time), an ISO-8601 date-time \
+                (2026-12-31T18:00:00+01:00) or seconds since the epoch.
 
-            Example:
-              peez card issue --key Keys/development/signing-key.pem \\
-                --member PEEZ-20251103-00002 --expires 2026-12-31 \\
-                --name "Ahmed Mohamed" --png card.png --terminal
-            """
+                Example:
+                  peez card issue --key Keys/development/signing-key.pem \\
+                    --member PEEZ-20251103-00002 --expires 2026-12-31 \\
+                    --name "Ahmed Mohamed" --png card.png --terminal
+                """
         )
 
         @Option(help: "The PKCS#8 Ed25519 private key to sign with (mode 0600).")

@@ -12,7 +12,9 @@ struct ConnectionLimitOptions: ParsableArguments {
     @Option(help: "Seconds a request's body may take to arrive, after its headers (then 408 and close).")
     var bodyTimeout = 30
 
-    @Option(help: "Connections open at once; at the cap the longest-idle one is closed for a new one, or the new one refused (503) when none is idle.")
+    @Option(
+        help: "Connections open at once; at the cap the longest-idle one is closed for a new one, or the new one refused (503) when none is idle."
+    )
     var maxConnections = 512
 
     @Option(help: "Idle connections one client address may hold; past it, its longest-idle one is closed.")
@@ -27,7 +29,12 @@ struct ConnectionLimitOptions: ParsableArguments {
     }
 
     var limits: ConnectionLimits {
-        ConnectionLimits(idleTimeout: .seconds(idleTimeout), headerTimeout: .seconds(headerTimeout),
-                         bodyTimeout: .seconds(bodyTimeout), maxConnections: maxConnections, maxIdlePerAddress: maxIdlePerClient)
+        ConnectionLimits(
+            idleTimeout: .seconds(idleTimeout),
+            headerTimeout: .seconds(headerTimeout),
+            bodyTimeout: .seconds(bodyTimeout),
+            maxConnections: maxConnections,
+            maxIdlePerAddress: maxIdlePerClient
+        )
     }
 }

@@ -11,16 +11,16 @@ extension Peez {
             commandName: "counter",
             abstract: "Check cards at the counter, offline, on trust data the card service signs.",
             discussion: """
-            Enrol once, sync when a network is there, and check cards without one. The vendor secret comes from \
-            PEEZ_VENDOR_SECRET (enrol keeps it in the counter's folder, mode 0600), never from the command line.
+                Enrol once, sync when a network is there, and check cards without one. The vendor secret comes from \
+                PEEZ_VENDOR_SECRET (enrol keeps it in the counter's folder, mode 0600), never from the command line.
 
-            Examples:
-              PEEZ_VENDOR_SECRET=peez_vendor_... peez counter enroll \\
-                --server https://cards.peez.dz
-              peez counter sync
-              # then scan: one verdict per scanned line
-              peez counter
-            """,
+                Examples:
+                  PEEZ_VENDOR_SECRET=peez_vendor_... peez counter enroll \\
+                    --server https://cards.peez.dz
+                  peez counter sync
+                  # then scan: one verdict per scanned line
+                  peez counter
+                """,
             subcommands: [Session.self, Enroll.self, Sync.self, Log.self, Activate.self, Pending.self, Retry.self],
             defaultSubcommand: Session.self
         )
@@ -34,7 +34,8 @@ struct CounterFolderOptions: ParsableArguments {
 
     var store: CounterStore {
         let environment = ProcessInfo.processInfo.environment
-        let path = folder ?? environment["PEEZ_COUNTER_HOME"]
+        let path =
+            folder ?? environment["PEEZ_COUNTER_HOME"]
             ?? (environment["HOME"] ?? NSHomeDirectory()) + "/.local/state/peez-counter"
         return CounterStore(folder: path)
     }
@@ -46,16 +47,16 @@ extension Peez.Counter {
         static let configuration = CommandConfiguration(
             abstract: "Enrol this counter with the card service: pin its keys and take the first trust data.",
             discussion: """
-            Fetches the signed counter bundle over https (plain http only to this machine) with the vendor \
-            secret from PEEZ_VENDOR_SECRET, checks that the bundle's own keys sign it (and, with --expect-kid, \
-            that the key you were told of is among them), and keeps it and the secret in the counter's folder. \
-            The service's certificate must be one this system's roots vouch for, or, with --ca-file, that CA \
-            (kept in the folder for every later sync and sale).
+                Fetches the signed counter bundle over https (plain http only to this machine) with the vendor \
+                secret from PEEZ_VENDOR_SECRET, checks that the bundle's own keys sign it (and, with --expect-kid, \
+                that the key you were told of is among them), and keeps it and the secret in the counter's folder. \
+                The service's certificate must be one this system's roots vouch for, or, with --ca-file, that CA \
+                (kept in the folder for every later sync and sale).
 
-            Example:
-              PEEZ_VENDOR_SECRET=peez_vendor_... peez counter enroll \\
-                --server https://cards.peez.dz --expect-kid 46211e5d86abc761
-            """
+                Example:
+                  PEEZ_VENDOR_SECRET=peez_vendor_... peez counter enroll \\
+                    --server https://cards.peez.dz --expect-kid 46211e5d86abc761
+                """
         )
 
         @OptionGroup var options: CounterFolderOptions
@@ -89,16 +90,16 @@ extension Peez.Counter {
         static let configuration = CommandConfiguration(
             abstract: "Fetch newer trust data: the revocations added since the last sync, and key changes.",
             discussion: """
-            The bundle must be signed by a key this counter already trusts; a bundle that is not, or is older \
-            than the one held, is refused and the trust data held stays in use. The new trust data replaces the \
-            old atomically, and a running peez counter session uses it from its next scan. Prints what changed. \
-            Then the scan log's new entries are reported to the service (each stored once however often it is \
-            sent), so it can tell where a card was used; an entry the service refuses for good is named and \
-            passed over.
+                The bundle must be signed by a key this counter already trusts; a bundle that is not, or is older \
+                than the one held, is refused and the trust data held stays in use. The new trust data replaces the \
+                old atomically, and a running peez counter session uses it from its next scan. Prints what changed. \
+                Then the scan log's new entries are reported to the service (each stored once however often it is \
+                sent), so it can tell where a card was used; an entry the service refuses for good is named and \
+                passed over.
 
-            Example:
-              peez counter sync
-            """
+                Example:
+                  peez counter sync
+                """
         )
 
         @OptionGroup var options: CounterFolderOptions
@@ -115,8 +116,13 @@ extension Peez.Counter {
         static func printReport(_ report: Result<ScanLogReport.Outcome, any Error>) {
             switch report {
             case .success(let report):
-                printNow("scan log: \(report.stored) entr\(report.stored == 1 ? "y" : "ies") reported" + (report.alreadyStored > 0 ? ", \(report.alreadyStored) the service already had" : ""))
-                if let broken = report.brokenChain { printError("warning: the scan log was tampered with (\(broken)); only the entries before that were reported") }
+                printNow(
+                    "scan log: \(report.stored) entr\(report.stored == 1 ? "y" : "ies") reported"
+                        + (report.alreadyStored > 0 ? ", \(report.alreadyStored) the service already had" : "")
+                )
+                if let broken = report.brokenChain {
+                    printError("warning: the scan log was tampered with (\(broken)); only the entries before that were reported")
+                }
                 for refusal in report.refused {
                     printError("warning: scan-log entry \(refusal.seq) was refused for good (\(refusal.reason)); the next syncs move past it")
                 }
@@ -132,19 +138,19 @@ extension Peez.Counter {
             commandName: "session",
             abstract: "Read scans line by line (a handheld scanner types each QR code and Enter) and answer each at once.",
             discussion: """
-            Each line gets one verdict: VALID, EXPIRED, NOT PAID, REVOKED, INVALID, or CANNOT CONFIRM when the \
-            trust data has expired or this device's clock is behind the service's; VALID shows the member, the \
-            coverage end and the days left, any other verdict what it means and what to do. Every verdict uses \
-            the newest trust data on disk, and the session syncs by itself every --sync-every minutes when the \
-            network is there (never holding up a scan). In French or Arabic with --lang fr or ar (or LANG). \
-            Colour on a terminal; plain in a pipe or with NO_COLOR. Bad input never stops it. With --image, the \
-            QR codes in PNG or JPEG photos or screenshots are answered instead, each after its file's name \
-            (exit status 1 when a file has no code or cannot be read).
+                Each line gets one verdict: VALID, EXPIRED, NOT PAID, REVOKED, INVALID, or CANNOT CONFIRM when the \
+                trust data has expired or this device's clock is behind the service's; VALID shows the member, the \
+                coverage end and the days left, any other verdict what it means and what to do. Every verdict uses \
+                the newest trust data on disk, and the session syncs by itself every --sync-every minutes when the \
+                network is there (never holding up a scan). In French or Arabic with --lang fr or ar (or LANG). \
+                Colour on a terminal; plain in a pipe or with NO_COLOR. Bad input never stops it. With --image, the \
+                QR codes in PNG or JPEG photos or screenshots are answered instead, each after its file's name \
+                (exit status 1 when a file has no code or cannot be read).
 
-            Examples:
-              peez counter session --bell --lang fr
-              peez counter session --image screenshot.png
-            """
+                Examples:
+                  peez counter session --bell --lang fr
+                  peez counter session --image screenshot.png
+                """
         )
 
         @OptionGroup var options: CounterFolderOptions
@@ -183,7 +189,14 @@ extension Peez.Counter {
                 var claims: CardClaims?
                 if case .card(let result) = verdict.outcome { claims = result.claims }
                 do {
-                    try log.append(deviceTime: now, verdict: verdict.code, member: claims?.subject, tokenID: claims?.tokenID.hex, offline: true, state: state)
+                    try log.append(
+                        deviceTime: now,
+                        verdict: verdict.code,
+                        member: claims?.subject,
+                        tokenID: claims?.tokenID.hex,
+                        offline: true,
+                        state: state
+                    )
                 } catch {
                     printError("warning: the scan log could not be written: \(error)")
                 }
@@ -202,16 +215,22 @@ extension Peez.Counter {
                 return
             }
             let (state, trust) = trustData.current()
-            printError(state.lastSyncAt > 0
-                ? texts.text("ready", ["synced": texts.time(state.lastSyncAt), "until": texts.time(trust.validUntil)])
-                : texts.text("ready.no_sync", ["until": texts.time(trust.validUntil)]))
+            printError(
+                state.lastSyncAt > 0
+                    ? texts.text("ready", ["synced": texts.time(state.lastSyncAt), "until": texts.time(trust.validUntil)])
+                    : texts.text("ready.no_sync", ["until": texts.time(trust.validUntil)])
+            )
             let syncing = syncEvery > 0 ? Task { await Self.keepSyncing(store: store, every: syncEvery, texts: texts) } : nil
             defer { syncing?.cancel() }
             var reader = LineReader(fileDescriptor: 0, maxLineLength: CardTokenFormat.maxTokenLength + 64)
             while let line = reader.nextLine() {
                 guard case .text(let bytes) = line else {
                     let (state, _) = trustData.current()
-                    answer(CounterVerdict(outcome: .card(VerificationResult(verdict: .malformed, detail: "a line longer than any card token"))), state: state, now: CardDates.now())
+                    answer(
+                        CounterVerdict(outcome: .card(VerificationResult(verdict: .malformed, detail: "a line longer than any card token"))),
+                        state: state,
+                        now: CardDates.now()
+                    )
                     continue
                 }
                 if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { continue }
@@ -228,8 +247,15 @@ extension Peez.Counter {
                 do {
                     let (state, _, _) = try store.load()
                     let (changes, report) = try await CounterSync.run(store: store, client: try store.client(for: state), now: { CardDates.now() })
-                    printError(texts.text("synced", ["cards": String(changes.tokenIDsAdded), "members": String(changes.membersAdded),
-                                                     "until": texts.time(changes.validUntil)]))
+                    printError(
+                        texts.text(
+                            "synced",
+                            [
+                                "cards": String(changes.tokenIDsAdded), "members": String(changes.membersAdded),
+                                "until": texts.time(changes.validUntil),
+                            ]
+                        )
+                    )
                     if case .failure(let error) = report { printError("warning: the scan log was not reported (\(error)); the next sync sends it") }
                 } catch {
                     printError(texts.text("sync_failed", ["problem": "\(error)", "minutes": String(minutes)]))
@@ -243,14 +269,14 @@ extension Peez.Counter {
         static let configuration = CommandConfiguration(
             abstract: "Show, check or export the scan log: every verdict this counter gave.",
             discussion: """
-            Each entry holds the time, the member and card id (never the whole token), the verdict, and how old \
-            the trust data was. The entries are hash-chained: --verify finds a line edited, removed, inserted or \
-            cut off the end, and exits 1 if it does.
+                Each entry holds the time, the member and card id (never the whole token), the verdict, and how old \
+                the trust data was. The entries are hash-chained: --verify finds a line edited, removed, inserted or \
+                cut off the end, and exits 1 if it does.
 
-            Examples:
-              peez counter log --verify
-              peez counter log --csv > scans.csv
-            """
+                Examples:
+                  peez counter log --verify
+                  peez counter log --csv > scans.csv
+                """
         )
 
         @OptionGroup var options: CounterFolderOptions
@@ -268,7 +294,9 @@ extension Peez.Counter {
             } else if !verify {
                 for entry in entries {
                     let age = entry.clockWrong ? "clock wrong" : "trust data \(entry.trustAge / 3600) h old"
-                    printNow("\(entry.seq)  \(CardDates.display(entry.at))  \(entry.verdict)  \(entry.member ?? "-")  \(entry.tokenID ?? "-")  \(age)")
+                    printNow(
+                        "\(entry.seq)  \(CardDates.display(entry.at))  \(entry.verdict)  \(entry.member ?? "-")  \(entry.tokenID ?? "-")  \(age)"
+                    )
                 }
             }
             switch integrity {

@@ -25,7 +25,10 @@ struct CounterReport {
 
     /// The verdict's key in the texts and the tally: one per word a vendor reads.
     enum Word: String, CaseIterable {
-        case valid, expired, noPaidPeriod = "no_paid_period", revoked, invalid, cannotConfirm = "cannot_confirm"
+        case valid, expired
+        case noPaidPeriod = "no_paid_period"
+        case revoked, invalid
+        case cannotConfirm = "cannot_confirm"
 
         init(_ verdict: CounterVerdict) {
             switch verdict.outcome {
@@ -51,7 +54,9 @@ struct CounterReport {
             var fields = file.map { [("file", JSONText.string($0))] } ?? []
             fields.append(("verdict", JSONText.string(verdict.code)))
             if case .card(let result) = verdict.outcome, let claims = result.claims {
-                fields += [("sub", JSONText.string(claims.subject)), ("name", claims.name.map(JSONText.string) ?? "null"), ("exp", String(claims.expiresAt))]
+                fields += [
+                    ("sub", JSONText.string(claims.subject)), ("name", claims.name.map(JSONText.string) ?? "null"), ("exp", String(claims.expiresAt)),
+                ]
                 if word == .valid { fields.append(("days_left", String(CoverageSchedule.daysLeft(until: claims.expiresAt, now: now)))) }
             }
             if let detail = Self.detail(verdict) { fields.append(("detail", JSONText.string(detail))) }
@@ -80,10 +85,14 @@ struct CounterReport {
         case .cannotConfirm(let reason):
             switch reason {
             case .clockBehind(let device, let service):
-                return [texts.text("cannot_confirm.clock_behind", ["device": texts.time(device), "service": texts.time(service)]),
-                        texts.text("cannot_confirm.clock_behind.next")]
+                return [
+                    texts.text("cannot_confirm.clock_behind", ["device": texts.time(device), "service": texts.time(service)]),
+                    texts.text("cannot_confirm.clock_behind.next"),
+                ]
             case .trustExpired(let validUntil):
-                return [texts.text("cannot_confirm.trust_expired", ["until": texts.time(validUntil)]), texts.text("cannot_confirm.trust_expired.next")]
+                return [
+                    texts.text("cannot_confirm.trust_expired", ["until": texts.time(validUntil)]), texts.text("cannot_confirm.trust_expired.next"),
+                ]
             case .trustUnusable(let detail):
                 return [texts.text("cannot_confirm.trust_unusable", ["detail": detail]), texts.text("cannot_confirm.trust_unusable.next")]
             }
@@ -95,8 +104,15 @@ struct CounterReport {
             switch word {
             case .valid:
                 let claims = result.claims!
-                lines.append(texts.text("valid", ["end": texts.time(claims.expiresAt),
-                                                  "days": String(CoverageSchedule.daysLeft(until: claims.expiresAt, now: now))]))
+                lines.append(
+                    texts.text(
+                        "valid",
+                        [
+                            "end": texts.time(claims.expiresAt),
+                            "days": String(CoverageSchedule.daysLeft(until: claims.expiresAt, now: now)),
+                        ]
+                    )
+                )
             case .expired: lines.append(texts.text("expired", ["end": texts.time(result.claims!.expiresAt)]))
             case .noPaidPeriod: lines.append(texts.text("no_paid_period"))
             case .revoked: lines.append(texts.text("revoked"))
@@ -131,17 +147,22 @@ struct CounterReport {
         var lines: [String] = []
         if !changes.keysAdded.isEmpty { lines.append("keys added: \(changes.keysAdded.joined(separator: ", "))") }
         if !changes.keysRemoved.isEmpty { lines.append("keys removed: \(changes.keysRemoved.joined(separator: ", "))") }
-        lines.append("revocations: \(changes.whole ? "whole list" : "changes only"), \(changes.tokenIDsAdded) card(s) and \(changes.membersAdded) member(s) new, version \(changes.revocationVersion)")
+        lines.append(
+            "revocations: \(changes.whole ? "whole list" : "changes only"), \(changes.tokenIDsAdded) card(s) and \(changes.membersAdded) member(s) new, version \(changes.revocationVersion)"
+        )
         lines.append("trust data valid until \(CardDates.display(changes.validUntil)) (Algiers)")
         if abs(changes.clockDrift) > 300 {
-            lines.append("warning: this device's clock is \(abs(changes.clockDrift) / 60) min \(changes.clockDrift > 0 ? "ahead of" : "behind") the service's; set it right")
+            lines.append(
+                "warning: this device's clock is \(abs(changes.clockDrift) / 60) min \(changes.clockDrift > 0 ? "ahead of" : "behind") the service's; set it right"
+            )
         }
         printNow(lines.joined(separator: "\n"))
     }
 
     /// The receipt of a sale, or why there is none; throws exit status 1 unless the sale was recorded.
     static func printSale(_ sale: SaleJournal.PendingSale, _ outcome: CounterSeller.Outcome, texts: CounterTexts) throws {
-        let who = sale.name.map { texts.text("who", ["name": $0, "membership_id": sale.membershipID]) }
+        let who =
+            sale.name.map { texts.text("who", ["name": $0, "membership_id": sale.membershipID]) }
             ?? texts.text("who.no_name", ["membership_id": sale.membershipID])
         let common = ["who": who, "months": String(sale.months), "amount": String(sale.amountDZD)]
         switch outcome {
@@ -168,6 +189,8 @@ struct CounterLanguageOptions: ParsableArguments {
     }
 
     var texts: CounterTexts {
-        CounterTexts(lang.flatMap(CounterTexts.Language.init(rawValue:)) ?? CounterTexts.Language(locale: ProcessInfo.processInfo.environment["LANG"]))
+        CounterTexts(
+            lang.flatMap(CounterTexts.Language.init(rawValue:)) ?? CounterTexts.Language(locale: ProcessInfo.processInfo.environment["LANG"])
+        )
     }
 }

@@ -10,15 +10,15 @@ extension Peez.Counter {
         static let configuration = CommandConfiguration(
             abstract: "Sell 1 to 3 months for cash to the member whose card is scanned next.",
             discussion: """
-            Checks the amount (300 DZD a month), reads one scan (an expired or revoked card is fine: any \
-            authentic card names its member), writes the sale to the counter's journal with a fresh \
-            idempotency key, flushed to disk, and only then sends it. While the answer is unknown (no \
-            network, a timeout) it is sent again under the same key; if it never comes, the sale stays pending \
-            for peez counter retry. One payment is never two activations, and never forgotten.
+                Checks the amount (300 DZD a month), reads one scan (an expired or revoked card is fine: any \
+                authentic card names its member), writes the sale to the counter's journal with a fresh \
+                idempotency key, flushed to disk, and only then sends it. While the answer is unknown (no \
+                network, a timeout) it is sent again under the same key; if it never comes, the sale stays pending \
+                for peez counter retry. One payment is never two activations, and never forgotten.
 
-            Example:
-              peez counter activate --months 2 --paid 600      # then scan the member's card
-            """
+                Example:
+                  peez counter activate --months 2 --paid 600      # then scan the member's card
+                """
         )
 
         @OptionGroup var options: CounterFolderOptions
@@ -63,8 +63,11 @@ extension Peez.Counter {
             }
             let journal = store.saleJournal
             let sale = try journal.begin(membershipID: claims.subject, name: claims.name, months: months, amountDZD: paid, now: CardDates.now())
-            let seller = CounterSeller(client: try store.client(for: state), journal: journal,
-                                       attempts: attempts)
+            let seller = CounterSeller(
+                client: try store.client(for: state),
+                journal: journal,
+                attempts: attempts
+            )
             try CounterReport.printSale(sale, try await seller.send(sale, now: { CardDates.now() }), texts: language.texts)
         }
     }
@@ -74,9 +77,9 @@ extension Peez.Counter {
         static let configuration = CommandConfiguration(
             abstract: "List the sales written to the journal whose answer never came.",
             discussion: """
-            Example:
-              peez counter pending
-            """
+                Example:
+                  peez counter pending
+                """
         )
 
         @OptionGroup var options: CounterFolderOptions
@@ -85,7 +88,9 @@ extension Peez.Counter {
             let pending = try options.store.saleJournal.pending()
             if pending.isEmpty { printNow("no pending sale") }
             for sale in pending {
-                printNow("\(CardDates.display(sale.at))  \(sale.membershipID)  \(sale.name ?? "")  \(sale.months) month(s)  \(sale.amountDZD) DZD  key \(sale.key)")
+                printNow(
+                    "\(CardDates.display(sale.at))  \(sale.membershipID)  \(sale.name ?? "")  \(sale.months) month(s)  \(sale.amountDZD) DZD  key \(sale.key)"
+                )
             }
         }
     }
@@ -95,11 +100,11 @@ extension Peez.Counter {
         static let configuration = CommandConfiguration(
             abstract: "Send every pending sale again, each under its original idempotency key.",
             discussion: """
-            A sale the service already recorded is answered with that record again, not sold twice.
+                A sale the service already recorded is answered with that record again, not sold twice.
 
-            Example:
-              peez counter retry
-            """
+                Example:
+                  peez counter retry
+                """
         )
 
         @OptionGroup var options: CounterFolderOptions
@@ -115,8 +120,11 @@ extension Peez.Counter {
         func run() async throws {
             let store = options.store
             let (state, _, _) = try store.load()
-            let seller = CounterSeller(client: try store.client(for: state),
-                                       journal: store.saleJournal, attempts: attempts)
+            let seller = CounterSeller(
+                client: try store.client(for: state),
+                journal: store.saleJournal,
+                attempts: attempts
+            )
             var stillPending = false
             for sale in try store.saleJournal.pending() {
                 let outcome = try await seller.send(sale, now: { CardDates.now() })

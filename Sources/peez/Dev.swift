@@ -8,11 +8,11 @@ extension Peez {
         static let configuration = CommandConfiguration(
             abstract: "Development tools: fill a ledger with generated members for load tests.",
             discussion: """
-            Never point these at a production ledger.
+                Never point these at a production ledger.
 
-            Example:
-              peez dev seed --members 1000000 --database var/load.sqlite
-            """,
+                Example:
+                  peez dev seed --members 1000000 --database var/load.sqlite
+                """,
             subcommands: [Seed.self]
         )
     }
@@ -24,13 +24,13 @@ extension Peez.Dev {
         static let configuration = CommandConfiguration(
             abstract: "Add generated members with stacked periods to a ledger (SQLite or PostgreSQL), for load tests.",
             discussion: """
-            Members get names, phone numbers, neighbourhoods and a language (a fifth Arabic), registration days over \
-            the past year, and one to three back-to-back periods whose coverage ends spread evenly over --spread-days \
-            around now: with 180, about 5 % of members are due a reminder on any day. Never run it on a real ledger.
+                Members get names, phone numbers, neighbourhoods and a language (a fifth Arabic), registration days over \
+                the past year, and one to three back-to-back periods whose coverage ends spread evenly over --spread-days \
+                around now: with 180, about 5 % of members are due a reminder on any day. Never run it on a real ledger.
 
-            Example:
-              peez dev seed --members 1000000 --database var/load.sqlite
-            """
+                Example:
+                  peez dev seed --members 1000000 --database var/load.sqlite
+                """
         )
 
         @OptionGroup var store: StoreOptions
@@ -59,7 +59,9 @@ extension Peez.Dev {
                     if done % 100_000 < 20_000 || done == count { printError("seeded \(done) of \(count) members") }
                 }
             }
-            printError("seeded \(count) members in \(start.duration(to: .now).formatted(.units(allowed: [.seconds], fractionalPart: .show(length: 1))))")
+            printError(
+                "seeded \(count) members in \(start.duration(to: .now).formatted(.units(allowed: [.seconds], fractionalPart: .show(length: 1))))"
+            )
         }
     }
 }

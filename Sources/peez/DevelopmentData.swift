@@ -1,9 +1,9 @@
-import PeezServices
 import CardCrypto
 import CardServer
 import CardToken
 import Foundation
 import Membership
+import PeezServices
 
 /// Development mode's demo data and fixed, published API secrets. Never used outside --development.
 enum DevelopmentData {
@@ -31,36 +31,69 @@ enum DevelopmentData {
         let store = cards.store
         let now = cards.now()
         try await Provisioning.saveCredential(store: store, secret: adminSecret, role: .admin, vendorID: nil, label: "development admin", now: now)
-        try await Provisioning.saveCredential(store: store, secret: backendSecret, role: .backend, vendorID: nil, label: "development backend", now: now)
+        try await Provisioning.saveCredential(
+            store: store,
+            secret: backendSecret,
+            role: .backend,
+            vendorID: nil,
+            label: "development backend",
+            now: now
+        )
         if try await store.credential(secretHash: APISecret.hash(vendorSecret, sha256: SHA256.hash)) == nil {
-            let vendor = try await store.createVendor(id: vendorID, name: "Boucherie Centrale", category: "boucherie", neighbourhood: "centre-ville", now: now)
-            try await Provisioning.saveCredential(store: store, secret: vendorSecret, role: .vendor, vendorID: vendor.id, label: "development vendor", now: now)
+            let vendor = try await store.createVendor(
+                id: vendorID,
+                name: "Boucherie Centrale",
+                category: "boucherie",
+                neighbourhood: "centre-ville",
+                now: now
+            )
+            try await Provisioning.saveCredential(
+                store: store,
+                secret: vendorSecret,
+                role: .vendor,
+                vendorID: vendor.id,
+                label: "development vendor",
+                now: now
+            )
         }
-        let draft = try MemberDraft(uuid: memberUUID, name: "Ahmed Mohamed", phone: "+213550000001",
-                                    email: "ahmed.mohamed@example.dz", neighbourhood: "centre-ville").validated()
+        let draft = try MemberDraft(
+            uuid: memberUUID,
+            name: "Ahmed Mohamed",
+            phone: "+213550000001",
+            email: "ahmed.mohamed@example.dz",
+            neighbourhood: "centre-ville"
+        ).validated()
         let member = try await store.createMember(draft, now: memberRegisteredAt).member
         if (CoverageSchedule.coverageEnd(try await store.periods(memberUUID: member.uuid)) ?? 0) <= now {
             let key = IdempotencyKey(scope: "development-demo-data", key: "demo-month-\(AlgiersCalendar.dayStamp(now))", requestHash: "demo-month")
-            _ = try await store.activate(Activation(member: .uuid(member.uuid), vendorID: vendorID, months: 1, amountDZD: Pricing.monthlyPriceDZD),
-                                         key: key, now: now, abandonAfter: 60, mintCard: cards.mint, response: { _ in StoredResponse([]) })
+            _ = try await store.activate(
+                Activation(member: .uuid(member.uuid), vendorID: vendorID, months: 1, amountDZD: Pricing.monthlyPriceDZD),
+                key: key,
+                now: now,
+                abandonAfter: 60,
+                mintCard: cards.mint,
+                response: { _ in StoredResponse([]) }
+            )
         }
         return member.membershipID
     }
 
     static func printGuide(baseURL: String, membershipID: String) {
-        printNow("""
+        printNow(
+            """
 
-        DEVELOPMENT MODE: demo data and these published, development-only API secrets:
-          admin    \(adminSecret)
-          backend  \(backendSecret)
-          vendor   \(vendorSecret)   (Boucherie Centrale)
-          member   Ahmed Mohamed, uuid \(memberUUID.uuidString.lowercased()), membership id \(membershipID)
-                   (`make demo` prints a card for this member)
+            DEVELOPMENT MODE: demo data and these published, development-only API secrets:
+              admin    \(adminSecret)
+              backend  \(backendSecret)
+              vendor   \(vendorSecret)   (Boucherie Centrale)
+              member   Ahmed Mohamed, uuid \(memberUUID.uuidString.lowercased()), membership id \(membershipID)
+                       (`make demo` prints a card for this member)
 
-        Try:
-          curl -s -H 'Authorization: Bearer \(backendSecret)' \(baseURL)/v1/members/\(memberUUID.uuidString.lowercased())/card
-          curl -s -H 'Authorization: Bearer \(vendorSecret)' -H 'Idempotency-Key: '$(cat /proc/sys/kernel/random/uuid) \\
-               -d '{"membership_id": "\(membershipID)", "months": 1, "amount_dzd": 300}' \(baseURL)/v1/activations
-        """)
+            Try:
+              curl -s -H 'Authorization: Bearer \(backendSecret)' \(baseURL)/v1/members/\(memberUUID.uuidString.lowercased())/card
+              curl -s -H 'Authorization: Bearer \(vendorSecret)' -H 'Idempotency-Key: '$(cat /proc/sys/kernel/random/uuid) \\
+                   -d '{"membership_id": "\(membershipID)", "months": 1, "amount_dzd": 300}' \(baseURL)/v1/activations
+            """
+        )
     }
 }

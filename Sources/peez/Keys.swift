@@ -21,12 +21,12 @@ extension Peez.Keys {
         static let configuration = CommandConfiguration(
             abstract: "Generate an Ed25519 key pair and print its kid.",
             discussion: """
-            Writes OUT/NAME.pem (PKCS#8 private key, mode 0600) and OUT/NAME.pub.pem (public key), the same \
-            formats as `openssl genpkey -algorithm ed25519` and `openssl pkey -pubout`. Never overwrites a file.
+                Writes OUT/NAME.pem (PKCS#8 private key, mode 0600) and OUT/NAME.pub.pem (public key), the same \
+                formats as `openssl genpkey -algorithm ed25519` and `openssl pkey -pubout`. Never overwrites a file.
 
-            Example:
-              peez keys generate --out Keys/production --name 2026-11
-            """
+                Example:
+                  peez keys generate --out Keys/production --name 2026-11
+                """
         )
 
         @Option(help: "The folder to write the key pair into (created if missing).")
@@ -55,9 +55,9 @@ extension Peez.Keys {
         static let configuration = CommandConfiguration(
             abstract: "Print the kid and algorithm of a private or public PEM key file.",
             discussion: """
-            Example:
-              peez keys show Keys/public/development.pem
-            """
+                Example:
+                  peez keys show Keys/public/development.pem
+                """
         )
 
         @Argument(help: "A PEM file: a PKCS#8 private key or a SubjectPublicKeyInfo public key.")
@@ -78,20 +78,20 @@ extension Peez.Keys {
         static let configuration = CommandConfiguration(
             abstract: "Make a new signing key and publish its public half beside the current keys.",
             discussion: """
-            Writes OUT/signing-key-<UTC time>.pem (0600) and its public half, copies the public key into the \
-            published folder as <kid>.pem and records its publication time in the folder's windows.json. Old \
-            public keys stay published, so cards already in members' phones keep verifying.
+                Writes OUT/signing-key-<UTC time>.pem (0600) and its public half, copies the public key into the \
+                published folder as <kid>.pem and records its publication time in the folder's windows.json. Old \
+                public keys stay published, so cards already in members' phones keep verifying.
 
-            On a first install (no key published yet) it prints where to point the service instead. Otherwise, \
-            in two steps: keep signing with the old key while the new one is published (restart the \
-            service so it serves the new key set) until every counter has synced it, at least the 7 days a \
-            counter bundle lasts, since a counter accepts a new key only from a bundle a key it trusts signed; \
-            then restart with --signing-key pointing at the new key and retire the old one (peez keys retire). \
-            A counter that missed the whole overlap must be enrolled again.
+                On a first install (no key published yet) it prints where to point the service instead. Otherwise, \
+                in two steps: keep signing with the old key while the new one is published (restart the \
+                service so it serves the new key set) until every counter has synced it, at least the 7 days a \
+                counter bundle lasts, since a counter accepts a new key only from a bundle a key it trusts signed; \
+                then restart with --signing-key pointing at the new key and retire the old one (peez keys retire). \
+                A counter that missed the whole overlap must be enrolled again.
 
-            Example:
-              peez keys rotate --out /etc/peez/keys --published /etc/peez/public
-            """
+                Example:
+                  peez keys rotate --out /etc/peez/keys --published /etc/peez/public
+                """
         )
 
         @Option(help: "The folder for the new private key (keep it out of git).")
@@ -129,13 +129,13 @@ extension Peez.Keys {
         static let configuration = CommandConfiguration(
             abstract: "Record that a published key no longer signs cards.",
             discussion: """
-            Sets the key's retired_at in the published folder's windows.json (now, or --at). The key stays \
-            published, so the cards it signed before keep verifying until they expire; a card it signs later is \
-            refused by every verifier that synced the key set. Run it once the service signs with the new key.
+                Sets the key's retired_at in the published folder's windows.json (now, or --at). The key stays \
+                published, so the cards it signed before keep verifying until they expire; a card it signs later is \
+                refused by every verifier that synced the key set. Run it once the service signs with the new key.
 
-            Example:
-              peez keys retire 46211e5d86abc761 --published /etc/peez/public
-            """
+                Example:
+                  peez keys retire 46211e5d86abc761 --published /etc/peez/public
+                """
         )
 
         @Argument(help: "The kid of the key to retire (16 hex digits, as `peez keys show` prints it).")

@@ -8,21 +8,21 @@ struct Peez: AsyncParsableCommand {
         commandName: "peez",
         abstract: "PEEZ membership cards: the card service, keys, signed card tokens, QR codes and offline verification.",
         discussion: """
-        A card token is a signed PEEZ1: text (COSE_Sign1 + CWT + Base45) shown as a QR code in the \
-        member's app and checked at the counter without a network.
+            A card token is a signed PEEZ1: text (COSE_Sign1 + CWT + Base45) shown as a QR code in the \
+            member's app and checked at the counter without a network.
 
-        Examples:
-          peez keys generate --out Keys/mine
-          peez card issue --key Keys/mine/signing-key.pem \\
-            --member PEEZ-20251103-00002 --expires 2026-12-31 --png card.png
-          peez verify --keys Keys/public PEEZ1:...
-          # one token per line, as a handheld scanner types them:
-          peez verify --keys Keys/public -
-          # the card service's HTTP API with demo data:
-          peez serve --development
+            Examples:
+              peez keys generate --out Keys/mine
+              peez card issue --key Keys/mine/signing-key.pem \\
+                --member PEEZ-20251103-00002 --expires 2026-12-31 --png card.png
+              peez verify --keys Keys/public PEEZ1:...
+              # one token per line, as a handheld scanner types them:
+              peez verify --keys Keys/public -
+              # the card service's HTTP API with demo data:
+              peez serve --development
 
-        Exit status: 0 when every token is valid, 1 when any is not, 2 for a usage or key-loading error.
-        """,
+            Exit status: 0 when every token is valid, 1 when any is not, 2 for a usage or key-loading error.
+            """,
         version: "1.0.0",
         subcommands: [Serve.self, Admin.self, Keys.self, Card.self, Verify.self, Counter.self, Remind.self, Backup.self, Dev.self]
     )

@@ -12,19 +12,19 @@ extension Peez {
         static let configuration = CommandConfiguration(
             abstract: "Renewal reminders: find members whose coverage ends soon and deliver each reminder once.",
             discussion: """
-            Members are reminded 7 days, 3 days and 1 day before their coverage ends, and once on the day it has \
-            ended (Algiers time). Each reminder is recorded in the ledger's database before it is delivered, \
-            leased while it is, and settled with its outcome, so runs from cron, a systemd timer or peez serve \
-            can overlap or be killed without a reminder delivered twice by them. The reminder id travels as the \
-            webhook-id: a receiver that keeps the ids it has seen also drops the one repeat a crash between a \
-            delivery and its record can cause.
+                Members are reminded 7 days, 3 days and 1 day before their coverage ends, and once on the day it has \
+                ended (Algiers time). Each reminder is recorded in the ledger's database before it is delivered, \
+                leased while it is, and settled with its outcome, so runs from cron, a systemd timer or peez serve \
+                can overlap or be killed without a reminder delivered twice by them. The reminder id travels as the \
+                webhook-id: a receiver that keeps the ids it has seen also drops the one repeat a crash between a \
+                delivery and its record can cause.
 
-            Examples:
-              # the receiver's secrets in PEEZ_WEBHOOK_SECRETS:
-              peez remind run --database var/peez.sqlite \\
-                --sink webhook:https://api.peez.dz/hooks/reminders
-              peez remind status
-            """,
+                Examples:
+                  # the receiver's secrets in PEEZ_WEBHOOK_SECRETS:
+                  peez remind run --database var/peez.sqlite \\
+                    --sink webhook:https://api.peez.dz/hooks/reminders
+                  peez remind status
+                """,
             subcommands: [Run.self, Status.self, Requeue.self, NewSecret.self],
             defaultSubcommand: Run.self
         )
@@ -43,8 +43,12 @@ enum ReminderSinkOptions {
         case .jsonLines(let path):
             return try JSONLinesSink(path: path)
         case .webhook(let url):
-            return try WebhookSink(url: url, signer: try StandardWebhookSigner(secrets: try webhookSecrets(secretsFile)), concurrency: concurrency,
-                                   timeoutSeconds: timeout)
+            return try WebhookSink(
+                url: url,
+                signer: try StandardWebhookSigner(secrets: try webhookSecrets(secretsFile)),
+                concurrency: concurrency,
+                timeoutSeconds: timeout
+            )
         }
     }
 
@@ -54,7 +58,9 @@ enum ReminderSinkOptions {
             return try String(contentsOfFile: file, encoding: .utf8)
         }
         guard let secrets = ProcessInfo.processInfo.environment["PEEZ_WEBHOOK_SECRETS"] else {
-            throw ValidationError("a webhook sink needs its whsec_ secret: set PEEZ_WEBHOOK_SECRETS or give --webhook-secrets-file (peez remind new-secret makes one)")
+            throw ValidationError(
+                "a webhook sink needs its whsec_ secret: set PEEZ_WEBHOOK_SECRETS or give --webhook-secrets-file (peez remind new-secret makes one)"
+            )
         }
         return secrets
     }
@@ -82,25 +88,25 @@ extension Peez.Remind {
         static let configuration = CommandConfiguration(
             abstract: "Record the reminders due now and deliver every open one.",
             discussion: """
-            Sinks: --sink jsonl:PATH appends one JSON object per line (flushed to the disk before it counts as \
-            delivered), jsonl:- writes them to standard output; --sink webhook:URL POSTs each as Standard Webhooks \
-            (webhook-id, webhook-timestamp, webhook-signature), signed with the whsec_ secrets in \
-            PEEZ_WEBHOOK_SECRETS (several, space separated, while a secret is rotated) or --webhook-secrets-file.
+                Sinks: --sink jsonl:PATH appends one JSON object per line (flushed to the disk before it counts as \
+                delivered), jsonl:- writes them to standard output; --sink webhook:URL POSTs each as Standard Webhooks \
+                (webhook-id, webhook-timestamp, webhook-signature), signed with the whsec_ secrets in \
+                PEEZ_WEBHOOK_SECRETS (several, space separated, while a secret is rotated) or --webhook-secrets-file.
 
-            A receiver's 2xx is delivered; 408, 429, 5xx or no connection are retried on the schedule (with \
-            jitter, honouring Retry-After); a request that timed out after it was sent is unknown and retried \
-            with the same id; any other answer is failed. Retries due within --max-wait are made in this run, \
-            later ones by the next run. Exit status 0 when every reminder was delivered (or made stale by a \
-            renewal), 1 when some failed, were exhausted or are still open, 2 for a usage error.
+                A receiver's 2xx is delivered; 408, 429, 5xx or no connection are retried on the schedule (with \
+                jitter, honouring Retry-After); a request that timed out after it was sent is unknown and retried \
+                with the same id; any other answer is failed. Retries due within --max-wait are made in this run, \
+                later ones by the next run. Exit status 0 when every reminder was delivered (or made stale by a \
+                renewal), 1 when some failed, were exhausted or are still open, 2 for a usage error.
 
-            Examples:
-              peez remind run --database var/peez.sqlite --sink jsonl:var/reminders.jsonl
-              PEEZ_WEBHOOK_SECRETS=whsec_… peez remind run \\
-                --database-url postgres://… \\
-                --sink webhook:https://api.peez.dz/hooks/reminders
-              peez remind run --database var/peez.sqlite --dry-run \\
-                --now 2026-12-24T09:00:00+01:00
-            """
+                Examples:
+                  peez remind run --database var/peez.sqlite --sink jsonl:var/reminders.jsonl
+                  PEEZ_WEBHOOK_SECRETS=whsec_… peez remind run \\
+                    --database-url postgres://… \\
+                    --sink webhook:https://api.peez.dz/hooks/reminders
+                  peez remind run --database var/peez.sqlite --dry-run \\
+                    --now 2026-12-24T09:00:00+01:00
+                """
         )
 
         @OptionGroup var store: StoreOptions
@@ -126,7 +132,10 @@ extension Peez.Remind {
         @Option(help: "Reminders leased and delivered per batch.")
         var batchSize = 500
 
-        @Option(help: "Seconds a leased reminder stays this run's before another run may take it; renewed while deliveries need it (at least --timeout + 3 for a webhook).")
+        @Option(
+            help:
+                "Seconds a leased reminder stays this run's before another run may take it; renewed while deliveries need it (at least --timeout + 3 for a webhook)."
+        )
         var leaseSeconds: Int64 = 60
 
         @Option(help: "Seconds a webhook request may take, its answer included.")
@@ -173,14 +182,24 @@ extension Peez.Remind {
             let shortestLease = ReminderLease.shortestLease(forDeliveriesOf: sink.longestDeliverySeconds)
             guard leaseSeconds >= shortestLease else {
                 await sink.close()
-                throw ValidationError("--lease-seconds must be at least \(shortestLease) for this sink: a delivery to it may take up to "
-                                      + "\(sink.longestDeliverySeconds) s (to a webhook, --timeout + 1), and the run records it before its lease ends")
+                throw ValidationError(
+                    "--lease-seconds must be at least \(shortestLease) for this sink: a delivery to it may take up to "
+                        + "\(sink.longestDeliverySeconds) s (to a webhook, --timeout + 1), and the run records it before its lease ends"
+                )
             }
             let (channel, schedule, batchSize, leaseSeconds, maxWait) = (channel, try schedule(), batchSize, leaseSeconds, maxWait)
             let display = ReminderProgress(terminal: isatty(2) == 1)
             let summary = try await store.withStore { store in
-                let runner = ReminderRunner(store: store, sink: sink, schedule: schedule, channel: channel, batchSize: batchSize,
-                                            leaseSeconds: leaseSeconds, maxWaitSeconds: maxWait, clock: clock)
+                let runner = ReminderRunner(
+                    store: store,
+                    sink: sink,
+                    schedule: schedule,
+                    channel: channel,
+                    batchSize: batchSize,
+                    leaseSeconds: leaseSeconds,
+                    maxWaitSeconds: maxWait,
+                    clock: clock
+                )
                 do {
                     let summary = try await runner.run { display.update($0) }
                     await sink.close()
@@ -224,9 +243,9 @@ extension Peez.Remind {
         static let configuration = CommandConfiguration(
             abstract: "Count reminders by state and list the open, failed and exhausted ones with their reasons.",
             discussion: """
-            Example:
-              peez remind status --limit 20
-            """
+                Example:
+                  peez remind status --limit 20
+                """
         )
 
         @OptionGroup var store: StoreOptions
@@ -237,12 +256,17 @@ extension Peez.Remind {
         func run() async throws {
             let limit = limit
             let (counts, listed) = try await store.withStore { store in
-                (try await store.reminderCounts(channel: nil), try await store.reminders(in: [.pending, .unknown, .failed, .exhausted], limit: limit))
+                (
+                    try await store.reminderCounts(channel: nil),
+                    try await store.reminders(in: [.pending, .unknown, .failed, .exhausted], limit: limit)
+                )
             }
             printNow(Reminder.State.allCases.map { "\($0.rawValue) \(counts[$0] ?? 0)" }.joined(separator: "  "))
             for reminder in listed {
-                printNow("\(reminder.state.rawValue)  \(reminder.id)  attempts \(reminder.attempts)  next \(CardDates.display(reminder.nextAttemptAt))"
-                         + (reminder.lastError.map { "  \($0)" } ?? ""))
+                printNow(
+                    "\(reminder.state.rawValue)  \(reminder.id)  attempts \(reminder.attempts)  next \(CardDates.display(reminder.nextAttemptAt))"
+                        + (reminder.lastError.map { "  \($0)" } ?? "")
+                )
             }
         }
     }
@@ -252,14 +276,14 @@ extension Peez.Remind {
         static let configuration = CommandConfiguration(
             abstract: "Open reminders again (due now, attempts from zero): by state, by creation date range, or by id.",
             discussion: """
-            Delivered and superseded reminders are never reopened.
+                Delivered and superseded reminders are never reopened.
 
-            Examples:
-              peez remind requeue --state failed --state exhausted
-              peez remind requeue --from 2026-12-01 --to 2026-12-07
-              peez remind requeue \\
-                --id rem_6f1c2a7e-8d4b-4e9a-9c3f-2b7d5e1a0c44_1798758000_3d_push
-            """
+                Examples:
+                  peez remind requeue --state failed --state exhausted
+                  peez remind requeue --from 2026-12-01 --to 2026-12-07
+                  peez remind requeue \\
+                    --id rem_6f1c2a7e-8d4b-4e9a-9c3f-2b7d5e1a0c44_1798758000_3d_push
+                """
         )
 
         @OptionGroup var store: StoreOptions
@@ -309,12 +333,12 @@ extension Peez.Remind {
         static let configuration = CommandConfiguration(
             abstract: "Print a new Standard Webhooks secret (whsec_ and 32 random bytes, base64) for the receiver and PEEZ_WEBHOOK_SECRETS.",
             discussion: """
-            Give the same secret to the receiver. To rotate, deliver with both (old and new, space separated) until \
-            the receiver knows the new one, then drop the old.
+                Give the same secret to the receiver. To rotate, deliver with both (old and new, space separated) until \
+                the receiver knows the new one, then drop the old.
 
-            Example:
-              export PEEZ_WEBHOOK_SECRETS="$(peez remind new-secret)"
-            """
+                Example:
+                  export PEEZ_WEBHOOK_SECRETS="$(peez remind new-secret)"
+                """
         )
 
         func run() {

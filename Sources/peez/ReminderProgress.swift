@@ -39,13 +39,23 @@ final class ReminderProgress: @unchecked Sendable {
     func finish(_ summary: ReminderRunner.Summary) {
         if terminal { printErrorInPlace("") }
         let rate = summary.deliverySeconds > 0 ? Double(summary.settled) / summary.deliverySeconds : 0
-        printError(String(format: "selection: %d reminder(s) recorded in %.2f s; delivery: %d settled in %.2f s (%.0f/s)",
-                          summary.due, summary.selectionSeconds, summary.settled, summary.deliverySeconds, rate))
-        printError("""
+        printError(
+            String(
+                format: "selection: %d reminder(s) recorded in %.2f s; delivery: %d settled in %.2f s (%.0f/s)",
+                summary.due,
+                summary.selectionSeconds,
+                summary.settled,
+                summary.deliverySeconds,
+                rate
+            )
+        )
+        printError(
+            """
             reminders: \(summary.due) newly due, \(summary.open) open at the start; delivered \(summary.delivered), \
             failed \(summary.failed), unknown \(summary.unknown), superseded \(summary.superseded), exhausted \(summary.exhausted), \
             retrying later \(summary.retrying); \(summary.leftOpen) still open\(summary.heldByOtherRuns > 0 ? ", \(summary.heldByOtherRuns) being delivered by another run" : ""); \(String(format: "%.1f", elapsed)) s
-            """)
+            """
+        )
     }
 
     private func printErrorInPlace(_ text: String) {

@@ -1,4 +1,3 @@
-import PeezServices
 import ArgumentParser
 import CardCrypto
 import CardServer
@@ -8,9 +7,10 @@ import Foundation
 import Hummingbird
 import Logging
 import Membership
+import MembershipPostgres
 import MembershipSQL
 import MembershipSQLite
-import MembershipPostgres
+import PeezServices
 import ServiceLifecycle
 import UnixSignals
 
@@ -20,24 +20,24 @@ extension Peez {
         static let configuration = CommandConfiguration(
             abstract: "Run the card service's HTTP API.",
             discussion: """
-            Production needs a signing key of its own (--signing-key or PEEZ_SIGNING_KEY, mode 0600); the \
-            development key is refused unless --development is given. --development also loads the demo data \
-            (vendor "Boucherie Centrale", member "Ahmed Mohamed") and fixed demo API secrets, and prints them.
+                Production needs a signing key of its own (--signing-key or PEEZ_SIGNING_KEY, mode 0600); the \
+                development key is refused unless --development is given. --development also loads the demo data \
+                (vendor "Boucherie Centrale", member "Ahmed Mohamed") and fixed demo API secrets, and prints them.
 
-            TLS: put a reverse proxy in front, or give --tls-certificate and --tls-key (PEM; or PEEZ_TLS_CERTIFICATE \
-            and PEEZ_TLS_KEY) and the service speaks https itself. Counters send the vendor secret only over https.
+                TLS: put a reverse proxy in front, or give --tls-certificate and --tls-key (PEM; or PEEZ_TLS_CERTIFICATE \
+                and PEEZ_TLS_KEY) and the service speaks https itself. Counters send the vendor secret only over https.
 
-            Examples:
-              # SQLite under var/, the development key:
-              peez serve --development
-              peez serve --signing-key /etc/peez/signing-key.pem \\
-                --published-keys /etc/peez/public \\
-                --database-url postgres://peez@db:5432/peez --host 0.0.0.0 --port 8080
-              peez serve --signing-key /var/lib/peez/keys/signing-key.pem \\
-                --host 0.0.0.0 --port 8443 \\
-                --tls-certificate /etc/peez/tls/fullchain.pem \\
-                --tls-key /etc/peez/tls/key.pem
-            """
+                Examples:
+                  # SQLite under var/, the development key:
+                  peez serve --development
+                  peez serve --signing-key /etc/peez/signing-key.pem \\
+                    --published-keys /etc/peez/public \\
+                    --database-url postgres://peez@db:5432/peez --host 0.0.0.0 --port 8080
+                  peez serve --signing-key /var/lib/peez/keys/signing-key.pem \\
+                    --host 0.0.0.0 --port 8443 \\
+                    --tls-certificate /etc/peez/tls/fullchain.pem \\
+                    --tls-key /etc/peez/tls/key.pem
+                """
         )
 
         @OptionGroup var store: StoreOptions
@@ -84,14 +84,17 @@ extension Peez {
         }
 
         func run() async throws {
-            let keyPath = signingKey ?? ProcessInfo.processInfo.environment["PEEZ_SIGNING_KEY"]
+            let keyPath =
+                signingKey ?? ProcessInfo.processInfo.environment["PEEZ_SIGNING_KEY"]
                 ?? (development ? DevelopmentData.signingKeyPath : nil)
             guard let keyPath else {
                 throw ValidationError("give --signing-key (or PEEZ_SIGNING_KEY), or run with --development to use the development key")
             }
             let key = try KeyFiles.loadPrivateKey(path: keyPath)
             if key.keyID.hex == DevelopmentData.keyID && !development {
-                throw ValidationError("\(keyPath) is the published development key; real cards must be signed with a key of your own (peez keys generate)")
+                throw ValidationError(
+                    "\(keyPath) is the published development key; real cards must be signed with a key of your own (peez keys generate)"
+                )
             }
             let folder = PublishedKeyFolder(path: publishedKeys)
             let keyRing = KeyRing(signingKey: key, publishedKeys: try folder.keys(), windows: try folder.windows())
@@ -125,17 +128,22 @@ extension Peez {
                     await pool?.poolStarted()
                     try await ledger.migrate()
                     let demoMember = development ? try await DevelopmentData.seed(cards: cards) : nil
-                    printNow("PEEZ card service on \(baseURL)  (store: \(storeOptions.effectiveDatabaseURL == nil ? storeOptions.sqlitePath : "PostgreSQL"), signing kid \(key.keyID.hex))")
+                    printNow(
+                        "PEEZ card service on \(baseURL)  (store: \(storeOptions.effectiveDatabaseURL == nil ? storeOptions.sqlitePath : "PostgreSQL"), signing kid \(key.keyID.hex))"
+                    )
                     if let demoMember { DevelopmentData.printGuide(baseURL: baseURL, membershipID: demoMember) }
-                })
+                }
+            )
             var services: [any Service] = [app]
             if let remindAt {
                 let sink = remindSink
                 await (try ReminderSinkOptions.make(sink, secretsFile: nil)).close()  // a wrong sink or secret stops the start, not the first run
                 let logger = Logger(label: "peez.reminders")
-                let daily = try DailyReminders(at: remindAt, log: { logger.info("\($0)") }) {
-                    ReminderRunner(store: ledger, sink: try ReminderSinkOptions.make(sink, secretsFile: nil))
-                }
+                let daily = try DailyReminders(
+                    at: remindAt,
+                    log: { logger.info("\($0)") },
+                    makeRunner: { ReminderRunner(store: ledger, sink: try ReminderSinkOptions.make(sink, secretsFile: nil)) }
+                )
                 services.append(DailyReminderService(daily: daily))
             }
             let lifecycleLogger = Logger(label: "peez.lifecycle")

@@ -34,7 +34,10 @@ enum ShutdownSignals {
                 var byte: UInt8 = 0
                 while true {
                     let count = read(readEnd, &byte, 1)
-                    if count == 1 { continuation.yield(Int32(byte)); continue }
+                    if count == 1 {
+                        continuation.yield(Int32(byte))
+                        continue
+                    }
                     if count < 0 && errno == EINTR { continue }
                     continuation.finish()
                     return

@@ -72,8 +72,10 @@ struct StoreOptions: ParsableArguments {
     /// Opens the store and runs `body` with it; a PostgreSQL pool runs for as long as `body` does. A PostgreSQL
     /// server that cannot be used fails the command within `reachableWithin` with one sentence; the pool alone
     /// would retry for ever, and a command run from a timer would hang.
-    func withStore<T: Sendable>(reachableWithin timeout: Duration = .seconds(10),
-                                _ body: @Sendable (SQLMembershipStore) async throws -> T) async throws -> T {
+    func withStore<T: Sendable>(
+        reachableWithin timeout: Duration = .seconds(10),
+        _ body: @Sendable (SQLMembershipStore) async throws -> T
+    ) async throws -> T {
         if let url = effectiveDatabaseURL {
             let database = try PostgresDatabase(url: url, connections: databaseConnections)
             try await database.checkReachable(within: timeout)

@@ -11,23 +11,23 @@ extension Peez {
         static let configuration = CommandConfiguration(
             abstract: "Verify card tokens offline: signature, dates and revocation.",
             discussion: """
-            Give a token as an argument, or - to read one token per line from standard input (a handheld \
-            scanner types a line per scan); each line is answered as it arrives and bad input never stops it. \
-            Blank lines are skipped. A file of tokens is verified on --jobs cores at once, the answers in input \
-            order, with a summary on standard error. With --image, every QR code in each PNG or JPEG photo or \
-            screenshot (or in each such file of a folder) is verified, the file named before its verdict.
+                Give a token as an argument, or - to read one token per line from standard input (a handheld \
+                scanner types a line per scan); each line is answered as it arrives and bad input never stops it. \
+                Blank lines are skipped. A file of tokens is verified on --jobs cores at once, the answers in input \
+                order, with a summary on standard error. With --image, every QR code in each PNG or JPEG photo or \
+                screenshot (or in each such file of a folder) is verified, the file named before its verdict.
 
-            Verdicts: valid, malformed, unsupported_algorithm, unknown_key, bad_signature, bad_claims, \
-            expired, no_paid_period, not_yet_valid, revoked.
+                Verdicts: valid, malformed, unsupported_algorithm, unknown_key, bad_signature, bad_claims, \
+                expired, no_paid_period, not_yet_valid, revoked.
 
-            Examples:
-              peez verify --keys Keys/public PEEZ1:6BFOXN*TS0BI$ZD...
-              peez verify --keys Keys/public --json - < scans.txt
-              peez verify --keys Keys/public --image photo.jpg screenshots/
+                Examples:
+                  peez verify --keys Keys/public PEEZ1:6BFOXN*TS0BI$ZD...
+                  peez verify --keys Keys/public --json - < scans.txt
+                  peez verify --keys Keys/public --image photo.jpg screenshots/
 
-            Exit status: 0 when every token is valid, 1 when any is not (or an image has no QR code, or cannot \
-            be read), 2 for a usage or key-loading error.
-            """
+                Exit status: 0 when every token is valid, 1 when any is not (or an image has no QR code, or cannot \
+                be read), 2 for a usage or key-loading error.
+                """
         )
 
         @Option(name: .long, help: "Trusted public keys: a PEM file, a folder of them, or a key set from GET /v1/keys (.json); repeat for several.")
@@ -100,7 +100,9 @@ extension Peez {
                 guard case .codes(let codes) = outcome else {
                     allValid = false
                     if json {
-                        printNow("{\(JSONText.string("file")): \(JSONText.string(file)), \(JSONText.string("error")): \(JSONText.string(outcome.reason)), \(JSONText.string("detail")): \(JSONText.string(outcome.message))}")
+                        printNow(
+                            "{\(JSONText.string("file")): \(JSONText.string(file)), \(JSONText.string("error")): \(JSONText.string(outcome.reason)), \(JSONText.string("detail")): \(JSONText.string(outcome.message))}"
+                        )
                     } else {
                         printError("\(file): \(outcome.message)")
                     }

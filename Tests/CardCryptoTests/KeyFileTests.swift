@@ -55,7 +55,9 @@ struct KeyFileTests {
 
     @Test func rfc8032TestVectorSignatureVerifies() throws {
         let key = try Ed25519PublicKey(rawRepresentation: Hex.decode("d75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707511a")!)
-        let signature = Hex.decode("e5564300c360ac729086e2cc806e828a84877f1eb8e5d974d873e065224901555fb8821590a33bacc61e39701cf9b46bd25bf5f0595bbe24655141438e7a100b")!
+        let signature = Hex.decode(
+            "e5564300c360ac729086e2cc806e828a84877f1eb8e5d974d873e065224901555fb8821590a33bacc61e39701cf9b46bd25bf5f0595bbe24655141438e7a100b"
+        )!
         #expect(key.isValidSignature(signature, for: []))
         #expect(!key.isValidSignature(signature, for: [0]))
     }
@@ -80,13 +82,16 @@ struct KeyFileTests {
 
     @Test func garbageIsNotAKey() {
         #expect(throws: CardCryptoError(.invalidKey, "")) { try Ed25519PublicKey(pem: "not a key") }
-        #expect(throws: CardCryptoError(.invalidKey, "")) { try Ed25519PrivateKey(pem: "-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n") }
+        #expect(throws: CardCryptoError(.invalidKey, "")) {
+            try Ed25519PrivateKey(pem: "-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n")
+        }
     }
 
     @Test func keySetLoadsEveryPEMInAFolder() throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let first = try Ed25519PrivateKey.generate(), second = try Ed25519PrivateKey.generate()
+        let first = try Ed25519PrivateKey.generate()
+        let second = try Ed25519PrivateKey.generate()
         try first.publicKey.pemRepresentation().write(toFile: folder.file("a.pem"), atomically: true, encoding: .utf8)
         try second.publicKey.pemRepresentation().write(toFile: folder.file("b.pem"), atomically: true, encoding: .utf8)
         try "not a key, not a .pem".write(toFile: folder.file("README.txt"), atomically: true, encoding: .utf8)

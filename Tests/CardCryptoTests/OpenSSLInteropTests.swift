@@ -32,7 +32,9 @@ struct OpenSSLInteropTests {
         let key = try Ed25519PrivateKey.generate()
         let written = try KeyFiles.writeKeyPair(key, directory: folder.path)
 
-        let envelope = try CardIssuer(signingKey: key).sign(CardClaims(subject: "PEEZ-20251103-00002", expiresAt: 2_000_000_000, issuedAt: 1_700_000_000))
+        let envelope = try CardIssuer(signingKey: key).sign(
+            CardClaims(subject: "PEEZ-20251103-00002", expiresAt: 2_000_000_000, issuedAt: 1_700_000_000)
+        )
         try Data(envelope.signatureInput).write(to: URL(fileURLWithPath: folder.file("sig-structure.bin")))
         try Data(envelope.signature).write(to: URL(fileURLWithPath: folder.file("signature.bin")))
 

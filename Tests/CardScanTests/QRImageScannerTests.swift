@@ -16,12 +16,13 @@ import Testing
             codes = try scanner.scan(fileAt: image.path).map { String(decoding: $0, as: UTF8.self) }
             outcome = codes.isEmpty ? "no_qr_code" : "codes"
         } catch {
-            outcome = switch error.kind {
-            case .notAnImage: "not_an_image"
-            case .tooLarge: "too_large"
-            case .damaged: "damaged"
-            case .unreadable, .outOfMemory: "\(error.kind)"
-            }
+            outcome =
+                switch error.kind {
+                case .notAnImage: "not_an_image"
+                case .tooLarge: "too_large"
+                case .damaged: "damaged"
+                case .unreadable, .outOfMemory: "\(error.kind)"
+                }
         }
         if let expected = image.expected.codes {
             #expect(outcome == "codes")
@@ -90,7 +91,10 @@ import Testing
         #expect(error?.description.contains("/nonexistent/card.png") == true)
     }
 
-    @Test("hundreds of randomly damaged PNG and JPEG files never crash the scanner", arguments: ["card.png", "card-photo.jpg", "card-progressive.jpg"])
+    @Test(
+        "hundreds of randomly damaged PNG and JPEG files never crash the scanner",
+        arguments: ["card.png", "card-photo.jpg", "card-progressive.jpg"]
+    )
     func damagedFilesNeverCrash(_ file: String) throws {
         let original = [UInt8](try Data(contentsOf: ImageFixtures.folder.appendingPathComponent(file)))
         var generator = SplitMix64(seed: 0x9EE2 &+ UInt64(original.count))

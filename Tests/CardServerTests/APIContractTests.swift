@@ -37,10 +37,17 @@ struct APIContractTests {
         try await ServerHarness.withLiveServer { _, client in
             for operation in Self.documentedOperations {
                 let parts = operation.split(separator: " ")
-                let path = String(parts[1]).replacingOccurrences(of: "{uuid}", with: UUID().uuidString).replacingOccurrences(of: "{id}", with: UUID().uuidString)
+                let path = String(parts[1]).replacingOccurrences(of: "{uuid}", with: UUID().uuidString).replacingOccurrences(
+                    of: "{id}",
+                    with: UUID().uuidString
+                )
                 let reply = try await client.send(HTTPRequest.Method(String(parts[0]))!, path, secret: ServerHarness.adminSecret)
                 #expect(reply.status != .methodNotAllowed, "\(operation)")
-                #expect(!(reply.errorCode == "not_found" && (reply.json["error"] as? [String: Any])?["message"].map { "\($0)".hasPrefix("No route") } == true), "\(operation)")
+                #expect(
+                    !(reply.errorCode == "not_found"
+                        && (reply.json["error"] as? [String: Any])?["message"].map { "\($0)".hasPrefix("No route") } == true),
+                    "\(operation)"
+                )
             }
         }
     }
@@ -51,9 +58,16 @@ struct APIContractTests {
             #expect(noRoute.status == .notFound && noRoute.errorCode == "not_found")
             let notJSON = try await client.send(.post, "/v1/verify", secret: ServerHarness.adminSecret, raw: Array("{not json".utf8))
             #expect(notJSON.status == .badRequest && notJSON.errorCode == "bad_request")
-            let tooLarge = try await client.send(.post, "/v1/verify", secret: ServerHarness.adminSecret,
-                                                 raw: Array("{\"token\": \"\(String(repeating: "A", count: 20_000))\"}".utf8))
-            #expect(tooLarge.status == .contentTooLarge && tooLarge.errorCode == "payload_too_large", "\(tooLarge.status) \(String(decoding: tooLarge.body, as: UTF8.self))")
+            let tooLarge = try await client.send(
+                .post,
+                "/v1/verify",
+                secret: ServerHarness.adminSecret,
+                raw: Array("{\"token\": \"\(String(repeating: "A", count: 20_000))\"}".utf8)
+            )
+            #expect(
+                tooLarge.status == .contentTooLarge && tooLarge.errorCode == "payload_too_large",
+                "\(tooLarge.status) \(String(decoding: tooLarge.body, as: UTF8.self))"
+            )
             let wrongType = try await client.send(.post, "/v1/verify", secret: ServerHarness.adminSecret, json: ["token": 42])
             #expect(wrongType.status == .unprocessableContent && wrongType.errorFields["token"] != nil)
             let badAuth = try await client.send(.get, "/v1/keys", headers: [.authorization: "Basic YWRtaW46YWRtaW4="])

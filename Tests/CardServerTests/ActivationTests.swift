@@ -34,7 +34,9 @@ struct ActivationTests {
     @Test func periodsStackAfterCurrentCoverage() async throws {
         try await ServerHarness.withLiveServer { harness, client in
             let uuid = try await client.createMember()
-            let membershipID = try #require(try await client.send(.get, "/v1/members/\(uuid)", secret: ServerHarness.backendSecret).json["membership_id"] as? String)
+            let membershipID = try #require(
+                try await client.send(.get, "/v1/members/\(uuid)", secret: ServerHarness.backendSecret).json["membership_id"] as? String
+            )
             #expect(try await client.activate(membershipID: membershipID, months: 1).status == .created)
             harness.advance(by: 86_400)
             #expect(try await client.activate(membershipID: membershipID, months: 2).status == .created)
@@ -51,11 +53,16 @@ struct ActivationTests {
     @Test func aMembershipIDWithSomethingAfterANulSellsNothing() async throws {
         try await ServerHarness.withLiveServer { _, client in
             let uuid = try await client.createMember()
-            let membershipID = try #require(try await client.send(.get, "/v1/members/\(uuid)", secret: ServerHarness.backendSecret).json["membership_id"] as? String)
+            let membershipID = try #require(
+                try await client.send(.get, "/v1/members/\(uuid)", secret: ServerHarness.backendSecret).json["membership_id"] as? String
+            )
             let reply = try await client.activate(membershipID: membershipID + "\u{0}anything", months: 1)
             #expect(reply.status == .unprocessableContent)
-            #expect((reply.json["error"] as? [String: Any])?["fields"] as? [String: String] == ["membership_id": "must look like PEEZ-20251103-00002"])
-            let periods = try await client.send(.get, "/v1/members/\(uuid)/subscription", secret: ServerHarness.backendSecret).json["periods"] as? [Any]
+            #expect(
+                (reply.json["error"] as? [String: Any])?["fields"] as? [String: String] == ["membership_id": "must look like PEEZ-20251103-00002"]
+            )
+            let periods =
+                try await client.send(.get, "/v1/members/\(uuid)/subscription", secret: ServerHarness.backendSecret).json["periods"] as? [Any]
             #expect(periods?.isEmpty == true)
         }
     }
@@ -78,7 +85,8 @@ struct ActivationTests {
             #expect(first.status == .created && retry.status == .created)
             #expect(retry.body == first.body)
             #expect(retry.headers[HTTPField.Name("Idempotent-Replayed")!] == "true")
-            let periods = try await client.send(.get, "/v1/members/\(uuid)/subscription", secret: ServerHarness.backendSecret).json["periods"] as? [Any]
+            let periods =
+                try await client.send(.get, "/v1/members/\(uuid)/subscription", secret: ServerHarness.backendSecret).json["periods"] as? [Any]
             #expect(periods?.count == 1, "the retry sold nothing twice")
 
             let reused = try await client.activate(token: token, months: 2, key: "counter-7-sale-42")
@@ -91,20 +99,42 @@ struct ActivationTests {
     @Test func aRetryWhileTheFirstIsInFlightIsAConflict() async throws {
         try await ServerHarness.withLiveServer { harness, client in
             let uuid = try await client.createMember()
-            let membershipID = try #require(try await client.send(.get, "/v1/members/\(uuid)", secret: ServerHarness.backendSecret).json["membership_id"] as? String)
+            let membershipID = try #require(
+                try await client.send(.get, "/v1/members/\(uuid)", secret: ServerHarness.backendSecret).json["membership_id"] as? String
+            )
             // The first request has started (its key is recorded) but not finished.
             let body = try JSONSerialization.data(withJSONObject: ["membership_id": membershipID, "months": 1, "amount_dzd": 300])
-            let credential = try #require(try await harness.store.credential(secretHash: APISecret.hash(ServerHarness.vendorSecret, sha256: SHA256.hash)))
-            let key = IdempotencyKey(scope: credential.id.uuidString, key: "in-flight", requestHash: Hex.encode(SHA256.hash(Array(try JSONSerialization.data(withJSONObject: try JSONSerialization.jsonObject(with: body), options: [.sortedKeys])))))
+            let credential = try #require(
+                try await harness.store.credential(secretHash: APISecret.hash(ServerHarness.vendorSecret, sha256: SHA256.hash))
+            )
+            let key = IdempotencyKey(
+                scope: credential.id.uuidString,
+                key: "in-flight",
+                requestHash: Hex.encode(
+                    SHA256.hash(
+                        Array(try JSONSerialization.data(withJSONObject: try JSONSerialization.jsonObject(with: body), options: [.sortedKeys]))
+                    )
+                )
+            )
             #expect(try await harness.store.beginIdempotentRequest(key, now: harness.now, abandonAfter: 60) == .proceed)
 
-            let retry = try await client.send(.post, "/v1/activations", secret: ServerHarness.vendorSecret, raw: Array(body),
-                                              headers: [HTTPField.Name("Idempotency-Key")!: "in-flight"])
+            let retry = try await client.send(
+                .post,
+                "/v1/activations",
+                secret: ServerHarness.vendorSecret,
+                raw: Array(body),
+                headers: [HTTPField.Name("Idempotency-Key")!: "in-flight"]
+            )
             #expect(retry.status == .conflict && retry.errorCode == "request_in_flight")
             #expect(retry.headers[.retryAfter] == "1", "a 409 in flight says when to try again")
             harness.advance(by: 61)
-            let afterCrash = try await client.send(.post, "/v1/activations", secret: ServerHarness.vendorSecret, raw: Array(body),
-                                                   headers: [HTTPField.Name("Idempotency-Key")!: "in-flight"])
+            let afterCrash = try await client.send(
+                .post,
+                "/v1/activations",
+                secret: ServerHarness.vendorSecret,
+                raw: Array(body),
+                headers: [HTTPField.Name("Idempotency-Key")!: "in-flight"]
+            )
             #expect(afterCrash.status == .created, "a key abandoned by a dead process is taken over")
         }
     }
@@ -123,7 +153,12 @@ struct ActivationTests {
             forged[40] = forged[40] == "A" ? "B" : "A"
             let forgedReply = try await client.activate(token: String(forged))
             #expect(forgedReply.status == .unprocessableContent && forgedReply.errorFields["card_token"] != nil)
-            let noKey = try await client.send(.post, "/v1/activations", secret: ServerHarness.vendorSecret, json: ["card_token": token, "months": 1, "amount_dzd": 300])
+            let noKey = try await client.send(
+                .post,
+                "/v1/activations",
+                secret: ServerHarness.vendorSecret,
+                json: ["card_token": token, "months": 1, "amount_dzd": 300]
+            )
             #expect(noKey.status == .badRequest)
             #expect(try await harness.store.periods(memberUUID: UUID(uuidString: uuid)!).isEmpty)
             // A corrected request may reuse the key of a refused one.
@@ -143,7 +178,9 @@ struct ActivationTests {
             let periods = try await harness.store.periods(memberUUID: UUID(uuidString: uuid)!)
             #expect(periods.count == 2)
             #expect(periods[1].startsAt == periods[0].endsAt)
-            #expect(CoverageSchedule.coverageEnd(periods) == AlgiersCalendar.adding(months: 1, to: AlgiersCalendar.adding(months: 1, to: harness.now)))
+            #expect(
+                CoverageSchedule.coverageEnd(periods) == AlgiersCalendar.adding(months: 1, to: AlgiersCalendar.adding(months: 1, to: harness.now))
+            )
         }
     }
 
@@ -158,7 +195,10 @@ struct ActivationTests {
 
             let revocationsBefore = try await client.send(.get, "/v1/revocations", secret: ServerHarness.vendorSecret)
             let etag = try #require(revocationsBefore.headers[.eTag])
-            #expect(try await client.send(.get, "/v1/revocations", secret: ServerHarness.vendorSecret, headers: [.ifNoneMatch: etag]).status == .notModified)
+            #expect(
+                try await client.send(.get, "/v1/revocations", secret: ServerHarness.vendorSecret, headers: [.ifNoneMatch: etag]).status
+                    == .notModified
+            )
 
             harness.advance(by: 60)
             #expect(try await client.send(.post, "/v1/activations/\(firstID)/cancel", secret: ServerHarness.vendorSecret).status == .forbidden)
@@ -171,10 +211,16 @@ struct ActivationTests {
             #expect(verdict.json["verdict"] as? String == "revoked")
             let revocations = try await client.send(.get, "/v1/revocations", secret: ServerHarness.vendorSecret, headers: [.ifNoneMatch: etag])
             #expect(revocations.status == .ok && revocations.headers[.eTag] != etag)
-            #expect(try await client.activate(token: cardBefore, months: 1).status == .created, "a revoked card still identifies its member for a renewal")
+            #expect(
+                try await client.activate(token: cardBefore, months: 1).status == .created,
+                "a revoked card still identifies its member for a renewal"
+            )
             harness.advance(by: 1)
             let fresh = try await client.cardToken(uuid)
-            #expect(try await client.send(.post, "/v1/verify", secret: ServerHarness.vendorSecret, json: ["token": fresh]).json["verdict"] as? String == "valid")
+            #expect(
+                try await client.send(.post, "/v1/verify", secret: ServerHarness.vendorSecret, json: ["token": fresh]).json["verdict"] as? String
+                    == "valid"
+            )
             #expect(try await client.send(.post, "/v1/activations/\(firstID)/cancel", secret: ServerHarness.adminSecret).status == .conflict)
         }
     }

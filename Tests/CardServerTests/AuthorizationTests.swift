@@ -57,11 +57,13 @@ struct AuthorizationTests {
 
     @Test func theMatrixNamesEveryOperationOfTheDocument() throws {
         let documented = APIContractTests.documentedOperations
-        let named = Set(Self.matrix.map { template, method, _ in
-            let path = template.replacingOccurrences(of: "{member}", with: "{uuid}").replacingOccurrences(of: "{period}", with: "{id}")
-                .replacingOccurrences(of: "{vendor}", with: "{id}")
-            return "\(method) \(path)"
-        })
+        let named = Set(
+            Self.matrix.map { template, method, _ in
+                let path = template.replacingOccurrences(of: "{member}", with: "{uuid}").replacingOccurrences(of: "{period}", with: "{id}")
+                    .replacingOccurrences(of: "{vendor}", with: "{id}")
+                return "\(method) \(path)"
+            }
+        )
         #expect(named == documented)
     }
 
@@ -75,8 +77,13 @@ struct AuthorizationTests {
                     .replacingOccurrences(of: "{period}", with: UUID().uuidString)
                     .replacingOccurrences(of: "{vendor}", with: harness.vendor.id.uuidString)
                 for caller in Caller.allCases {
-                    let reply = try await client.send(method, path, secret: caller.secret, json: Self.body(for: template, method, token: token),
-                                                      headers: [HTTPField.Name("Idempotency-Key")!: UUID().uuidString])
+                    let reply = try await client.send(
+                        method,
+                        path,
+                        secret: caller.secret,
+                        json: Self.body(for: template, method, token: token),
+                        headers: [HTTPField.Name("Idempotency-Key")!: UUID().uuidString]
+                    )
                     let refused = reply.status == .unauthorized || reply.status == .forbidden
                     #expect(refused != allowed.contains(caller), "\(method) \(template) as \(caller.rawValue): \(reply.status)")
                     if caller == .anonymous || caller == .wrongSecret, !allowed.contains(caller) {
@@ -92,8 +99,10 @@ struct AuthorizationTests {
         try await ServerHarness.withLiveServer { harness, client in
             let other = try await client.send(.get, "/v1/vendors/\(harness.otherVendor.id)", secret: ServerHarness.vendorSecret)
             let nobody = try await client.send(.get, "/v1/vendors/\(UUID())", secret: ServerHarness.vendorSecret)
-            #expect(other.status == .notFound && other.body == nobody.body && nobody.status == .notFound,
-                    "another vendor's id and an unknown id are answered alike, byte for byte")
+            #expect(
+                other.status == .notFound && other.body == nobody.body && nobody.status == .notFound,
+                "another vendor's id and an unknown id are answered alike, byte for byte"
+            )
             let itself = try await client.send(.get, "/v1/vendors/\(harness.vendor.id)", secret: ServerHarness.vendorSecret)
             #expect(itself.status == .ok && itself.json["name"] as? String == "Boucherie Centrale")
         }
@@ -101,13 +110,22 @@ struct AuthorizationTests {
 
     @Test func vendorSecretsAreShownOnceAndWork() async throws {
         try await ServerHarness.withLiveServer { harness, client in
-            let created = try await client.send(.post, "/v1/vendors", secret: ServerHarness.adminSecret,
-                                                json: ["name": "Boulangerie Es-Senia", "category": "boulangerie-patisserie", "neighbourhood": "es-senia"])
+            let created = try await client.send(
+                .post,
+                "/v1/vendors",
+                secret: ServerHarness.adminSecret,
+                json: ["name": "Boulangerie Es-Senia", "category": "boulangerie-patisserie", "neighbourhood": "es-senia"]
+            )
             #expect(created.status == .created)
             let secret = try #require(created.json["api_secret"] as? String)
             #expect(secret.hasPrefix("peez_vendor_"))
             #expect(try await client.send(.get, "/v1/keys", secret: secret).status == .ok)
-            let bad = try await client.send(.post, "/v1/vendors", secret: ServerHarness.adminSecret, json: ["name": "X", "category": "bank", "neighbourhood": "usto"])
+            let bad = try await client.send(
+                .post,
+                "/v1/vendors",
+                secret: ServerHarness.adminSecret,
+                json: ["name": "X", "category": "bank", "neighbourhood": "usto"]
+            )
             #expect(bad.status == .unprocessableContent && bad.errorFields["category"] != nil)
         }
     }
@@ -115,15 +133,19 @@ struct AuthorizationTests {
     static func body(for template: String, _ method: HTTPRequest.Method, token: String) -> Any? {
         switch (template, method) {
         case ("/v1/members", .post):
-            return ["uuid": UUID().uuidString, "name": "N", "phone": String(format: "+21377%07d", Int.random(in: 0..<9_999_999)),
-                    "email": "\(UUID().uuidString)@example.dz", "neighbourhood": "usto"]
+            return [
+                "uuid": UUID().uuidString, "name": "N", "phone": String(format: "+21377%07d", Int.random(in: 0..<9_999_999)),
+                "email": "\(UUID().uuidString)@example.dz", "neighbourhood": "usto",
+            ]
         case ("/v1/members/{member}", .patch): return ["language": "ar"]
         case ("/v1/activations", .post): return ["card_token": token, "months": 1, "amount_dzd": 300]
         case ("/v1/verify", .post): return ["token": token]
         case ("/v1/vendors", .post): return ["name": "V", "category": "pressing", "neighbourhood": "usto"]
         case ("/v1/counter/scans", .post):
-            return ["counter_id": UUID().uuidString,
-                    "entries": [["seq": 1, "at": 1_800_000_000, "verdict": "valid", "offline": true, "trust_age": 0] as [String: Any]]]
+            return [
+                "counter_id": UUID().uuidString,
+                "entries": [["seq": 1, "at": 1_800_000_000, "verdict": "valid", "offline": true, "trust_age": 0] as [String: Any]],
+            ]
         default: return nil
         }
     }

@@ -51,8 +51,10 @@ struct ConnectionLimitTests {
     @Test func aBodySentAByteAtATimeIsAnswered408AtTheBodyTimeout() async throws {
         try await ServerHarness.withLiveServer(limits: Self.short) { _, client in
             let connection = try RawConnection(port: try #require(client.port))
-            connection.send("POST /v1/verify HTTP/1.1\r\nHost: peez\r\nAuthorization: Bearer \(ServerHarness.vendorSecret)\r\n"
-                + "Content-Type: application/json\r\nContent-Length: 200\r\n\r\n")
+            connection.send(
+                "POST /v1/verify HTTP/1.1\r\nHost: peez\r\nAuthorization: Bearer \(ServerHarness.vendorSecret)\r\n"
+                    + "Content-Type: application/json\r\nContent-Length: 200\r\n\r\n"
+            )
             let start = ContinuousClock.now
             while ContinuousClock.now - start < .seconds(8), connection.send(" ") {
                 try await Task.sleep(for: .milliseconds(200))

@@ -23,15 +23,24 @@ struct CounterTrustTests {
         }
 
         func enrol(now: Int64) async throws -> CounterSync.Changes {
-            let (state, changes) = try CounterSync.enrol(try await client.fetchBundle(since: nil), server: client.server.absoluteString,
-                                                         expectedKeyID: nil, now: now)
+            let (state, changes) = try CounterSync.enrol(
+                try await client.fetchBundle(since: nil),
+                server: client.server.absoluteString,
+                expectedKeyID: nil,
+                now: now
+            )
             try store.save(state)
             return changes
         }
 
         func sync(now: Int64) async throws -> CounterSync.Changes {
             let (state, trust, _) = try store.load()
-            let (updated, changes) = try CounterSync.accept(try await client.fetchBundle(since: trust.revocationVersion), into: state, trusting: trust, now: now)
+            let (updated, changes) = try CounterSync.accept(
+                try await client.fetchBundle(since: trust.revocationVersion),
+                into: state,
+                trusting: trust,
+                now: now
+            )
             try store.save(updated)
             return changes
         }
@@ -59,7 +68,12 @@ struct CounterTrustTests {
                 let member = try await Self.paidMember(client, index: index)
                 let cancel = try await client.send(.post, "/v1/activations/\(member.periodID)/cancel", secret: ServerHarness.adminSecret)
                 #expect(cancel.status == .ok)
-                cancelledMembers.insert(try #require(try await client.send(.get, "/v1/members/\(member.uuid)", secret: ServerHarness.backendSecret).json["membership_id"] as? String))
+                cancelledMembers.insert(
+                    try #require(
+                        try await client.send(.get, "/v1/members/\(member.uuid)", secret: ServerHarness.backendSecret).json["membership_id"]
+                            as? String
+                    )
+                )
             }
             let changes = try await counter.sync(now: harness.now)
             #expect(!changes.whole && changes.membersAdded == 100 && changes.revocationVersion == 100)
@@ -72,7 +86,10 @@ struct CounterTrustTests {
             let (state, after, _) = try counter.store.load()
             #expect(state.bundles.count == 3, "the whole bundle and two deltas, each kept signed")
             let verdict = CounterVerdict.judge(Array(kept.token.utf8), trust: after, state: state, now: harness.now)
-            guard case .card(let result) = verdict.outcome else { Issue.record("\(verdict)"); return }
+            guard case .card(let result) = verdict.outcome else {
+                Issue.record("\(verdict)")
+                return
+            }
             #expect(result.verdict == .valid)
         }
     }
@@ -91,14 +108,21 @@ struct CounterTrustTests {
             #expect(throws: CardWireError.self) { try CounterSync.accept(flipped, into: state, trusting: try state.trust(), now: harness.now) }
 
             let stranger = try Ed25519PrivateKey.generate()
-            let foreign = try CounterBundle(issuedAt: harness.now + 10, validUntil: harness.now + 86_400,
-                                            keys: [try KeySetDocument.Key(stranger.publicKey, status: .current)],
-                                            revocations: RevocationListDocument(version: 0, tokenIDs: [], members: [:]))
-                .signed(with: stranger)
-            #expect(throws: CardWireError(.untrustedSignature, "")) { try CounterSync.accept(foreign, into: state, trusting: try state.trust(), now: harness.now) }
+            let foreign = try CounterBundle(
+                issuedAt: harness.now + 10,
+                validUntil: harness.now + 86_400,
+                keys: [try KeySetDocument.Key(stranger.publicKey, status: .current)],
+                revocations: RevocationListDocument(version: 0, tokenIDs: [], members: [:])
+            )
+            .signed(with: stranger)
+            #expect(throws: CardWireError(.untrustedSignature, "")) {
+                try CounterSync.accept(foreign, into: state, trusting: try state.trust(), now: harness.now)
+            }
 
             let card = Array(try await client.cardToken(try await client.createMember(7)).utf8)
-            #expect(throws: CardWireError(.notADocument, "")) { _ = try CounterBundle.open(card, trusting: TrustedKeySet([harness.signingKey.publicKey])) }
+            #expect(throws: CardWireError(.notADocument, "")) {
+                _ = try CounterBundle.open(card, trusting: TrustedKeySet([harness.signingKey.publicKey]))
+            }
             #expect(try String(contentsOfFile: folder.file("counter/state.json"), encoding: .utf8) == held, "nothing refused was written")
         }
     }
@@ -149,39 +173,66 @@ struct CounterTrustTests {
     }
 
     @Test func aNewKeyEntersThroughABundleTheOldKeySignedAndItsCardsVerifyOffline() throws {
-        let old = try Ed25519PrivateKey.generate(), new = try Ed25519PrivateKey.generate()
+        let old = try Ed25519PrivateKey.generate()
+        let new = try Ed25519PrivateKey.generate()
         let start: Int64 = 1_800_000_000
         let none = RevocationListDocument(version: 0, tokenIDs: [], members: [:])
-        let first = try CounterBundle(issuedAt: start, validUntil: start + 604_800, keys: [try KeySetDocument.Key(old.publicKey, status: .current)],
-                                      revocations: none).signed(with: old)
+        let first = try CounterBundle(
+            issuedAt: start,
+            validUntil: start + 604_800,
+            keys: [try KeySetDocument.Key(old.publicKey, status: .current)],
+            revocations: none
+        ).signed(with: old)
         var (state, _) = try CounterSync.enrol(first, server: "https://cards.example", expectedKeyID: old.keyID.hex, now: start)
         #expect(throws: CardWireError.self) { try CounterSync.enrol(first, server: "x", expectedKeyID: new.keyID.hex, now: start) }
 
         // The old key introduces the new one; after that the new one alone signs.
-        let rotation = try CounterBundle(issuedAt: start + 3_600, validUntil: start + 604_800,
-                                         keys: [try KeySetDocument.Key(new.publicKey, status: .current),
-                                                try KeySetDocument.Key(old.publicKey, status: .retired, window: KeyValidityWindow(retiredAt: start + 3_600))],
-                                         revocations: none).signed(with: old)
+        let rotation = try CounterBundle(
+            issuedAt: start + 3_600,
+            validUntil: start + 604_800,
+            keys: [
+                try KeySetDocument.Key(new.publicKey, status: .current),
+                try KeySetDocument.Key(old.publicKey, status: .retired, window: KeyValidityWindow(retiredAt: start + 3_600)),
+            ],
+            revocations: none
+        ).signed(with: old)
         (state, _) = try CounterSync.accept(rotation, into: state, trusting: try state.trust(), now: start + 3_600)
-        let later = try CounterBundle(issuedAt: start + 7_200, validUntil: start + 604_800, keys: [try KeySetDocument.Key(new.publicKey, status: .current)],
-                                      revocations: none).signed(with: new)
+        let later = try CounterBundle(
+            issuedAt: start + 7_200,
+            validUntil: start + 604_800,
+            keys: [try KeySetDocument.Key(new.publicKey, status: .current)],
+            revocations: none
+        ).signed(with: new)
         (state, _) = try CounterSync.accept(later, into: state, trusting: try state.trust(), now: start + 7_200)
 
-        let card = try CardIssuer(signingKey: new).issue(CardClaims(subject: "PEEZ-20251103-00001", expiresAt: start + 86_400, issuedAt: start + 7_300))
+        let card = try CardIssuer(signingKey: new).issue(
+            CardClaims(subject: "PEEZ-20251103-00001", expiresAt: start + 86_400, issuedAt: start + 7_300)
+        )
         let verdict = CounterVerdict.judge(Array(card.utf8), trust: try state.trust(), state: state, now: start + 7_400)
-        guard case .card(let result) = verdict.outcome else { Issue.record("\(verdict)"); return }
+        guard case .card(let result) = verdict.outcome else {
+            Issue.record("\(verdict)")
+            return
+        }
         #expect(result.verdict == .valid)
-        #expect(throws: CardWireError.self, "a replay of an older bundle") { try CounterSync.accept(rotation, into: state, trusting: try state.trust(), now: start + 7_500) }
+        #expect(throws: CardWireError.self, "a replay of an older bundle") {
+            try CounterSync.accept(rotation, into: state, trusting: try state.trust(), now: start + 7_500)
+        }
     }
 
     @Test func expiredTrustDataOrAClockSetBackGiveCannotConfirmNeverValid() throws {
         let key = try Ed25519PrivateKey.generate()
         let start: Int64 = 1_800_000_000
-        let bundle = try CounterBundle(issuedAt: start, validUntil: start + 7 * 86_400, keys: [try KeySetDocument.Key(key.publicKey, status: .current)],
-                                       revocations: RevocationListDocument(version: 0, tokenIDs: [], members: [:])).signed(with: key)
+        let bundle = try CounterBundle(
+            issuedAt: start,
+            validUntil: start + 7 * 86_400,
+            keys: [try KeySetDocument.Key(key.publicKey, status: .current)],
+            revocations: RevocationListDocument(version: 0, tokenIDs: [], members: [:])
+        ).signed(with: key)
         let (state, _) = try CounterSync.enrol(bundle, server: "https://cards.example", expectedKeyID: nil, now: start)
         let trust = try state.trust()
-        let card = Array(try CardIssuer(signingKey: key).issue(CardClaims(subject: "PEEZ-20251103-00001", expiresAt: start + 60 * 86_400, issuedAt: start)).utf8)
+        let card = Array(
+            try CardIssuer(signingKey: key).issue(CardClaims(subject: "PEEZ-20251103-00001", expiresAt: start + 60 * 86_400, issuedAt: start)).utf8
+        )
         func code(at now: Int64) -> (String, [String]) {
             let verdict = CounterVerdict.judge(card, trust: trust, state: state, now: now)
             return (verdict.code, verdict.warnings.map(\.description))

@@ -41,11 +41,21 @@ struct DocumentedRulesTests {
 
     @Test func neighbourhoodsAndCategoriesAreServedInFrenchAndArabic() async throws {
         try await ServerHarness.withLiveServer { _, client in
-            let neighbourhoods = try await client.send(.get, "/v1/neighbourhoods", secret: ServerHarness.vendorSecret).json["neighbourhoods"] as? [[String: String]]
-            let categories = try await client.send(.get, "/v1/categories", secret: ServerHarness.backendSecret).json["categories"] as? [[String: String]]
+            let neighbourhoods =
+                try await client.send(.get, "/v1/neighbourhoods", secret: ServerHarness.vendorSecret).json["neighbourhoods"] as? [[String: String]]
+            let categories =
+                try await client.send(.get, "/v1/categories", secret: ServerHarness.backendSecret).json["categories"] as? [[String: String]]
             #expect(neighbourhoods?.count == 16 && categories?.count == 12)
-            #expect(neighbourhoods?.first(where: { $0["id"] == "sidi-el-houari" }) == ["id": "sidi-el-houari", "name_fr": "Sidi El Houari", "name_ar": "سيدي الهواري"])
-            #expect((neighbourhoods ?? []) .allSatisfy { $0["name_fr"]?.isEmpty == false && $0["name_ar"]?.unicodeScalars.contains { (0x0600...0x06FF).contains($0.value) } == true })
+            #expect(
+                neighbourhoods?.first(where: { $0["id"] == "sidi-el-houari" }) == [
+                    "id": "sidi-el-houari", "name_fr": "Sidi El Houari", "name_ar": "سيدي الهواري",
+                ]
+            )
+            #expect(
+                (neighbourhoods ?? []).allSatisfy {
+                    $0["name_fr"]?.isEmpty == false && $0["name_ar"]?.unicodeScalars.contains { (0x0600...0x06FF).contains($0.value) } == true
+                }
+            )
             #expect(try await client.send(.get, "/v1/categories").status == .unauthorized)
         }
     }
@@ -55,15 +65,26 @@ struct DocumentedRulesTests {
             let kept = String(repeating: "محمد ", count: 25) + "علي"  // 128 characters, 231 bytes of UTF-8
             let name = kept + "ب"
             #expect(kept.unicodeScalars.count == 128)
-            let refused = try await client.send(.post, "/v1/members", secret: ServerHarness.backendSecret, json: [
-                "uuid": UUID().uuidString, "name": name, "phone": "+213661234567", "email": "long@example.dz", "neighbourhood": "usto"])
+            let refused = try await client.send(
+                .post,
+                "/v1/members",
+                secret: ServerHarness.backendSecret,
+                json: [
+                    "uuid": UUID().uuidString, "name": name, "phone": "+213661234567", "email": "long@example.dz", "neighbourhood": "usto",
+                ]
+            )
             #expect(refused.status == .unprocessableContent && refused.errorFields.keys.contains("name"))
             let member = try await client.createMember(name: kept)
             #expect(try await client.send(.get, "/v1/members/\(member)", secret: ServerHarness.backendSecret).json["name"] as? String == kept)
             let card = try await client.send(.get, "/v1/members/\(member)/card", secret: ServerHarness.backendSecret).json
             let shown = try #require((card["member"] as? [String: Any])?["name"] as? String)
             #expect(shown == kept, "the API shows the whole name")
-            let verified = try await client.send(.post, "/v1/verify", secret: ServerHarness.vendorSecret, json: ["token": card["token"] as? String ?? ""]).json
+            let verified = try await client.send(
+                .post,
+                "/v1/verify",
+                secret: ServerHarness.vendorSecret,
+                json: ["token": card["token"] as? String ?? ""]
+            ).json
             let onCard = try #require(verified["name"] as? String)
             #expect(onCard.utf8.count <= CardClaims.maxNameBytes && kept.hasPrefix(onCard) && onCard.count > 50)
         }
@@ -97,7 +118,8 @@ struct DocumentedRulesTests {
             func unauthenticatedKeyRequests() async throws -> Double {
                 let text = String(decoding: try await client.send(.get, "/metrics", secret: ServerHarness.adminSecret).body, as: UTF8.self)
                 let line = text.split(separator: "\n").first {
-                    $0.hasPrefix("http_server_request_duration_count{") && $0.contains(#"http_route="/v1/keys""#) && $0.contains(#"status_code="401""#)
+                    $0.hasPrefix("http_server_request_duration_count{") && $0.contains(#"http_route="/v1/keys""#)
+                        && $0.contains(#"status_code="401""#)
                 }
                 return line.flatMap { Double($0.split(separator: " ").last ?? "") } ?? 0
             }

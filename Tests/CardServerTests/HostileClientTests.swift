@@ -28,7 +28,10 @@ struct HostileClientTests {
             let port = try #require(client.port)
             let answer = try #require(await Self.raw("HEAD /health HTTP/1.1\r\nHost: peez\r\nConnection: close\r\n\r\n", port: port))
             #expect(answer.hasPrefix("HTTP/1.1 200") && answer.hasSuffix("\r\n\r\n"), "no body on the wire: \(answer)")
-            #expect(try await client.send(.head, "/v1/counter/scans", secret: ServerHarness.vendorSecret).status == .methodNotAllowed, "HEAD only where GET is")
+            #expect(
+                try await client.send(.head, "/v1/counter/scans", secret: ServerHarness.vendorSecret).status == .methodNotAllowed,
+                "HEAD only where GET is"
+            )
         }
     }
 
@@ -36,8 +39,11 @@ struct HostileClientTests {
         try await ServerHarness.withLiveServer { _, client in
             let answer = try await Self.raw("CONNECT evil.example:443 HTTP/1.1\r\nHost: evil.example:443\r\n\r\n", port: try #require(client.port))
             let lowered = answer?.lowercased() ?? ""
-            #expect(answer?.hasPrefix("HTTP/1.1 501") == true && answer?.contains(#""code":"not_implemented""#) == true
-                    && lowered.contains("content-length:") && lowered.contains("connection: close"), "\(answer ?? "still open")")
+            #expect(
+                answer?.hasPrefix("HTTP/1.1 501") == true && answer?.contains(#""code":"not_implemented""#) == true
+                    && lowered.contains("content-length:") && lowered.contains("connection: close"),
+                "\(answer ?? "still open")"
+            )
         }
     }
 
@@ -59,28 +65,48 @@ struct HostileClientTests {
         try await ServerHarness.withLiveServer { _, client in
             let valid = UUID().uuidString
             for junk in ["\u{0}<script>", "\u{0}", " ", "x", "\n"] {
-                let created = try await client.send(.post, "/v1/members", secret: ServerHarness.backendSecret, json: [
-                    "uuid": valid + junk, "name": "Amina", "phone": "+213661234567", "email": "a@example.dz", "neighbourhood": "usto",
-                ])
+                let created = try await client.send(
+                    .post,
+                    "/v1/members",
+                    secret: ServerHarness.backendSecret,
+                    json: [
+                        "uuid": valid + junk, "name": "Amina", "phone": "+213661234567", "email": "a@example.dz", "neighbourhood": "usto",
+                    ]
+                )
                 #expect(created.status == .unprocessableContent && created.errorFields["uuid"] != nil, "\(junk.debugDescription): \(created.status)")
             }
             for bad in ["{\(valid)}", String(valid.dropLast()), valid.replacingOccurrences(of: "-", with: "")] {
-                let created = try await client.send(.post, "/v1/members", secret: ServerHarness.backendSecret, json: [
-                    "uuid": bad, "name": "Amina", "phone": "+213661234567", "email": "a@example.dz", "neighbourhood": "usto",
-                ])
+                let created = try await client.send(
+                    .post,
+                    "/v1/members",
+                    secret: ServerHarness.backendSecret,
+                    json: [
+                        "uuid": bad, "name": "Amina", "phone": "+213661234567", "email": "a@example.dz", "neighbourhood": "usto",
+                    ]
+                )
                 #expect(created.status == .unprocessableContent, "\(bad)")
             }
-            let created = try await client.send(.post, "/v1/members", secret: ServerHarness.backendSecret, json: [
-                "uuid": valid, "name": "Amina", "phone": "+213661234567", "email": "a@example.dz", "neighbourhood": "usto",
-            ])
+            let created = try await client.send(
+                .post,
+                "/v1/members",
+                secret: ServerHarness.backendSecret,
+                json: [
+                    "uuid": valid, "name": "Amina", "phone": "+213661234567", "email": "a@example.dz", "neighbourhood": "usto",
+                ]
+            )
             #expect(created.status == .created && created.json["uuid"] as? String == valid.lowercased(), "answered in lower case")
             let byUpper = try await client.send(.get, "/v1/members/\(valid.uppercased())", secret: ServerHarness.backendSecret)
             #expect(byUpper.status == .ok && byUpper.json["uuid"] as? String == valid.lowercased(), "read in either case")
             let junkPath = try await client.send(.get, "/v1/members/\(valid)%00x", secret: ServerHarness.backendSecret)
             #expect(junkPath.status == .notFound)
-            let scans = try await client.send(.post, "/v1/counter/scans", secret: ServerHarness.vendorSecret, json: [
-                "counter_id": UUID().uuidString + "\u{0}junk", "entries": [ScanReportTests.entry(1)],
-            ])
+            let scans = try await client.send(
+                .post,
+                "/v1/counter/scans",
+                secret: ServerHarness.vendorSecret,
+                json: [
+                    "counter_id": UUID().uuidString + "\u{0}junk", "entries": [ScanReportTests.entry(1)],
+                ]
+            )
             #expect(scans.status == .unprocessableContent && scans.errorFields["counter_id"] != nil)
         }
     }
@@ -92,15 +118,27 @@ struct HostileClientTests {
             hostile["at"] = Int64.max
             var past = ScanReportTests.entry(2)
             past["at"] = 0
-            let refused = try await client.send(.post, "/v1/counter/scans", secret: ServerHarness.vendorSecret,
-                                                json: ["counter_id": counter, "entries": [hostile, past]])
-            #expect(refused.status == .unprocessableContent && Set(refused.errorFields.keys) == ["entries[0].at", "entries[1].at"], "\(refused.errorFields)")
+            let refused = try await client.send(
+                .post,
+                "/v1/counter/scans",
+                secret: ServerHarness.vendorSecret,
+                json: ["counter_id": counter, "entries": [hostile, past]]
+            )
+            #expect(
+                refused.status == .unprocessableContent && Set(refused.errorFields.keys) == ["entries[0].at", "entries[1].at"],
+                "\(refused.errorFields)"
+            )
 
             var ahead = ScanReportTests.entry(1)
             ahead["at"] = harness.now + 2 * 86_400
             var now = ScanReportTests.entry(2)
             now["at"] = harness.now
-            let partly = try await client.send(.post, "/v1/counter/scans", secret: ServerHarness.vendorSecret, json: ["counter_id": counter, "entries": [ahead, now]])
+            let partly = try await client.send(
+                .post,
+                "/v1/counter/scans",
+                secret: ServerHarness.vendorSecret,
+                json: ["counter_id": counter, "entries": [ahead, now]]
+            )
             #expect(partly.status == .ok && partly.json["stored"] as? Int == 1)
             let refusals = try #require(partly.json["refused"] as? [[String: Any]])
             #expect(refusals.count == 1 && refusals[0]["seq"] as? Int == 1 && (refusals[0]["reason"] as? String)?.contains("clock") == true)

@@ -6,9 +6,9 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import Membership
-import PeezServices
 import MembershipSQL
 import MembershipSQLite
+import PeezServices
 import Synchronization
 import TestSupport
 import Testing
@@ -17,8 +17,16 @@ import Testing
 struct MemberAndCardTests {
     @Test func verifyingAnAuthenticCardOfAMemberTheLedgerDoesNotKnowSaysSo() async throws {
         try await ServerHarness.withLiveServer { harness, client in
-            let stranger = Member(uuid: UUID(), membershipID: "PEEZ-20250101-00042", name: "Inconnu", phone: "+213550009999",
-                                  email: "x@example.dz", neighbourhood: "usto", language: .fr, createdAt: harness.now)
+            let stranger = Member(
+                uuid: UUID(),
+                membershipID: "PEEZ-20250101-00042",
+                name: "Inconnu",
+                phone: "+213550009999",
+                email: "x@example.dz",
+                neighbourhood: "usto",
+                language: .fr,
+                createdAt: harness.now
+            )
             let card = try harness.cards.mint(stranger, harness.now + 86_400, harness.now)
             let reply = try await client.send(.post, "/v1/verify", secret: ServerHarness.vendorSecret, json: ["token": card.token])
             #expect(reply.json["verdict"] as? String == "valid" && reply.json["coverage"] == nil)
@@ -28,8 +36,14 @@ struct MemberAndCardTests {
 
     @Test func aNameWithANulIsRefusedNotCut() async throws {
         try await ServerHarness.withLiveServer { _, client in
-            let reply = try await client.send(.post, "/v1/members", secret: ServerHarness.backendSecret, json: [
-                "uuid": UUID().uuidString, "name": "Ahmed\u{0}Evil", "phone": "+213770123457", "email": "nul@example.dz", "neighbourhood": "usto"])
+            let reply = try await client.send(
+                .post,
+                "/v1/members",
+                secret: ServerHarness.backendSecret,
+                json: [
+                    "uuid": UUID().uuidString, "name": "Ahmed\u{0}Evil", "phone": "+213770123457", "email": "nul@example.dz", "neighbourhood": "usto",
+                ]
+            )
             #expect(reply.status == .unprocessableContent)
             let fields = (reply.json["error"] as? [String: Any])?["fields"] as? [String: String]
             #expect(fields?.keys.sorted() == ["name"] && fields?["name"]?.contains("U+0000") == true, "\(reply.json)")
@@ -38,8 +52,10 @@ struct MemberAndCardTests {
 
     @Test func membersAreCreatedOnceAndValidatedFieldByField() async throws {
         try await ServerHarness.withLiveServer { _, client in
-            let body: [String: Any] = ["uuid": UUID().uuidString, "name": "Amina Benali", "phone": "+213770123456",
-                                       "email": "amina@example.dz", "neighbourhood": "gambetta", "language": "ar"]
+            let body: [String: Any] = [
+                "uuid": UUID().uuidString, "name": "Amina Benali", "phone": "+213770123456",
+                "email": "amina@example.dz", "neighbourhood": "gambetta", "language": "ar",
+            ]
             let created = try await client.send(.post, "/v1/members", secret: ServerHarness.backendSecret, json: body)
             #expect(created.status == .created)
             #expect((created.json["membership_id"] as? String)?.hasPrefix("PEEZ-20260131-") == true)
@@ -49,8 +65,14 @@ struct MemberAndCardTests {
             changed["name"] = "Other"
             #expect(try await client.send(.post, "/v1/members", secret: ServerHarness.backendSecret, json: changed).status == .conflict)
 
-            let invalid = try await client.send(.post, "/v1/members", secret: ServerHarness.backendSecret, json: [
-                "uuid": UUID().uuidString, "name": "", "phone": "0550", "email": "x", "neighbourhood": "nowhere"])
+            let invalid = try await client.send(
+                .post,
+                "/v1/members",
+                secret: ServerHarness.backendSecret,
+                json: [
+                    "uuid": UUID().uuidString, "name": "", "phone": "0550", "email": "x", "neighbourhood": "nowhere",
+                ]
+            )
             #expect(invalid.status == .unprocessableContent)
             #expect(Set(invalid.errorFields.keys) == ["name", "phone", "email", "neighbourhood"])
             let missing = try await client.send(.post, "/v1/members", secret: ServerHarness.backendSecret, json: ["name": "x"])
@@ -82,7 +104,12 @@ struct MemberAndCardTests {
             let reply = try await client.send(.get, "/v1/members/\(uuid)/card.png", secret: ServerHarness.backendSecret)
             #expect(reply.status == .ok && reply.headers[.contentType] == "image/png")
             let etag = try #require(reply.headers[.eTag])
-            let cached = try await client.send(.get, "/v1/members/\(uuid)/card.png", secret: ServerHarness.backendSecret, headers: [.ifNoneMatch: etag])
+            let cached = try await client.send(
+                .get,
+                "/v1/members/\(uuid)/card.png",
+                secret: ServerHarness.backendSecret,
+                headers: [.ifNoneMatch: etag]
+            )
             #expect(cached.status == .notModified && cached.body.isEmpty)
 
             let path = harness.folder.file("card.png")
@@ -96,7 +123,12 @@ struct MemberAndCardTests {
         try await ServerHarness.withLiveServer { _, client in
             let uuid = try await client.createMember()
             let before = try await client.cardToken(uuid)
-            let patched = try await client.send(.patch, "/v1/members/\(uuid)", secret: ServerHarness.backendSecret, json: ["name": "Ahmed Ben Mohamed"])
+            let patched = try await client.send(
+                .patch,
+                "/v1/members/\(uuid)",
+                secret: ServerHarness.backendSecret,
+                json: ["name": "Ahmed Ben Mohamed"]
+            )
             #expect(patched.status == .ok && patched.json["name"] as? String == "Ahmed Ben Mohamed")
             let after = try await client.cardToken(uuid)
             #expect(after != before)

@@ -21,8 +21,15 @@ struct ReminderLeaseTests {
             #expect(try await store.recordDueReminders(channel: "push", now: start, batchSeconds: 3_600) == 2)
             let ids = try await store.leaseReminders(channel: "push", owner: "a", limit: 2, now: start, leaseSeconds: 10).map(\.reminder.id)
             let now = Mutex(start + 2)
-            let lease = ReminderLease(store: store, owner: "a", ids: ids, validUntil: start + 10, leaseSeconds: 10,
-                                      longestDeliverySeconds: 3, clock: { now.withLock { $0 } })
+            let lease = ReminderLease(
+                store: store,
+                owner: "a",
+                ids: ids,
+                validUntil: start + 10,
+                leaseSeconds: 10,
+                longestDeliverySeconds: 3,
+                clock: { now.withLock { $0 } }
+            )
             // Deliveries of up to 3 s, and (10 - 3) / 2 = 3 s to record them: room while now + 1 + 3 + 3 <= the lease's end.
             #expect(await lease.mayStart(ids[0]))
             let takenByB = try await store.leaseReminders(channel: "push", owner: "b", limit: 2, now: start + 10, leaseSeconds: 10)
@@ -36,8 +43,15 @@ struct ReminderLeaseTests {
             let other = try await store.leaseReminders(channel: "push", owner: "c", limit: 2, now: start + 20, leaseSeconds: 10).map(\.reminder.id)
             #expect(Set(other) == Set(ids))
             now.withLock { $0 = start + 25 }
-            let renewing = ReminderLease(store: store, owner: "c", ids: other, validUntil: start + 30, leaseSeconds: 10,
-                                         longestDeliverySeconds: 3, clock: { now.withLock { $0 } })
+            let renewing = ReminderLease(
+                store: store,
+                owner: "c",
+                ids: other,
+                validUntil: start + 30,
+                leaseSeconds: 10,
+                longestDeliverySeconds: 3,
+                clock: { now.withLock { $0 } }
+            )
             #expect(await renewing.mayStart(other[1]), "renewed to start + 35")
             let takenByD = try await store.leaseReminders(channel: "push", owner: "d", limit: 2, now: start + 32, leaseSeconds: 10)
             #expect(takenByD.isEmpty, "both reminders of the batch are still c's after the first lease would have ended")

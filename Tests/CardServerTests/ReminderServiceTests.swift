@@ -11,8 +11,10 @@ struct ReminderServiceTests {
         // The example of the Standard Webhooks specification.
         let signer = try StandardWebhookSigner(secrets: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw")
         let body = Array(#"{"test": 2432232314}"#.utf8)
-        #expect(signer.signature(id: "msg_p5jXN8AQM9LWM0D4loKWxJek", timestamp: 1_614_265_330, body: body)
-                == "v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=")
+        #expect(
+            signer.signature(id: "msg_p5jXN8AQM9LWM0D4loKWxJek", timestamp: 1_614_265_330, body: body)
+                == "v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE="
+        )
         let rotating = try StandardWebhookSigner(secrets: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw " + StandardWebhookSigner.newSecret())
         let both = rotating.signature(id: "msg_p5jXN8AQM9LWM0D4loKWxJek", timestamp: 1_614_265_330, body: body).split(separator: " ")
         #expect(both.count == 2 && both[0] == "v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=")
@@ -24,18 +26,34 @@ struct ReminderServiceTests {
     static func due(_ language: String, _ threshold: Reminder.Threshold) -> DueReminder {
         let uuid = UUID(uuidString: "6f1c2a7e-8d4b-4e9a-9c3f-2b7d5e1a0c44")!
         let end = AlgiersCalendar.startOfDay("2027-01-01")!
-        let reminder = Reminder(id: Reminder.id(memberUUID: uuid, coverageEnd: end, threshold: threshold, channel: "push"), memberUUID: uuid,
-                                coverageEnd: end, threshold: threshold, channel: "push", state: .pending, attempts: 1, nextAttemptAt: 0,
-                                lastError: nil, createdAt: 0, deliveredAt: nil)
+        let reminder = Reminder(
+            id: Reminder.id(memberUUID: uuid, coverageEnd: end, threshold: threshold, channel: "push"),
+            memberUUID: uuid,
+            coverageEnd: end,
+            threshold: threshold,
+            channel: "push",
+            state: .pending,
+            attempts: 1,
+            nextAttemptAt: 0,
+            lastError: nil,
+            createdAt: 0,
+            deliveredAt: nil
+        )
         return DueReminder(reminder: reminder, membershipID: "PEEZ-20251103-00002", name: "Amina", language: language, currentCoverageEnd: end)
     }
 
     @Test func textsComeFromTheTemplatesInTheMembersLanguageFrenchByDefault() {
         let templates = ReminderTemplates.builtIn
         let threeDaysBefore = AlgiersCalendar.startOfDay("2026-12-28")! + 9 * 3_600  // the last day covered is 2026-12-31
-        #expect(templates.render(Self.due("fr", .threeDays), now: threeDaysBefore).body == "Votre abonnement PEEZ expire dans 3 jours — renouvelez chez n'importe quel commerçant partenaire")
+        #expect(
+            templates.render(Self.due("fr", .threeDays), now: threeDaysBefore).body
+                == "Votre abonnement PEEZ expire dans 3 jours — renouvelez chez n'importe quel commerçant partenaire"
+        )
         #expect(templates.render(Self.due("ar", .threeDays), now: threeDaysBefore).body == "ينتهي اشتراكك في PEEZ خلال 3 أيام — جدّد لدى أي تاجر شريك")
-        #expect(templates.render(Self.due("ar", .ended), now: threeDaysBefore + 5 * 86_400).body.contains("2026-12-31"), "the last day covered, not the end's midnight")
+        #expect(
+            templates.render(Self.due("ar", .ended), now: threeDaysBefore + 5 * 86_400).body.contains("2026-12-31"),
+            "the last day covered, not the end's midnight"
+        )
         #expect(templates.render(Self.due("de", .oneDay), now: threeDaysBefore).language == "fr")
         #expect(templates.render(Self.due("fr", .oneDay), now: threeDaysBefore).deepLink == "peez://renew?membership_id=PEEZ-20251103-00002")
         let message = ReminderMessage(Self.due("fr", .sevenDays), templates: templates, now: 0)
@@ -53,7 +71,13 @@ struct ReminderServiceTests {
         let base = Self.due(language, .oneDay)
         var reminder = base.reminder
         reminder.coverageEnd = time(end)
-        let due = DueReminder(reminder: reminder, membershipID: base.membershipID, name: base.name, language: language, currentCoverageEnd: reminder.coverageEnd)
+        let due = DueReminder(
+            reminder: reminder,
+            membershipID: base.membershipID,
+            name: base.name,
+            language: language,
+            currentCoverageEnd: reminder.coverageEnd
+        )
         return ReminderTemplates.builtIn.render(due, now: time(sent)).body
     }
 
@@ -75,12 +99,12 @@ struct ReminderServiceTests {
     }
 
     @Test func theDailyRunIsAtTheAlgiersTimeGiven() throws {
-        let daily = try DailyReminders(at: "09:30", log: { _ in }) { throw ReminderSinkError("not run") }
+        let daily = try DailyReminders(at: "09:30", log: { _ in }, makeRunner: { throw ReminderSinkError("not run") })
         let morning = AlgiersCalendar.startOfDay("2026-12-20")! + 8 * 3_600
         #expect(daily.nextRun(after: morning) == morning + 5_400)
         #expect(daily.nextRun(after: morning + 5_400) == morning + 5_400 + 86_400, "just run: tomorrow")
         for bad in ["9h30", "24:00", "09:60", "09:5", ""] {
-            #expect(throws: ReminderSinkError.self) { try DailyReminders(at: bad, log: { _ in }) { throw ReminderSinkError("") } }
+            #expect(throws: ReminderSinkError.self) { try DailyReminders(at: bad, log: { _ in }, makeRunner: { throw ReminderSinkError("") }) }
         }
     }
 }

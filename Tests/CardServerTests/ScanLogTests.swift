@@ -16,8 +16,14 @@ struct ScanLogTests {
     static func filledLog(_ folder: TemporaryFolder, count: Int = 5) throws -> ScanLog {
         let log = ScanLog(path: folder.file("scans.log"))
         for index in 1...count {
-            try log.append(deviceTime: 1_800_000_000 + Int64(index), verdict: index == 3 ? "revoked" : "valid", member: "PEEZ-20251103-0000\(index)",
-                           tokenID: String(repeating: "a", count: 15) + String(index), offline: true, state: Self.state(syncedAt: 1_800_000_000 - 3_600))
+            try log.append(
+                deviceTime: 1_800_000_000 + Int64(index),
+                verdict: index == 3 ? "revoked" : "valid",
+                member: "PEEZ-20251103-0000\(index)",
+                tokenID: String(repeating: "a", count: 15) + String(index),
+                offline: true,
+                state: Self.state(syncedAt: 1_800_000_000 - 3_600)
+            )
         }
         return log
     }
@@ -27,11 +33,32 @@ struct ScanLogTests {
         defer { folder.remove() }
         let log = ScanLog(path: folder.file("scans.log"))
         let synced: Int64 = 1_800_000_000
-        let setBack = try log.append(deviceTime: synced - 86_400, verdict: "cannot_confirm", member: nil, tokenID: nil, offline: true, state: Self.state(syncedAt: synced))
+        let setBack = try log.append(
+            deviceTime: synced - 86_400,
+            verdict: "cannot_confirm",
+            member: nil,
+            tokenID: nil,
+            offline: true,
+            state: Self.state(syncedAt: synced)
+        )
         #expect(setBack.clockWrong && setBack.trustAge == 0 && setBack.at == synced - 86_400)
-        let in1970 = try log.append(deviceTime: 5, verdict: "cannot_confirm", member: nil, tokenID: nil, offline: true, state: Self.state(syncedAt: synced))
+        let in1970 = try log.append(
+            deviceTime: 5,
+            verdict: "cannot_confirm",
+            member: nil,
+            tokenID: nil,
+            offline: true,
+            state: Self.state(syncedAt: synced)
+        )
         #expect(in1970.clockWrong && in1970.at == synced, "a reading outside any real time is replaced by the service time last seen")
-        let right = try log.append(deviceTime: synced + 60, verdict: "valid", member: nil, tokenID: nil, offline: true, state: Self.state(syncedAt: synced))
+        let right = try log.append(
+            deviceTime: synced + 60,
+            verdict: "valid",
+            member: nil,
+            tokenID: nil,
+            offline: true,
+            state: Self.state(syncedAt: synced)
+        )
         #expect(!right.clockWrong && right.trustAge == 60)
         for entry in try log.read().entries {
             #expect(entry.problems.isEmpty, "the counter never logs what the service's rules refuse: \(entry)")
@@ -39,7 +66,15 @@ struct ScanLogTests {
     }
 
     @Test func theSharedRulesNameEachBadValueAndRefuseATimeFarAheadOfTheService() {
-        let entry = ScanLog.Entry(seq: 0, at: 9_223_372_036_854_775_807, verdict: "maybe", member: "PEEZ-1", tokenID: "ABC", offline: true, trustAge: -1)
+        let entry = ScanLog.Entry(
+            seq: 0,
+            at: 9_223_372_036_854_775_807,
+            verdict: "maybe",
+            member: "PEEZ-1",
+            tokenID: "ABC",
+            offline: true,
+            trustAge: -1
+        )
         #expect(Set(entry.problems.keys) == ["seq", "at", "verdict", "member", "token_id", "trust_age"])
         let ahead = ScanLog.Entry(seq: 1, at: 1_800_000_000 + 86_401, verdict: "valid", member: nil, tokenID: nil, offline: true, trustAge: 0)
         #expect(ahead.problems.isEmpty && ahead.refusal(serviceNow: 1_800_000_000) != nil)
@@ -75,12 +110,20 @@ struct ScanLogTests {
             default: lines.removeLast()
             }
         }
-        guard case .broken(let line, _) = try log.read().integrity else { Issue.record("\(change) was not found"); return }
+        guard case .broken(let line, _) = try log.read().integrity else {
+            Issue.record("\(change) was not found")
+            return
+        }
         #expect(line == (change == "cut off the end" ? 5 : change == "swapped" ? 2 : 3))
     }
 
     @Test func theCSVExportQuotesWhatNeedsIt() throws {
-        let csv = ScanLog.csv([ScanLog.Entry(seq: 1, at: 1_800_000_000, verdict: "valid", member: "PEEZ,\"odd\"", tokenID: nil, offline: true, trustAge: 60)])
-        #expect(csv == "seq,time,verdict,member,token_id,offline,trust_age_seconds,clock_wrong\r\n1,2027-01-15T09:00:00+01:00,valid,\"PEEZ,\"\"odd\"\"\",,yes,60,no\r\n")
+        let csv = ScanLog.csv([
+            ScanLog.Entry(seq: 1, at: 1_800_000_000, verdict: "valid", member: "PEEZ,\"odd\"", tokenID: nil, offline: true, trustAge: 60)
+        ])
+        #expect(
+            csv
+                == "seq,time,verdict,member,token_id,offline,trust_age_seconds,clock_wrong\r\n1,2027-01-15T09:00:00+01:00,valid,\"PEEZ,\"\"odd\"\"\",,yes,60,no\r\n"
+        )
     }
 }

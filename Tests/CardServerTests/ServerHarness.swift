@@ -1,4 +1,3 @@
-import PeezServices
 import CardCrypto
 import CardServer
 import CardToken
@@ -9,6 +8,7 @@ import HummingbirdTesting
 import Membership
 import MembershipSQL
 import MembershipSQLite
+import PeezServices
 import Synchronization
 import TestSupport
 import Testing
@@ -33,8 +33,15 @@ final class ServerHarness: Sendable {
     var now: Int64 { clock.now }
     func advance(by seconds: Int64) { clock.advance(by: seconds) }
 
-    private init(folder: TemporaryFolder, database: SQLiteDatabase, store: SQLMembershipStore, signingKey: Ed25519PrivateKey,
-                 start: Int64, vendor: Vendor, otherVendor: Vendor) {
+    private init(
+        folder: TemporaryFolder,
+        database: SQLiteDatabase,
+        store: SQLMembershipStore,
+        signingKey: Ed25519PrivateKey,
+        start: Int64,
+        vendor: Vendor,
+        otherVendor: Vendor
+    ) {
         self.folder = folder
         self.database = database
         self.store = store
@@ -62,17 +69,29 @@ final class ServerHarness: Sendable {
         try await Provisioning.saveCredential(store: store, secret: backendSecret, role: .backend, vendorID: nil, label: "t", now: start)
         try await Provisioning.saveCredential(store: store, secret: vendorSecret, role: .vendor, vendorID: vendor.id, label: "t", now: start)
         try await Provisioning.saveCredential(store: store, secret: otherVendorSecret, role: .vendor, vendorID: other.id, label: "t", now: start)
-        return ServerHarness(folder: folder, database: database, store: store, signingKey: try Ed25519PrivateKey.generate(),
-                             start: start, vendor: vendor, otherVendor: other)
+        return ServerHarness(
+            folder: folder,
+            database: database,
+            store: store,
+            signingKey: try Ed25519PrivateKey.generate(),
+            start: start,
+            vendor: vendor,
+            otherVendor: other
+        )
     }
 
     /// Runs `body` against the service listening on a real loopback socket.
-    static func withLiveServer(limits: ConnectionLimits = ConnectionLimits(),
-                               _ body: @Sendable (ServerHarness, any TestClientProtocol) async throws -> Void) async throws {
+    static func withLiveServer(
+        limits: ConnectionLimits = ConnectionLimits(),
+        _ body: @Sendable (ServerHarness, any TestClientProtocol) async throws -> Void
+    ) async throws {
         let harness = try await make()
         defer { harness.folder.remove() }
-        let app = buildApplication(cards: harness.cards, metrics: metrics,
-                                   configuration: ServerConfiguration(host: "127.0.0.1", port: 0, limits: limits))
+        let app = buildApplication(
+            cards: harness.cards,
+            metrics: metrics,
+            configuration: ServerConfiguration(host: "127.0.0.1", port: 0, limits: limits)
+        )
         try await app.test(.live) { client in try await body(harness, client) }
         try await harness.database.close()
     }
@@ -91,8 +110,14 @@ struct Reply: Sendable {
 
 extension TestClientProtocol {
     /// One request with an optional bearer secret and JSON body.
-    func send(_ method: HTTPRequest.Method, _ path: String, secret: String? = nil, json: Any? = nil, raw: [UInt8]? = nil,
-              headers extra: HTTPFields = [:]) async throws -> Reply {
+    func send(
+        _ method: HTTPRequest.Method,
+        _ path: String,
+        secret: String? = nil,
+        json: Any? = nil,
+        raw: [UInt8]? = nil,
+        headers extra: HTTPFields = [:]
+    ) async throws -> Reply {
         var headers = extra
         if let secret { headers[.authorization] = "Bearer \(secret)" }
         var body: ByteBuffer? = nil
@@ -110,9 +135,14 @@ extension TestClientProtocol {
     /// Creates a member through the API and returns its uuid.
     func createMember(_ index: Int = 1, name: String = "Ahmed Mohamed") async throws -> String {
         let uuid = UUID().uuidString.lowercased()
-        let reply = try await send(.post, "/v1/members", secret: ServerHarness.backendSecret, json: [
-            "uuid": uuid, "name": name, "phone": String(format: "+21366%07d", index), "email": "m\(index)@example.dz", "neighbourhood": "usto",
-        ])
+        let reply = try await send(
+            .post,
+            "/v1/members",
+            secret: ServerHarness.backendSecret,
+            json: [
+                "uuid": uuid, "name": name, "phone": String(format: "+21366%07d", index), "email": "m\(index)@example.dz", "neighbourhood": "usto",
+            ]
+        )
         guard reply.status == .created else { throw HarnessError(reply: reply) }
         return uuid
     }
@@ -125,8 +155,14 @@ extension TestClientProtocol {
     }
 
     /// A vendor activation with a fresh idempotency key.
-    func activate(token: String? = nil, membershipID: String? = nil, months: Int = 1, amount: Int? = nil,
-                  secret: String = ServerHarness.vendorSecret, key: String = UUID().uuidString) async throws -> Reply {
+    func activate(
+        token: String? = nil,
+        membershipID: String? = nil,
+        months: Int = 1,
+        amount: Int? = nil,
+        secret: String = ServerHarness.vendorSecret,
+        key: String = UUID().uuidString
+    ) async throws -> Reply {
         var body: [String: Any] = ["months": months, "amount_dzd": amount ?? 300 * months]
         if let token { body["card_token"] = token }
         if let membershipID { body["membership_id"] = membershipID }

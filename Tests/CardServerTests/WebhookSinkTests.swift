@@ -43,13 +43,16 @@ struct WebhookSinkTests {
         router.post("timeout") { _, _ in Response(status: .requestTimeout) }
         router.post("trickle") { _, _ in
             // A refusal whose words come a byte at a time, never quite idle long enough for a read timeout.
-            Response(status: .badRequest, body: ResponseBody { writer in
-                for _ in 0..<40 {
-                    try await writer.write(ByteBuffer(string: "."))
-                    try await Task.sleep(for: .milliseconds(500))
+            Response(
+                status: .badRequest,
+                body: ResponseBody { writer in
+                    for _ in 0..<40 {
+                        try await writer.write(ByteBuffer(string: "."))
+                        try await Task.sleep(for: .milliseconds(500))
+                    }
+                    try await writer.finish(nil)
                 }
-                try await writer.finish(nil)
-            })
+            )
         }
         router.post("slow") { _, _ -> HTTPResponse.Status in
             try await Task.sleep(for: .seconds(6))
@@ -64,7 +67,11 @@ struct WebhookSinkTests {
     /// One delivery's outcome. The timeout is the sink's own: long enough for a test machine busy with every
     /// other suite, except where the test waits for it.
     static func outcome(port: Int, path: String, timeoutSeconds: Int64 = 30, mayStart: Bool = true) async throws -> ReminderOutcome {
-        let sink = try WebhookSink(url: "http://127.0.0.1:\(port)/\(path)", signer: try StandardWebhookSigner(secrets: secret), timeoutSeconds: timeoutSeconds)
+        let sink = try WebhookSink(
+            url: "http://127.0.0.1:\(port)/\(path)",
+            signer: try StandardWebhookSigner(secrets: secret),
+            timeoutSeconds: timeoutSeconds
+        )
         let outcomes = await sink.deliver([message]) { _ in mayStart }
         await sink.close()
         return try #require(outcomes.first)
@@ -77,8 +84,10 @@ struct WebhookSinkTests {
             let timestamp = try #require(headers[HTTPField.Name("webhook-timestamp")!].flatMap { Int64($0) })
             #expect(headers[HTTPField.Name("webhook-id")!] == Self.message.id)
             #expect(abs(timestamp - Int64(Date().timeIntervalSince1970)) < 60, "signed now, in seconds")
-            #expect(headers[HTTPField.Name("webhook-signature")!]
-                    == (try StandardWebhookSigner(secrets: Self.secret)).signature(id: Self.message.id, timestamp: timestamp, body: Self.message.body))
+            #expect(
+                headers[HTTPField.Name("webhook-signature")!]
+                    == (try StandardWebhookSigner(secrets: Self.secret)).signature(id: Self.message.id, timestamp: timestamp, body: Self.message.body)
+            )
             #expect(headers[.contentType] == "application/json")
         }
     }
@@ -91,7 +100,10 @@ struct WebhookSinkTests {
             }
             #expect(reason.hasPrefix("the receiver answered 410: "))
             #expect(reason.contains("no such hook"))
-            #expect(!reason.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x202E }, "no escape sequence or line break reaches a terminal: \(reason.debugDescription)")
+            #expect(
+                !reason.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x202E },
+                "no escape sequence or line break reaches a terminal: \(reason.debugDescription)"
+            )
         }
     }
 

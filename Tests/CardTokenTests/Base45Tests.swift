@@ -3,7 +3,10 @@ import Testing
 
 @Suite("Base45 (RFC 9285)")
 struct Base45Tests {
-    @Test("the RFC's examples encode and decode", arguments: [("AB", "BB8"), ("Hello!!", "%69 VD92EX0"), ("base-45", "UJCLQE7W581"), ("ietf!", "QED8WEX0")])
+    @Test(
+        "the RFC's examples encode and decode",
+        arguments: [("AB", "BB8"), ("Hello!!", "%69 VD92EX0"), ("base-45", "UJCLQE7W581"), ("ietf!", "QED8WEX0")]
+    )
     func rfcExamples(plain: String, encoded: String) throws {
         #expect(Base45.encode(Array(plain.utf8)) == encoded)
         #expect(try Base45.decode(Array(encoded.utf8)) == Array(plain.utf8))

@@ -12,7 +12,10 @@ struct CardTokenVectorTests {
         let result = try manifest.verifier(for: vector).verify(vector.token, now: vector.now)
 
         #expect(result.verdict.rawValue == vector.expected.verdict, "\(vector.description): \(result.detail)")
-        #expect(result.step == vector.expected.step, "\(vector.description): refused at step \(result.step.map(String.init) ?? "none"), not \(vector.expected.step.map(String.init) ?? "none"): \(result.detail)")
+        #expect(
+            result.step == vector.expected.step,
+            "\(vector.description): refused at step \(result.step.map(String.init) ?? "none"), not \(vector.expected.step.map(String.init) ?? "none"): \(result.detail)"
+        )
         if vector.expected.verdict != "valid" { #expect(vector.expected.step != nil, "every refusal names its step") }
         if let kid = vector.expected.kid { #expect(result.keyID?.hex == kid) }
         if let sub = vector.expected.sub {
@@ -35,16 +38,21 @@ struct CardTokenVectorTests {
 
     @Test("the Swift issuer writes the valid vectors byte for byte")
     func issuerReproducesIndependentVectors() throws {
-        let issuers = ["primary": CardIssuer(signingKey: try VectorManifest.signingKey("primary")),
-                       "other": CardIssuer(signingKey: try VectorManifest.signingKey("other"))]
+        let issuers = [
+            "primary": CardIssuer(signingKey: try VectorManifest.signingKey("primary")),
+            "other": CardIssuer(signingKey: try VectorManifest.signingKey("other")),
+        ]
         let reproducible = VectorManifest.shared.vectors.filter {
             $0.expected.verdict == "valid" && !$0.id.contains("unknown-claim")
         }
         #expect(reproducible.count >= 6)
         for vector in reproducible {
             let claims = CardClaims(
-                subject: vector.expected.sub!, expiresAt: vector.expected.exp!, issuedAt: vector.expected.iat!,
-                tokenID: TokenID(hex: vector.expected.cti!)!, name: vector.expected.name
+                subject: vector.expected.sub!,
+                expiresAt: vector.expected.exp!,
+                issuedAt: vector.expected.iat!,
+                tokenID: TokenID(hex: vector.expected.cti!)!,
+                name: vector.expected.name
             )
             let issuer = vector.expected.kid == issuers["primary"]!.signingKey.keyID.hex ? issuers["primary"]! : issuers["other"]!
             let trimmed = vector.token.trimmingCharacters(in: .whitespacesAndNewlines)

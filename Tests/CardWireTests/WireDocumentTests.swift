@@ -15,12 +15,17 @@ struct WireDocumentTests {
         try "{\"keys\": [{\"kid\": \"\(key.keyID.hex)\", \"pem\": \"\(pem)\", \"status\": \"current\"}]}"
             .write(toFile: folder.file("keys.json"), atomically: true, encoding: .utf8)
         #expect(try TrustedKeyFiles.load(paths: [folder.file("keys.json")]).keys.map(\.keyID) == [key.keyID])
-        try "{\"keys\": [{\"kid\": \"0000000000000000\", \"pem\": \"\(pem)\"}]}".write(toFile: folder.file("lying.json"), atomically: true, encoding: .utf8)
+        try "{\"keys\": [{\"kid\": \"0000000000000000\", \"pem\": \"\(pem)\"}]}".write(
+            toFile: folder.file("lying.json"),
+            atomically: true,
+            encoding: .utf8
+        )
         #expect(throws: CardWireError(.invalidKey, "")) { try TrustedKeyFiles.load(paths: [folder.file("lying.json")]) }
     }
 
     @Test func theServedKeySetRoundTripsAndEachKeyIsCheckedAgainstItsPEM() throws {
-        let current = try Ed25519PrivateKey.generate().publicKey, retired = try Ed25519PrivateKey.generate().publicKey
+        let current = try Ed25519PrivateKey.generate().publicKey
+        let retired = try Ed25519PrivateKey.generate().publicKey
         let document = try KeySetDocument(current: current, retired: [retired])
         #expect(document.keys.map(\.status) == [.current, .retired])
         let decoded = try KeySetDocument.decode(Array(try JSONEncoder().encode(document)))
@@ -43,8 +48,10 @@ struct WireDocumentTests {
         #expect(json.contains("\"published_at\":\(issuedAt - 86_400)") && json.contains("\"retired_at\":\(issuedAt + 3_600)"))
         let unbounded = try KeySetDocument(current: signer.publicKey, retired: [])
         let unboundedJSON = try #require(String(data: try JSONEncoder().encode(unbounded), encoding: .utf8))
-        #expect(unboundedJSON.contains("\"published_at\":null") && unboundedJSON.contains("\"retired_at\":null"),
-                "a window with no bound is written as nulls, not left out")
+        #expect(
+            unboundedJSON.contains("\"published_at\":null") && unboundedJSON.contains("\"retired_at\":null"),
+            "a window with no bound is written as nulls, not left out"
+        )
 
         let trusted = try KeySetDocument.decode(Array(json.utf8)).trustedKeys()
         let issuer = CardIssuer(signingKey: signer)
@@ -67,12 +74,17 @@ struct WireDocumentTests {
         defer { folder.remove() }
         let published = PublishedKeyFolder(path: folder.file("public"))
         #expect(try published.keys().isEmpty && published.windows().isEmpty, "a folder not made yet holds nothing")
-        let first = try Ed25519PrivateKey.generate().keyID, second = try Ed25519PrivateKey.generate().keyID
+        let first = try Ed25519PrivateKey.generate().keyID
+        let second = try Ed25519PrivateKey.generate().keyID
         try published.record(KeyValidityWindow(publishedAt: 100), for: first)
         try published.record(KeyValidityWindow(publishedAt: 200), for: second)
         try published.record(KeyValidityWindow(publishedAt: 100, retiredAt: 250), for: first)
-        #expect(try published.windows() == [first: KeyValidityWindow(publishedAt: 100, retiredAt: 250),
-                                            second: KeyValidityWindow(publishedAt: 200)])
+        #expect(
+            try published.windows() == [
+                first: KeyValidityWindow(publishedAt: 100, retiredAt: 250),
+                second: KeyValidityWindow(publishedAt: 200),
+            ]
+        )
         try #"{"not-a-kid": {}}"#.write(toFile: published.windowsPath, atomically: true, encoding: .utf8)
         #expect(throws: CardWireError(.invalidEntry, "")) { try published.windows() }
     }

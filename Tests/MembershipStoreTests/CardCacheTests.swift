@@ -1,7 +1,8 @@
 import Foundation
 import Membership
-@testable import MembershipSQL
 import Testing
+
+@testable import MembershipSQL
 
 /// Cards kept in memory: never one read across a change, never any while changes go unheard.
 @Suite("Card cache")
@@ -89,7 +90,9 @@ struct SharedDatabaseCardTests {
             _ = try await b.currentCard(memberUUID: member.uuid, now: 2_000, mintCard: Sample.mint)
 
             _ = try await a.database.writeStatement(
-                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query LIKE 'LISTEN%' AND datname = current_database()", [])
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query LIKE 'LISTEN%' AND datname = current_database()",
+                []
+            )
             try await Self.waitUntil { !feed.isListening }
             #expect(b.cardCache?.count == 0)
             let sale = try await activate(a, member: member, vendor: vendor, months: 1, now: 3_000)

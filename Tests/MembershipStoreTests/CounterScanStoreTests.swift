@@ -1,21 +1,37 @@
 import Foundation
 import Membership
-@testable import MembershipSQL
 import Testing
+
+@testable import MembershipSQL
 
 /// Scans reported by counters, on every real database.
 @Suite("Counter scans in the store")
 struct CounterScanStoreTests {
-    static func scan(_ counter: UUID, _ seq: Int64, at: Int64, card: String? = "00000000000000a1", member: String? = "PEEZ-20251103-00001") -> CounterScan {
-        CounterScan(counterID: counter, seq: seq, scannedAt: at, verdict: card == nil ? "malformed" : "valid", membershipID: member,
-                    tokenID: card, offline: true, trustAge: 60)
+    static func scan(
+        _ counter: UUID,
+        _ seq: Int64,
+        at: Int64,
+        card: String? = "00000000000000a1",
+        member: String? = "PEEZ-20251103-00001"
+    ) -> CounterScan {
+        CounterScan(
+            counterID: counter,
+            seq: seq,
+            scannedAt: at,
+            verdict: card == nil ? "malformed" : "valid",
+            membershipID: member,
+            tokenID: card,
+            offline: true,
+            trustAge: 60
+        )
     }
 
     @Test(arguments: StoreKind.available)
     func aReportSentAgainStoresNothingTwiceAndTwoTillsNeverCollide(kind: StoreKind) async throws {
         try await kind.withStore { store in
             let (vendor, _) = try await Sample.vendorAndMember(in: store)
-            let till = UUID(), otherTill = UUID()
+            let till = UUID()
+            let otherTill = UUID()
             let report = (1...3).map { Self.scan(till, Int64($0), at: 1_800_000_000 + Int64($0)) }
             #expect(try await store.recordScans(report, vendorID: vendor.id, now: 1_800_000_100) == 3)
             #expect(try await store.recordScans(report + [Self.scan(till, 4, at: 1_800_000_004)], vendorID: vendor.id, now: 1_800_000_200) == 1)
@@ -35,9 +51,18 @@ struct CounterScanStoreTests {
     func aScanAtTheEndOfTimeBreaksNoReport(kind: StoreKind) async throws {
         try await kind.withStore { store in
             let (butcher, _) = try await Sample.vendorAndMember(in: store)
-            let baker = try await store.createVendor(name: "Boulangerie El Bahia", category: "boulangerie-patisserie", neighbourhood: "gambetta", now: 1)
+            let baker = try await store.createVendor(
+                name: "Boulangerie El Bahia",
+                category: "boulangerie-patisserie",
+                neighbourhood: "gambetta",
+                now: 1
+            )
             _ = try await store.recordScans([Self.scan(UUID(), 1, at: Int64.max)], vendorID: butcher.id, now: 1_800_000_000)
-            _ = try await store.recordScans([Self.scan(UUID(), 1, at: 1_800_000_000), Self.scan(UUID(), 2, at: 0)], vendorID: baker.id, now: 1_800_000_000)
+            _ = try await store.recordScans(
+                [Self.scan(UUID(), 1, at: 1_800_000_000), Self.scan(UUID(), 2, at: 0)],
+                vendorID: baker.id,
+                now: 1_800_000_000
+            )
             #expect(try await store.sharedCards(within: 600, since: 0, limit: 100).isEmpty)
             #expect(try await store.sharedCards(within: 86_400, since: 1_700_000_000, limit: 100).isEmpty)
         }
@@ -47,23 +72,38 @@ struct CounterScanStoreTests {
     func aCardSeenAtTwoShopsWithinTheWindowIsListedOnceWithItsClosestPair(kind: StoreKind) async throws {
         try await kind.withStore { store in
             let (butcher, _) = try await Sample.vendorAndMember(in: store)
-            let baker = try await store.createVendor(name: "Boulangerie El Bahia", category: "boulangerie-patisserie", neighbourhood: "gambetta", now: 1)
+            let baker = try await store.createVendor(
+                name: "Boulangerie El Bahia",
+                category: "boulangerie-patisserie",
+                neighbourhood: "gambetta",
+                now: 1
+            )
             let (butcherTill, bakerTill) = (UUID(), UUID())
             let t: Int64 = 1_800_000_000
             // The shared card: at the butcher at t and t+1000, at the baker at t+1180 (180 s after the second).
-            _ = try await store.recordScans([Self.scan(butcherTill, 1, at: t), Self.scan(butcherTill, 2, at: t + 1_000),
-                                             // Another card seen at one shop only, twice: not shared.
-                                             Self.scan(butcherTill, 3, at: t + 1_010, card: "00000000000000b2", member: "PEEZ-20251103-00002"),
-                                             Self.scan(butcherTill, 4, at: t + 1_020, card: "00000000000000b2", member: "PEEZ-20251103-00002"),
-                                             // A card seen at both shops, but an hour apart: not within ten minutes.
-                                             Self.scan(butcherTill, 5, at: t, card: "00000000000000c3", member: "PEEZ-20251103-00003"),
-                                             // Unreadable scans name no card.
-                                             Self.scan(butcherTill, 6, at: t + 1_100, card: nil, member: nil)],
-                                            vendorID: butcher.id, now: t + 2_000)
-            _ = try await store.recordScans([Self.scan(bakerTill, 1, at: t + 1_180),
-                                             Self.scan(bakerTill, 2, at: t + 3_600, card: "00000000000000c3", member: "PEEZ-20251103-00003"),
-                                             Self.scan(bakerTill, 3, at: t + 1_150, card: nil, member: nil)],
-                                            vendorID: baker.id, now: t + 4_000)
+            _ = try await store.recordScans(
+                [
+                    Self.scan(butcherTill, 1, at: t), Self.scan(butcherTill, 2, at: t + 1_000),
+                    // Another card seen at one shop only, twice: not shared.
+                    Self.scan(butcherTill, 3, at: t + 1_010, card: "00000000000000b2", member: "PEEZ-20251103-00002"),
+                    Self.scan(butcherTill, 4, at: t + 1_020, card: "00000000000000b2", member: "PEEZ-20251103-00002"),
+                    // A card seen at both shops, but an hour apart: not within ten minutes.
+                    Self.scan(butcherTill, 5, at: t, card: "00000000000000c3", member: "PEEZ-20251103-00003"),
+                    // Unreadable scans name no card.
+                    Self.scan(butcherTill, 6, at: t + 1_100, card: nil, member: nil),
+                ],
+                vendorID: butcher.id,
+                now: t + 2_000
+            )
+            _ = try await store.recordScans(
+                [
+                    Self.scan(bakerTill, 1, at: t + 1_180),
+                    Self.scan(bakerTill, 2, at: t + 3_600, card: "00000000000000c3", member: "PEEZ-20251103-00003"),
+                    Self.scan(bakerTill, 3, at: t + 1_150, card: nil, member: nil),
+                ],
+                vendorID: baker.id,
+                now: t + 4_000
+            )
             let shared = try await store.sharedCards(within: 600, since: t - 86_400, limit: 100)
             #expect(shared.count == 1)
             #expect(shared.first?.earlier.scan.tokenID == "00000000000000a1" && shared.first?.secondsApart == 180)

@@ -1,7 +1,8 @@
 import Foundation
 import Membership
-@testable import MembershipSQL
 import Testing
+
+@testable import MembershipSQL
 
 /// `peez dev seed`'s generator, on every real database: whole ledgers, a realistic share due each day.
 @Suite("Demo ledger seeder")
@@ -26,7 +27,9 @@ struct DemoLedgerSeederTests {
                                 OR m.last_period_seq <> (SELECT COUNT(*) FROM periods p WHERE p.member_uuid = m.uuid)) AS inconsistent,
                            (SELECT COUNT(*) FROM periods p JOIN periods q ON q.member_uuid = p.member_uuid AND q.seq = p.seq + 1
                             WHERE q.starts_at <> p.ends_at) AS gaps
-                    """, [])
+                    """,
+                    []
+                )
             }.first!
             #expect(try counts.int("members") == 5_000)
             #expect(try (5_000...15_000).contains(counts.int("periods")), "one to three periods each")

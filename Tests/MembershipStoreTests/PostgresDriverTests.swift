@@ -28,8 +28,12 @@ struct PostgresDriverTests {
                 try await starts.waitForAll()
             }
             let applied = try await databases[0].read { db in try await db.query("SELECT name FROM schema_migrations ORDER BY name", []) }
-            #expect(try applied.map { try $0.text("name") } == ["001_ledger", "002_member_versions", "003_revocation_versions", "004_counter_scans", "005_reminders",
-                                                                  "006_reminders_fill_factor", "007_counter_scans_clock_wrong"])
+            #expect(
+                try applied.map { try $0.text("name") } == [
+                    "001_ledger", "002_member_versions", "003_revocation_versions", "004_counter_scans", "005_reminders",
+                    "006_reminders_fill_factor", "007_counter_scans_clock_wrong",
+                ]
+            )
             let options = try await databases[0].read { db in
                 try await db.query("SELECT array_to_string(reloptions, ',') AS options FROM pg_class WHERE relname = 'reminders'", [])
             }
@@ -43,7 +47,10 @@ struct PostgresDriverTests {
             try await database.write { db in try await db.execute("CREATE TABLE copied (a BIGINT, b TEXT, c BYTEA)") }
             let awkward = ["tab\there", "line\nbreak", "back\\slash \\N", "\\N", "carriage\rreturn", "ends with \\", "عربي — é", ""]
             let rows: [[SQLValue]] = (0..<5_000).map { index in
-                [.int(Int64(index)), index % 9 == 8 ? .null : .text(awkward[index % 9 == 8 ? 0 : index % awkward.count]), .blob([0, 92, UInt8(index % 256)])]
+                [
+                    .int(Int64(index)), index % 9 == 8 ? .null : .text(awkward[index % 9 == 8 ? 0 : index % awkward.count]),
+                    .blob([0, 92, UInt8(index % 256)]),
+                ]
             }
             try await database.write { db in try await db.insertRows(into: "copied", columns: ["a", "b", "c"], rows) }
             let back = try await database.read { db in try await db.query("SELECT a, b, c FROM copied ORDER BY a", []) }
@@ -59,11 +66,15 @@ struct PostgresDriverTests {
         try await StoreKind.withPostgresInstances(1) { stores in
             let database = stores[0].database
             try await database.write { db in try await db.execute("CREATE TABLE scratch (a BIGINT PRIMARY KEY, b BYTEA)") }
-            try await database.writeBatch([SQLStatement("INSERT INTO scratch (a, b) VALUES (?, ?)", [.int(1), .blob([0, 255])]),
-                                           SQLStatement("INSERT INTO scratch (a, b) VALUES (?, ?)", [.int(2), .null])])
+            try await database.writeBatch([
+                SQLStatement("INSERT INTO scratch (a, b) VALUES (?, ?)", [.int(1), .blob([0, 255])]),
+                SQLStatement("INSERT INTO scratch (a, b) VALUES (?, ?)", [.int(2), .null]),
+            ])
             await #expect(throws: SQLError.uniqueViolation("scratch_pkey")) {
-                try await database.writeBatch([SQLStatement("INSERT INTO scratch (a) VALUES (?)", [.int(3)]),
-                                               SQLStatement("INSERT INTO scratch (a) VALUES (?)", [.int(1)])])
+                try await database.writeBatch([
+                    SQLStatement("INSERT INTO scratch (a) VALUES (?)", [.int(3)]),
+                    SQLStatement("INSERT INTO scratch (a) VALUES (?)", [.int(1)]),
+                ])
             }
             let rows = try await database.read { db in try await db.query("SELECT a, b FROM scratch ORDER BY a", []) }
             #expect(try rows.map { try $0.int("a") } == [1, 2], "the failed batch wrote nothing")

@@ -1,7 +1,8 @@
 import Foundation
 import Membership
-@testable import MembershipSQL
 import Testing
+
+@testable import MembershipSQL
 
 /// Reminders in the store, on every real database: selection, leases, outcomes, requeue.
 @Suite("Reminders in the store")
@@ -9,8 +10,14 @@ struct ReminderStoreTests {
     /// A member who bought `months` on `now`, and their coverage end.
     static func member(_ index: Int, in store: SQLMembershipStore, vendor: Vendor, months: Int = 1, now: Int64) async throws -> (Member, Int64) {
         let member = try await store.createMember(Sample.draft(index), now: now).member
-        let outcome = try await store.activate(Activation(member: .uuid(member.uuid), vendorID: vendor.id, months: months, amountDZD: 300 * months),
-                                               key: Sample.key(), now: now, abandonAfter: 60, mintCard: Sample.mint, response: Sample.respond)
+        let outcome = try await store.activate(
+            Activation(member: .uuid(member.uuid), vendorID: vendor.id, months: months, amountDZD: 300 * months),
+            key: Sample.key(),
+            now: now,
+            abandonAfter: 60,
+            mintCard: Sample.mint,
+            response: Sample.respond
+        )
         guard case .sold(let result, _) = outcome else { throw ReminderTestError() }
         return (member, result.coverageEnd)
     }
@@ -39,7 +46,10 @@ struct ReminderStoreTests {
             #expect(try await store.recordDueReminders(channel: "push", now: end - 2 * 86_400, batchSeconds: 7_200) == 1)
             #expect(try await store.recordDueReminders(channel: "push", now: end - 3_600, batchSeconds: 3_600) == 1)
             #expect(try await store.recordDueReminders(channel: "push", now: end + 3_600, batchSeconds: 3_600) == 1)
-            #expect(try await store.recordDueReminders(channel: "push", now: end + 3 * 86_400, batchSeconds: 3_600) == 0, "lapsed for days: not told again")
+            #expect(
+                try await store.recordDueReminders(channel: "push", now: end + 3 * 86_400, batchSeconds: 3_600) == 0,
+                "lapsed for days: not told again"
+            )
             #expect(try await store.recordDueReminders(channel: "email", now: end + 3_600, batchSeconds: 3_600) == 1, "another channel has its own")
             let open = try await store.reminders(in: [.pending], limit: 10)
             #expect(Set(open.filter { $0.channel == "push" }.map(\.threshold)) == [.sevenDays, .threeDays, .oneDay, .ended])
@@ -55,12 +65,20 @@ struct ReminderStoreTests {
             let now = end - 2 * 86_400
             #expect(try await store.recordDueReminders(channel: "push", now: now, batchSeconds: 3_600) == 1)
             // The member renews after the selection and before the delivery.
-            let renewal = try await store.activate(Activation(member: .uuid(member.uuid), vendorID: vendor.id, months: 1, amountDZD: 300),
-                                                   key: Sample.key(), now: now, abandonAfter: 60, mintCard: Sample.mint, response: Sample.respond)
+            let renewal = try await store.activate(
+                Activation(member: .uuid(member.uuid), vendorID: vendor.id, months: 1, amountDZD: 300),
+                key: Sample.key(),
+                now: now,
+                abandonAfter: 60,
+                mintCard: Sample.mint,
+                response: Sample.respond
+            )
             guard case .sold(let renewed, _) = renewal else { throw ReminderTestError() }
             let leased = try await store.leaseReminders(channel: "push", owner: "a", limit: 10, now: now, leaseSeconds: 60)
             #expect(leased.count == 1 && leased[0].isSuperseded && leased[0].currentCoverageEnd == renewed.coverageEnd)
-            #expect(try await store.settleReminders([(leased[0].reminder, .superseded)], owner: "a", schedule: RetrySchedule(), now: now) == [.superseded])
+            #expect(
+                try await store.settleReminders([(leased[0].reminder, .superseded)], owner: "a", schedule: RetrySchedule(), now: now) == [.superseded]
+            )
             // An admin cancels the renewal: the coverage end moves back, and the next selection reminds for it.
             _ = try await store.cancelPeriod(id: renewed.period.id, now: now + 60)
             let again = try await store.recordDueReminders(channel: "push", now: now + 120, batchSeconds: 3_600)
@@ -97,8 +115,10 @@ struct ReminderStoreTests {
             #expect(try await store.reminderCounts(channel: "push")[.delivered] == nil, "a worker that does not hold the lease settles nothing")
             _ = try await store.settleReminders([(reminder, .delivered)], owner: holder, schedule: RetrySchedule(), now: now)
             #expect(try await store.reminderCounts(channel: "push")[.delivered] == 1)
-            #expect(try await store.leaseReminders(channel: "push", owner: "late", limit: 100, now: now + 61, leaseSeconds: 60).count == 59,
-                    "leases that ended are taken again, delivered ones never")
+            #expect(
+                try await store.leaseReminders(channel: "push", owner: "late", limit: 100, now: now + 61, leaseSeconds: 60).count == 59,
+                "leases that ended are taken again, delivered ones never"
+            )
         }
     }
 
@@ -109,14 +129,19 @@ struct ReminderStoreTests {
             let ids = try await store.leaseReminders(channel: "push", owner: "a", limit: 3, now: now, leaseSeconds: 10).map(\.reminder.id)
             #expect(try await store.renewReminderLeases(ids: ids, owner: "b", now: now + 5, leaseSeconds: 10).isEmpty, "not b's lease")
             #expect(try await store.renewReminderLeases(ids: ids, owner: "a", now: now + 5, leaseSeconds: 10) == Set(ids))
-            #expect(try await store.leaseReminders(channel: "push", owner: "b", limit: 3, now: now + 12, leaseSeconds: 10).isEmpty,
-                    "renewed until now + 15: nobody else may take them at now + 12")
+            #expect(
+                try await store.leaseReminders(channel: "push", owner: "b", limit: 3, now: now + 12, leaseSeconds: 10).isEmpty,
+                "renewed until now + 15: nobody else may take them at now + 12"
+            )
             // The lease lapses and b takes one; a settles another: a keeps only the third.
             let taken = try await store.leaseReminders(channel: "push", owner: "b", limit: 1, now: now + 16, leaseSeconds: 10)
             let settled = try #require(try await store.reminders(in: [.pending], limit: 10).first { !taken.map(\.reminder.id).contains($0.id) })
             _ = try await store.settleReminders([(settled, .delivered)], owner: "a", schedule: RetrySchedule(), now: now + 16)
             let kept = try await store.renewReminderLeases(ids: ids, owner: "a", now: now + 17, leaseSeconds: 10)
-            #expect(kept == Set(ids).subtracting([taken[0].reminder.id, settled.id]), "a lapsed lease another run took, or a settled reminder, is not renewed")
+            #expect(
+                kept == Set(ids).subtracting([taken[0].reminder.id, settled.id]),
+                "a lapsed lease another run took, or a settled reminder, is not renewed"
+            )
         }
     }
 
@@ -132,8 +157,12 @@ struct ReminderStoreTests {
             for attempt in 1...3 {
                 let leased = try await store.leaseReminders(channel: "push", owner: "a", limit: 1, now: now, leaseSeconds: 60)
                 #expect(leased.count == 1 && leased[0].reminder.attempts == attempt)
-                states += try await store.settleReminders([(leased[0].reminder, .retry("503", sent: attempt == 2, retryAfter: nil))],
-                                                          owner: "a", schedule: schedule, now: now)
+                states += try await store.settleReminders(
+                    [(leased[0].reminder, .retry("503", sent: attempt == 2, retryAfter: nil))],
+                    owner: "a",
+                    schedule: schedule,
+                    now: now
+                )
                 now += 1_000
             }
             #expect(states == [.pending, .unknown, .exhausted])

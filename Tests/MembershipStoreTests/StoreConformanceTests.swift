@@ -1,8 +1,9 @@
 import CardToken
 import Foundation
 import Membership
-@testable import MembershipSQL
 import Testing
+
+@testable import MembershipSQL
 
 /// One storage contract, proven against every real database.
 @Suite("Storage conformance")
@@ -148,7 +149,10 @@ struct StoreConformanceTests {
 
             let crashed = Sample.key("crashed")
             #expect(try await store.beginIdempotentRequest(crashed, now: 200, abandonAfter: 60) == .proceed)
-            #expect(try await store.beginIdempotentRequest(crashed, now: 261, abandonAfter: 60) == .proceed, "an attempt whose process died is taken over")
+            #expect(
+                try await store.beginIdempotentRequest(crashed, now: 261, abandonAfter: 60) == .proceed,
+                "an attempt whose process died is taken over"
+            )
             try await store.abandonIdempotentRequest(crashed)
             #expect(try await store.beginIdempotentRequest(crashed, now: 262, abandonAfter: 60) == .proceed)
         }
@@ -158,8 +162,14 @@ struct StoreConformanceTests {
     func aCorruptRowIsAnErrorNamingItsTableAndColumnNotADefault(kind: StoreKind) async throws {
         try await kind.withStore { store in
             let (vendor, member) = try await Sample.vendorAndMember(in: store)
-            _ = try await store.activate(Activation(member: .uuid(member.uuid), vendorID: vendor.id, months: 1, amountDZD: 300),
-                                         key: Sample.key(), now: 1_000, abandonAfter: 60, mintCard: Sample.mint, response: Sample.respond)
+            _ = try await store.activate(
+                Activation(member: .uuid(member.uuid), vendorID: vendor.id, months: 1, amountDZD: 300),
+                key: Sample.key(),
+                now: 1_000,
+                abandonAfter: 60,
+                mintCard: Sample.mint,
+                response: Sample.respond
+            )
             func corrupt(_ sql: String, then read: () async throws -> Void, names column: String) async throws {
                 try await store.database.write { db in try await db.execute(sql) }
                 do {
@@ -169,22 +179,43 @@ struct StoreConformanceTests {
                     #expect(error.code == .unexpectedValue && error.subject == column, "\(error)")
                 }
             }
-            try await corrupt("UPDATE members SET language = 'xx'", then: { _ = try await store.member(uuid: member.uuid) }, names: "members.language")
+            try await corrupt(
+                "UPDATE members SET language = 'xx'",
+                then: { _ = try await store.member(uuid: member.uuid) },
+                names: "members.language"
+            )
             try await store.database.write { db in try await db.execute("UPDATE members SET language = 'fr'") }
-            try await corrupt("UPDATE periods SET source = 'gift'", then: { _ = try await store.periods(memberUUID: member.uuid) }, names: "periods.source")
+            try await corrupt(
+                "UPDATE periods SET source = 'gift'",
+                then: { _ = try await store.periods(memberUUID: member.uuid) },
+                names: "periods.source"
+            )
             try await store.database.write { db in try await db.execute("UPDATE periods SET source = 'vendor'") }
-            try await corrupt("UPDATE periods SET id = 'not-a-uuid'", then: { _ = try await store.periods(memberUUID: member.uuid) }, names: "periods.id")
+            try await corrupt(
+                "UPDATE periods SET id = 'not-a-uuid'",
+                then: { _ = try await store.periods(memberUUID: member.uuid) },
+                names: "periods.id"
+            )
             let hash = String(repeating: "cd", count: 32)
             try await store.saveCredential(APICredential(id: UUID(), role: .vendor, vendorID: vendor.id, secretHash: hash, label: "t", createdAt: 1))
-            try await corrupt("UPDATE credentials SET role = 'root'", then: { _ = try await store.credential(secretHash: hash) }, names: "credentials.role")
+            try await corrupt(
+                "UPDATE credentials SET role = 'root'",
+                then: { _ = try await store.credential(secretHash: hash) },
+                names: "credentials.role"
+            )
         }
     }
 
     @Test(arguments: StoreKind.available)
     func startUpWritesAreIdempotentUnderConcurrency(kind: StoreKind) async throws {
         try await kind.withStore { store in
-            let draft = try MemberDraft(uuid: UUID(), name: "Ahmed Mohamed", phone: "+213550000001", email: "ahmed@example.dz",
-                                        neighbourhood: "usto").validated()
+            let draft = try MemberDraft(
+                uuid: UUID(),
+                name: "Ahmed Mohamed",
+                phone: "+213550000001",
+                email: "ahmed@example.dz",
+                neighbourhood: "usto"
+            ).validated()
             let created = try await withThrowingTaskGroup(of: Bool.self) { group in
                 for _ in 0..<8 { group.addTask { try await store.createMember(draft, now: 1_000).created } }
                 return try await group.reduce(into: [Bool]()) { $0.append($1) }
@@ -200,11 +231,28 @@ struct StoreConformanceTests {
             }
             #expect(Set(vendors).count == 1 && vendors[0].id == id, "every caller gets the vendor as first stored")
 
-            let credential = APICredential(id: UUID(), role: .admin, vendorID: nil, secretHash: String(repeating: "ab", count: 32), label: "a", createdAt: 1)
+            let credential = APICredential(
+                id: UUID(),
+                role: .admin,
+                vendorID: nil,
+                secretHash: String(repeating: "ab", count: 32),
+                label: "a",
+                createdAt: 1
+            )
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for _ in 0..<4 {
-                    group.addTask { try await store.saveCredential(APICredential(id: UUID(), role: .admin, vendorID: nil,
-                                                                                 secretHash: credential.secretHash, label: "a", createdAt: 1)) }
+                    group.addTask {
+                        try await store.saveCredential(
+                            APICredential(
+                                id: UUID(),
+                                role: .admin,
+                                vendorID: nil,
+                                secretHash: credential.secretHash,
+                                label: "a",
+                                createdAt: 1
+                            )
+                        )
+                    }
                 }
                 try await group.waitForAll()
             }
@@ -224,10 +272,17 @@ struct StoreConformanceTests {
 
             let other = Sample.key("claimed-by-another", hash: "h2")
             #expect(try await store.beginIdempotentRequest(other, now: 100, abandonAfter: 60) == .proceed)
-            try await store.database.writeBatch([SQLMembershipStore.completeIdempotentRequest(
-                Sample.key("claimed-by-another", hash: "h1"), with: response, now: 100)])
-            #expect(try await store.beginIdempotentRequest(other, now: 101, abandonAfter: 60) == .inFlight,
-                    "another request's claim is left alone")
+            try await store.database.writeBatch([
+                SQLMembershipStore.completeIdempotentRequest(
+                    Sample.key("claimed-by-another", hash: "h1"),
+                    with: response,
+                    now: 100
+                )
+            ])
+            #expect(
+                try await store.beginIdempotentRequest(other, now: 101, abandonAfter: 60) == .inFlight,
+                "another request's claim is left alone"
+            )
         }
     }
 
@@ -250,23 +305,47 @@ struct StoreConformanceTests {
             let (vendor, member) = try await Sample.vendorAndMember(in: store)
             struct MintFailure: Error {}
             await #expect(throws: MintFailure.self) {
-                try await store.activate(Activation(member: .uuid(member.uuid), vendorID: vendor.id, months: 1, amountDZD: 300), key: Sample.key("failing"),
-                                         now: 1_000, abandonAfter: 60, mintCard: { _, _, _ in throw MintFailure() }, response: Sample.respond)
+                try await store.activate(
+                    Activation(member: .uuid(member.uuid), vendorID: vendor.id, months: 1, amountDZD: 300),
+                    key: Sample.key("failing"),
+                    now: 1_000,
+                    abandonAfter: 60,
+                    mintCard: { _, _, _ in throw MintFailure() },
+                    response: Sample.respond
+                )
             }
             #expect(try await store.periods(memberUUID: member.uuid).isEmpty, "the transaction rolled back")
             #expect(try await store.beginIdempotentRequest(Sample.key("failing"), now: 1_001, abandonAfter: 60) == .proceed, "the key is free again")
             await #expect(throws: MembershipError(.invalidFields, "")) {
-                try await store.activate(Activation(member: .uuid(member.uuid), vendorID: vendor.id, months: 2, amountDZD: 300),
-                                         key: Sample.key(), now: 1_000, abandonAfter: 60, mintCard: Sample.mint, response: Sample.respond)
+                try await store.activate(
+                    Activation(member: .uuid(member.uuid), vendorID: vendor.id, months: 2, amountDZD: 300),
+                    key: Sample.key(),
+                    now: 1_000,
+                    abandonAfter: 60,
+                    mintCard: Sample.mint,
+                    response: Sample.respond
+                )
             }
             await #expect(throws: MembershipError(.notFound, "")) {
-                try await store.activate(Activation(member: .membershipID("PEEZ-20260131-99999"), vendorID: vendor.id, months: 1, amountDZD: 300),
-                                         key: Sample.key("unknown"), now: 1_000, abandonAfter: 60, mintCard: Sample.mint, response: Sample.respond)
+                try await store.activate(
+                    Activation(member: .membershipID("PEEZ-20260131-99999"), vendorID: vendor.id, months: 1, amountDZD: 300),
+                    key: Sample.key("unknown"),
+                    now: 1_000,
+                    abandonAfter: 60,
+                    mintCard: Sample.mint,
+                    response: Sample.respond
+                )
             }
             #expect(try await store.beginIdempotentRequest(Sample.key("unknown"), now: 1_001, abandonAfter: 60) == .proceed, "the key is free again")
             await #expect(throws: MembershipError(.notFound, "")) {
-                try await store.activate(Activation(member: .uuid(UUID()), vendorID: vendor.id, months: 1, amountDZD: 300),
-                                         key: Sample.key(), now: 1_000, abandonAfter: 60, mintCard: Sample.mint, response: Sample.respond)
+                try await store.activate(
+                    Activation(member: .uuid(UUID()), vendorID: vendor.id, months: 1, amountDZD: 300),
+                    key: Sample.key(),
+                    now: 1_000,
+                    abandonAfter: 60,
+                    mintCard: Sample.mint,
+                    response: Sample.respond
+                )
             }
         }
     }
@@ -429,21 +508,32 @@ struct LedgerUpgradeTests {
                 for statement in Migrations.all(database.dialect)[0].statements { try await db.execute(statement) }
                 try await db.execute("CREATE TABLE schema_migrations (name TEXT PRIMARY KEY, applied_at BIGINT NOT NULL)")
                 try await db.execute("INSERT INTO schema_migrations (name, applied_at) VALUES ('001_ledger', 1)")
-                try await db.execute("INSERT INTO members (uuid, membership_id, name, phone, email, neighbourhood, language, created_at) VALUES (?, 'PEEZ-20260131-00001', 'Ahmed', '+213550000001', 'a@example.dz', 'usto', 'fr', 1)",
-                                     [.text(member)])
+                try await db.execute(
+                    "INSERT INTO members (uuid, membership_id, name, phone, email, neighbourhood, language, created_at) VALUES (?, 'PEEZ-20260131-00001', 'Ahmed', '+213550000001', 'a@example.dz', 'usto', 'fr', 1)",
+                    [.text(member)]
+                )
                 for (seq, ends, cancelled) in [(1, 5_000, nil), (2, 9_000, nil), (3, 12_000, Optional(8_000))] as [(Int64, Int64, Int64?)] {
                     try await db.execute(
                         "INSERT INTO periods (id, member_uuid, seq, months, amount_dzd, source, purchased_at, starts_at, ends_at, cancelled_at) VALUES (?, ?, ?, 1, 300, 'vendor', 1, 1, ?, ?)",
-                        [.text(UUID().uuidString), .text(member), .int(seq), .int(ends), cancelled.map(SQLValue.int) ?? .null])
+                        [.text(UUID().uuidString), .text(member), .int(seq), .int(ends), cancelled.map(SQLValue.int) ?? .null]
+                    )
                 }
-                try await db.execute("INSERT INTO cards (member_uuid, token_id, token, png, issued_at, expires_at, coverage_end) VALUES (?, 'aa', 'PEEZ1:OLD', ?, 2, 9000, 9000)",
-                                     [.text(member), .blob([1])])
+                try await db.execute(
+                    "INSERT INTO cards (member_uuid, token_id, token, png, issued_at, expires_at, coverage_end) VALUES (?, 'aa', 'PEEZ1:OLD', ?, 2, 9000, 9000)",
+                    [.text(member), .blob([1])]
+                )
             }
             let store = try await SQLMembershipStore(database: database)
             let card = try #require(try await store.card(memberUUID: UUID(uuidString: member)!), "the stored card is still current")
             #expect(card.token == "PEEZ1:OLD")
             let vendor = try await store.createVendor(name: "A", category: "boucherie", neighbourhood: "usto", now: 1_000)
-            let sale = try await activate(store, member: try #require(try await store.member(uuid: UUID(uuidString: member)!)), vendor: vendor, months: 1, now: 100)
+            let sale = try await activate(
+                store,
+                member: try #require(try await store.member(uuid: UUID(uuidString: member)!)),
+                vendor: vendor,
+                months: 1,
+                now: 100
+            )
             #expect(sale.period.startsAt == 9_000, "the sale follows the coverage carried over (a cancelled period takes no room)")
             #expect(try await store.periods(memberUUID: sale.member.uuid).last?.id == sale.period.id, "and takes the next seq")
         }
@@ -453,8 +543,14 @@ struct LedgerUpgradeTests {
 /// One vendor activation with a fresh idempotency key.
 @discardableResult
 func activate(_ store: SQLMembershipStore, member: Member, vendor: Vendor, months: Int, now: Int64) async throws -> ActivationResult {
-    let outcome = try await store.activate(Activation(member: .uuid(member.uuid), vendorID: vendor.id, months: months, amountDZD: 300 * months),
-                                           key: Sample.key(), now: now, abandonAfter: 60, mintCard: Sample.mint, response: Sample.respond)
+    let outcome = try await store.activate(
+        Activation(member: .uuid(member.uuid), vendorID: vendor.id, months: months, amountDZD: 300 * months),
+        key: Sample.key(),
+        now: now,
+        abandonAfter: 60,
+        mintCard: Sample.mint,
+        response: Sample.respond
+    )
     guard case .sold(let result, _) = outcome else { throw StoreFixtureError(message: "a fresh key did not sell: \(outcome)") }
     return result
 }

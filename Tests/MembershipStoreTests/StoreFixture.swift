@@ -92,8 +92,13 @@ struct StoreFixtureError: Error, CustomStringConvertible {
 /// Builders for test data.
 enum Sample {
     static func draft(_ index: Int = 1, uuid: UUID = UUID()) -> MemberDraft {
-        MemberDraft(uuid: uuid, name: "Ahmed Mohamed \(index)", phone: String(format: "+21355%07d", index),
-                    email: "member\(index)@example.dz", neighbourhood: "gambetta")
+        MemberDraft(
+            uuid: uuid,
+            name: "Ahmed Mohamed \(index)",
+            phone: String(format: "+21355%07d", index),
+            email: "member\(index)@example.dz",
+            neighbourhood: "gambetta"
+        )
     }
 
     /// 2026-01-31 10:00 in Algiers.
@@ -105,9 +110,15 @@ enum Sample {
 
     /// A card minted without cryptography: the store only keeps what it is given.
     static let mint: CardMinting = { member, coverageEnd, now in
-        StoredCard(memberUUID: member.uuid, tokenID: String(format: "%016llx", UInt64(bitPattern: now &+ (coverageEnd ?? 0))),
-                   token: "PEEZ1:\(member.membershipID)-\(coverageEnd ?? now)", png: [0x89, 0x50], issuedAt: now,
-                   expiresAt: coverageEnd ?? now, coverageEnd: coverageEnd)
+        StoredCard(
+            memberUUID: member.uuid,
+            tokenID: String(format: "%016llx", UInt64(bitPattern: now &+ (coverageEnd ?? 0))),
+            token: "PEEZ1:\(member.membershipID)-\(coverageEnd ?? now)",
+            png: [0x89, 0x50],
+            issuedAt: now,
+            expiresAt: coverageEnd ?? now,
+            coverageEnd: coverageEnd
+        )
     }
 
     /// A vendor and a member, the cast of most ledger tests.

@@ -25,8 +25,18 @@ struct MembershipRuleTests {
     @Test func periodsAreLaidEndToEndAndCancelledOnesTakeNoRoom() {
         let member = UUID()
         func period(_ purchasedAt: Int64, cancelled: Int64? = nil) -> SubscriptionPeriod {
-            SubscriptionPeriod(id: UUID(), memberUUID: member, months: 1, amountDZD: 300, source: .vendor, vendorID: nil,
-                               purchasedAt: purchasedAt, startsAt: 0, endsAt: 0, cancelledAt: cancelled)
+            SubscriptionPeriod(
+                id: UUID(),
+                memberUUID: member,
+                months: 1,
+                amountDZD: 300,
+                source: .vendor,
+                vendorID: nil,
+                purchasedAt: purchasedAt,
+                startsAt: 0,
+                endsAt: 0,
+                cancelledAt: cancelled
+            )
         }
         let laid = CoverageSchedule.laidOut([period(january31), period(january31 + 5), period(january31 + 10)])
         #expect(laid[1].startsAt == laid[0].endsAt && laid[2].startsAt == laid[1].endsAt)
@@ -44,22 +54,49 @@ struct MembershipRuleTests {
             var purchase = january31
             let history = (0..<Int.random(in: 0...6, using: &generator)).map { _ in
                 purchase += Int64.random(in: 0...(60 * 86_400), using: &generator)
-                return SubscriptionPeriod(id: UUID(), memberUUID: member, months: Int.random(in: 1...3, using: &generator), amountDZD: 300,
-                                          source: .vendor, vendorID: nil, purchasedAt: purchase, startsAt: 0, endsAt: 0,
-                                          cancelledAt: Bool.random(using: &generator) && Bool.random(using: &generator) ? purchase + 1 : nil)
+                return SubscriptionPeriod(
+                    id: UUID(),
+                    memberUUID: member,
+                    months: Int.random(in: 1...3, using: &generator),
+                    amountDZD: 300,
+                    source: .vendor,
+                    vendorID: nil,
+                    purchasedAt: purchase,
+                    startsAt: 0,
+                    endsAt: 0,
+                    cancelledAt: Bool.random(using: &generator) && Bool.random(using: &generator) ? purchase + 1 : nil
+                )
             }
             let laid = CoverageSchedule.laidOut(history)
             purchase += Int64.random(in: 0...(60 * 86_400), using: &generator)
-            let sale = SubscriptionPeriod(id: UUID(), memberUUID: member, months: Int.random(in: 1...3, using: &generator), amountDZD: 300,
-                                          source: .vendor, vendorID: nil, purchasedAt: purchase, startsAt: purchase, endsAt: purchase)
+            let sale = SubscriptionPeriod(
+                id: UUID(),
+                memberUUID: member,
+                months: Int.random(in: 1...3, using: &generator),
+                amountDZD: 300,
+                source: .vendor,
+                vendorID: nil,
+                purchasedAt: purchase,
+                startsAt: purchase,
+                endsAt: purchase
+            )
             #expect(CoverageSchedule.placed(sale, after: CoverageSchedule.coverageEnd(laid)) == CoverageSchedule.laidOut(laid + [sale]).last)
             #expect(Array(CoverageSchedule.laidOut(laid + [sale]).dropLast()) == laid, "the periods already laid out do not move")
         }
     }
 
     @Test func periodStatusFollowsTheClock() {
-        let period = SubscriptionPeriod(id: UUID(), memberUUID: UUID(), months: 1, amountDZD: 300, source: .vendor, vendorID: nil,
-                                        purchasedAt: 100, startsAt: 200, endsAt: 300)
+        let period = SubscriptionPeriod(
+            id: UUID(),
+            memberUUID: UUID(),
+            months: 1,
+            amountDZD: 300,
+            source: .vendor,
+            vendorID: nil,
+            purchasedAt: 100,
+            startsAt: 200,
+            endsAt: 300
+        )
         #expect(period.status(at: 150) == .scheduled)
         #expect(period.status(at: 200) == .active)
         #expect(period.status(at: 300) == .expired)
@@ -80,8 +117,13 @@ struct MembershipRuleTests {
     }
 
     @Test func theNameIsTrimmedAndTheEmailLowerCased() throws {
-        let draft = try MemberDraft(uuid: UUID(), name: "  Ahmed Mohamed ", phone: "+213550123456", email: "Ahmed@Example.DZ",
-                                    neighbourhood: "usto").validated()
+        let draft = try MemberDraft(
+            uuid: UUID(),
+            name: "  Ahmed Mohamed ",
+            phone: "+213550123456",
+            email: "Ahmed@Example.DZ",
+            neighbourhood: "usto"
+        ).validated()
         #expect(draft.name == "Ahmed Mohamed" && draft.phone == "+213550123456" && draft.email == "ahmed@example.dz")
     }
 

@@ -4,7 +4,9 @@ import Testing
 
 @Suite("Text people are shown")
 struct TextRuleTests {
-    @Test(arguments: ["Ahmed\u{0}Evil", "Ahmed\u{7}", "Ahmed\u{7F}", "Ah\u{85}med", "\u{202E}demhA", "Ahmed \u{2066}Mohamed\u{2069}", "Ahmed\nMohamed"])
+    @Test(arguments: [
+        "Ahmed\u{0}Evil", "Ahmed\u{7}", "Ahmed\u{7F}", "Ah\u{85}med", "\u{202E}demhA", "Ahmed \u{2066}Mohamed\u{2069}", "Ahmed\nMohamed",
+    ])
     func controlAndBidiOverrideCharactersAreRefusedInNames(name: String) {
         let draft = MemberDraft(uuid: UUID(), name: name, phone: "+213550000001", email: "a@example.dz", neighbourhood: "usto")
         #expect(throws: MembershipError(.invalidFields, "")) { try draft.validated() }
@@ -40,8 +42,10 @@ struct TextRuleTests {
     @Test func membershipIDsHaveOneForm() {
         #expect(Member.isMembershipID("PEEZ-20251103-00002"))
         #expect(Member.isMembershipID("PEEZ-20251103-123456"), "a busy day's sequence may outgrow five digits")
-        for bad in ["PEEZ-20251103-00001\u{0}anything", "PEEZ-20251103-0001", "peez-20251103-00001", "PEEZ-2025113-00001",
-                    "PEEZ-20251103-00001 ", "PEEZ-٢٠٢٥١١٠٣-00001", "PEEZ-20251103", ""] {
+        for bad in [
+            "PEEZ-20251103-00001\u{0}anything", "PEEZ-20251103-0001", "peez-20251103-00001", "PEEZ-2025113-00001",
+            "PEEZ-20251103-00001 ", "PEEZ-٢٠٢٥١١٠٣-00001", "PEEZ-20251103", "",
+        ] {
             #expect(!Member.isMembershipID(bad), "\(bad.debugDescription)")
         }
     }

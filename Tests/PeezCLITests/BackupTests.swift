@@ -8,7 +8,10 @@ struct BackupTests {
     @Test func commandsThatWriteManyRowsOrSendMessagesNeedTheirLedgerNamed() throws {
         for command in [["dev", "seed", "--members", "1"], ["remind", "run", "--sink", "jsonl:-"]] {
             let result = try ProcessRunner.run(["PEEZ_DATABASE_URL=", PeezCommand.binary] + command)
-            #expect(result.status == 2 && result.standardError.contains("needs its ledger named: --database FILE"), "\(command): \(result.standardError)")
+            #expect(
+                result.status == 2 && result.standardError.contains("needs its ledger named: --database FILE"),
+                "\(command): \(result.standardError)"
+            )
         }
     }
 
@@ -23,13 +26,22 @@ struct BackupTests {
         defer { service.killHard() }
         try await service.waitUntilReady()
         let uuid = UUID().uuidString.lowercased()
-        let created = try await service.request("POST", "/v1/members", secret: Self.backend, json: [
-            "uuid": uuid, "name": "Amina Benali", "phone": "+213661234567", "email": "amina@example.dz", "neighbourhood": "usto",
-        ])
+        let created = try await service.request(
+            "POST",
+            "/v1/members",
+            secret: Self.backend,
+            json: [
+                "uuid": uuid, "name": "Amina Benali", "phone": "+213661234567", "email": "amina@example.dz", "neighbourhood": "usto",
+            ]
+        )
         let membershipID = try #require(created.body["membership_id"] as? String)
-        let sold = try await service.request("POST", "/v1/activations", secret: Self.vendor,
-                                             json: ["membership_id": membershipID, "months": 2, "amount_dzd": 600],
-                                             headers: ["Idempotency-Key": UUID().uuidString])
+        let sold = try await service.request(
+            "POST",
+            "/v1/activations",
+            secret: Self.vendor,
+            json: ["membership_id": membershipID, "months": 2, "amount_dzd": 600],
+            headers: ["Idempotency-Key": UUID().uuidString]
+        )
         #expect(sold.status == 201)
 
         let backup = folder.file("backups/ledger-copy.sqlite")

@@ -63,8 +63,11 @@ struct ConnectionCapTests {
         }
         let refused = try RawConnection(port: service.port)
         let answer = await refused.readUntilClosed(within: .seconds(3))
-        #expect(answer?.hasPrefix("HTTP/1.1 503") == true && answer?.contains("Retry-After: 1") == true
-                && answer?.contains(#""code":"too_many_connections""#) == true, "\(answer ?? "no answer: it waited")")
+        #expect(
+            answer?.hasPrefix("HTTP/1.1 503") == true && answer?.contains("Retry-After: 1") == true
+                && answer?.contains(#""code":"too_many_connections""#) == true,
+            "\(answer ?? "no answer: it waited")"
+        )
         busy[0].send("\r\n")
         #expect(await busy[0].readResponse(within: .seconds(5))?.hasPrefix("HTTP/1.1 200") == true, "the requests in progress are served")
         let next = try RawConnection(port: service.port)

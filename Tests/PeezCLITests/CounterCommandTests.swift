@@ -26,11 +26,17 @@ struct CounterCommandTests {
         let synced = try ProcessRunner.run([home, PeezCommand.binary, "counter", "sync"])
         #expect(synced.status == 0 && synced.standardOutput.contains("changes only"), "the kept secret is used: \(synced.standardError)")
 
-        let card = try await service.request("GET", "/v1/members/00000000-0000-4000-8000-000000000001/card",
-                                             secret: "peez_backend_DEVELOPMENT_ONLY_not_a_secret")
+        let card = try await service.request(
+            "GET",
+            "/v1/members/00000000-0000-4000-8000-000000000001/card",
+            secret: "peez_backend_DEVELOPMENT_ONLY_not_a_secret"
+        )
         let token = try #require(card.body["token"] as? String)
         for environment in [[home], [home, "NO_COLOR=1"]] {
-            let session = try ProcessRunner.run(environment + [PeezCommand.binary, "counter"], input: Data("\(token)\r\nPEEZ1:garbage\n\n\(token)\n".utf8))
+            let session = try ProcessRunner.run(
+                environment + [PeezCommand.binary, "counter"],
+                input: Data("\(token)\r\nPEEZ1:garbage\n\n\(token)\n".utf8)
+            )
             #expect(session.status == 0)
             #expect(!session.standardOutput.contains("\u{1B}"), "plain in a pipe")
             #expect(session.standardOutput.components(separatedBy: "  VALID  ").count == 3 && session.standardOutput.contains("  INVALID  "))
@@ -38,18 +44,26 @@ struct CounterCommandTests {
             #expect(session.standardOutput.contains("[valid 2 · invalid 1 · 3 scanned]"))
         }
         // A screenshot of the card (the service's own PNG) is answered like a scan; a picture without a code is named.
-        let png = try await service.request("GET", "/v1/members/00000000-0000-4000-8000-000000000001/card.png",
-                                            secret: "peez_backend_DEVELOPMENT_ONLY_not_a_secret")
+        let png = try await service.request(
+            "GET",
+            "/v1/members/00000000-0000-4000-8000-000000000001/card.png",
+            secret: "peez_backend_DEVELOPMENT_ONLY_not_a_secret"
+        )
         try png.data.write(to: URL(fileURLWithPath: folder.file("card.png")))
         let noCode = repositoryRoot.appendingPathComponent("Fixtures/images/no-code.png").path
         let pictured = try ProcessRunner.run([home, PeezCommand.binary, "counter", "--image", folder.file("card.png"), noCode])
         #expect(pictured.status == 1, "a file without a code is not an answer")
-        #expect(pictured.standardOutput.contains("card.png:   VALID  ") && pictured.standardOutput.contains("PEEZ-20251103-00001"),
-                "each verdict after its file's name: \(pictured.standardOutput)")
+        #expect(
+            pictured.standardOutput.contains("card.png:   VALID  ") && pictured.standardOutput.contains("PEEZ-20251103-00001"),
+            "each verdict after its file's name: \(pictured.standardOutput)"
+        )
         #expect(pictured.standardError.contains("no-code.png: no QR code found"), "\(pictured.standardError)")
 
         let checked = try ProcessRunner.run([home, PeezCommand.binary, "counter", "log", "--verify"])
-        #expect(checked.status == 0 && checked.standardOutput.contains("7 entries, chain intact"), "\(checked.standardOutput)\(checked.standardError)")
+        #expect(
+            checked.status == 0 && checked.standardOutput.contains("7 entries, chain intact"),
+            "\(checked.standardOutput)\(checked.standardError)"
+        )
         let csv = try ProcessRunner.run([home, PeezCommand.binary, "counter", "log", "--csv"])
         #expect(csv.standardOutput.hasPrefix("seq,time,verdict,member") && csv.standardOutput.contains(",valid,PEEZ-20251103-00001,"))
         let logPath = folder.file("counter/scans.log")
@@ -77,8 +91,11 @@ struct CounterCommandTests {
         let home = "PEEZ_COUNTER_HOME=" + folder.file("counter")
         let counter = [home, Self.vendorSecret, PeezCommand.binary, "counter"]
         #expect(try ProcessRunner.run(counter + ["enroll", "--server", "http://127.0.0.1:\(port)"]).status == 0)
-        let card = try await service.request("GET", "/v1/members/00000000-0000-4000-8000-000000000001/card",
-                                             secret: "peez_backend_DEVELOPMENT_ONLY_not_a_secret")
+        let card = try await service.request(
+            "GET",
+            "/v1/members/00000000-0000-4000-8000-000000000001/card",
+            secret: "peez_backend_DEVELOPMENT_ONLY_not_a_secret"
+        )
         let token = try #require(card.body["token"] as? String)
 
         let wrongCash = try ProcessRunner.run(counter + ["activate", "--months", "2", "--paid", "300", "--token", token])
@@ -88,7 +105,10 @@ struct CounterCommandTests {
 
         // 1. A sale with the service up: sold, with a receipt.
         let sold = try ProcessRunner.run(counter + ["activate", "--months", "1", "--paid", "300"], input: Data((token + "\r\n").utf8))
-        #expect(sold.status == 0 && sold.standardOutput.contains("SOLD  Ahmed Mohamed (PEEZ-20251103-00001): 1 month(s), 300 DZD; paid until"), "\(sold.standardOutput)\(sold.standardError)")
+        #expect(
+            sold.status == 0 && sold.standardOutput.contains("SOLD  Ahmed Mohamed (PEEZ-20251103-00001): 1 month(s), 300 DZD; paid until"),
+            "\(sold.standardOutput)\(sold.standardError)"
+        )
 
         // 2. A sale while the service is down: journaled, not confirmed, pending.
         service.killHard()
@@ -104,19 +124,28 @@ struct CounterCommandTests {
         journal.removeLast()  // the third sale's "confirmed" record
         try (journal.joined(separator: "\n") + "\n").write(toFile: journalPath, atomically: true, encoding: .utf8)
         let pending = try ProcessRunner.run(counter + ["pending"])
-        #expect(pending.standardOutput.split(separator: "\n").count == 2 && pending.standardOutput.contains("2 month(s)  600 DZD")
-                && pending.standardOutput.contains("3 month(s)  900 DZD"), "\(pending.standardOutput)")
+        #expect(
+            pending.standardOutput.split(separator: "\n").count == 2 && pending.standardOutput.contains("2 month(s)  600 DZD")
+                && pending.standardOutput.contains("3 month(s)  900 DZD"),
+            "\(pending.standardOutput)"
+        )
 
         // The service is killed and restarted in between; retry sends each pending sale under its first key.
         service.killHard()
         service = try ServiceProcess(arguments: arguments, port: port)
         try await service.waitUntilReady()
         let retried = try ProcessRunner.run(counter + ["retry"])
-        #expect(retried.status == 0 && retried.standardOutput.components(separatedBy: "SOLD").count == 3, "\(retried.standardOutput)\(retried.standardError)")
+        #expect(
+            retried.status == 0 && retried.standardOutput.components(separatedBy: "SOLD").count == 3,
+            "\(retried.standardOutput)\(retried.standardError)"
+        )
         #expect(try ProcessRunner.run(counter + ["pending"]).standardOutput.contains("no pending sale"))
 
-        let subscription = try await service.request("GET", "/v1/members/00000000-0000-4000-8000-000000000001/subscription",
-                                                     secret: "peez_backend_DEVELOPMENT_ONLY_not_a_secret")
+        let subscription = try await service.request(
+            "GET",
+            "/v1/members/00000000-0000-4000-8000-000000000001/subscription",
+            secret: "peez_backend_DEVELOPMENT_ONLY_not_a_secret"
+        )
         let months = (subscription.body["periods"] as? [[String: Any]] ?? []).compactMap { $0["months"] as? Int }.sorted()
         #expect(months == [1, 1, 2, 3], "the demo data's month, then three payments, three periods: none lost, none twice")
     }
@@ -128,13 +157,19 @@ struct CounterCommandTests {
         let exposedKey = folder.file("exposed.key")
         try FileManager.default.copyItem(atPath: certificates.serverKey, toPath: exposedKey)
         chmod(exposedKey, 0o644)
-        let refused = try PeezCommand.run(["serve", "--development", "--database", folder.file("refused.sqlite"), "--port", String(TestPorts.unused()),
-                                           "--tls-certificate", certificates.serverChain, "--tls-key", exposedKey])
+        let refused = try PeezCommand.run([
+            "serve", "--development", "--database", folder.file("refused.sqlite"), "--port", String(TestPorts.unused()),
+            "--tls-certificate", certificates.serverChain, "--tls-key", exposedKey,
+        ])
         #expect(refused.status != 0 && refused.standardError.contains("chmod 600 \(exposedKey)"), "\(refused.standardError)")
 
-        let service = try ServiceProcess(arguments: ["--development", "--database", folder.file("ledger.sqlite"),
-                                                     "--tls-certificate", certificates.serverChain, "--tls-key", certificates.serverKey],
-                                         port: TestPorts.unused())
+        let service = try ServiceProcess(
+            arguments: [
+                "--development", "--database", folder.file("ledger.sqlite"),
+                "--tls-certificate", certificates.serverChain, "--tls-key", certificates.serverKey,
+            ],
+            port: TestPorts.unused()
+        )
         defer { service.killHard() }
         // curl, an independent client, trusts only the test's root CA and checks the chain up to it.
         let health = ["curl", "-sS", "--max-time", "5", "--cacert", certificates.rootCertificate, "https://localhost:\(service.port)/health"]
@@ -150,10 +185,16 @@ struct CounterCommandTests {
         let home = "PEEZ_COUNTER_HOME=" + folder.file("counter")
         let enrol = [home, Self.vendorSecret, PeezCommand.binary, "counter", "enroll", "--server", "https://localhost:\(service.port)"]
         let untrusted = try ProcessRunner.run(enrol)
-        #expect(untrusted.status != 0 && untrusted.standardError.contains("--ca-file"), "the system's roots do not vouch for a test CA: \(untrusted.standardError)")
+        #expect(
+            untrusted.status != 0 && untrusted.standardError.contains("--ca-file"),
+            "the system's roots do not vouch for a test CA: \(untrusted.standardError)"
+        )
         let elsewhere = try TestCertificates(in: try TemporaryFolder(in: folder, "other-pki"))
         let impostor = try ProcessRunner.run(enrol + ["--ca-file", elsewhere.rootCertificate])
-        #expect(impostor.status != 0 && impostor.standardError.contains("(the CA file \(elsewhere.rootCertificate))"), "another CA's trust is not this service's")
+        #expect(
+            impostor.status != 0 && impostor.standardError.contains("(the CA file \(elsewhere.rootCertificate))"),
+            "another CA's trust is not this service's"
+        )
         let enrolled = try ProcessRunner.run(enrol + ["--ca-file", certificates.rootCertificate])
         #expect(enrolled.status == 0, "\(enrolled.standardError)")
         let synced = try ProcessRunner.run([home, PeezCommand.binary, "counter", "sync"])
@@ -167,8 +208,12 @@ struct CounterCommandTests {
         defer { service.killHard() }
         try await service.waitUntilReady()
         let (admin, backend) = ("peez_admin_DEVELOPMENT_ONLY_not_a_secret", "peez_backend_DEVELOPMENT_ONLY_not_a_secret")
-        let baker = try await service.request("POST", "/v1/vendors", secret: admin,
-                                              json: ["name": "Boulangerie El Bahia", "category": "boulangerie-patisserie", "neighbourhood": "gambetta"])
+        let baker = try await service.request(
+            "POST",
+            "/v1/vendors",
+            secret: admin,
+            json: ["name": "Boulangerie El Bahia", "category": "boulangerie-patisserie", "neighbourhood": "gambetta"]
+        )
         let bakerSecret = try #require(baker.body["api_secret"] as? String)
         let card = try await service.request("GET", "/v1/members/00000000-0000-4000-8000-000000000001/card", secret: backend)
         let token = try #require(card.body["token"] as? String)
@@ -176,14 +221,19 @@ struct CounterCommandTests {
         // The butcher's counter (the demo vendor) and the baker's each scan the same card, then sync.
         let server = "http://127.0.0.1:\(service.port)"
         func counter(_ name: String, _ secret: String, _ arguments: [String], input: String? = nil) throws -> ProcessResult {
-            try ProcessRunner.run(["PEEZ_COUNTER_HOME=" + folder.file(name), "PEEZ_VENDOR_SECRET=" + secret, PeezCommand.binary, "counter"] + arguments,
-                                  input: input.map { Data($0.utf8) })
+            try ProcessRunner.run(
+                ["PEEZ_COUNTER_HOME=" + folder.file(name), "PEEZ_VENDOR_SECRET=" + secret, PeezCommand.binary, "counter"] + arguments,
+                input: input.map { Data($0.utf8) }
+            )
         }
         for (name, secret) in [("butcher", "peez_vendor_DEVELOPMENT_ONLY_not_a_secret"), ("baker", bakerSecret)] {
             #expect(try counter(name, secret, ["enroll", "--server", server]).status == 0)
             #expect(try counter(name, secret, [], input: "\(token)\nPEEZ1:garbage\n").standardOutput.contains("  VALID  "))
             let synced = try counter(name, secret, ["sync"])
-            #expect(synced.status == 0 && synced.standardOutput.contains("scan log: 2 entries reported"), "\(synced.standardOutput)\(synced.standardError)")
+            #expect(
+                synced.status == 0 && synced.standardOutput.contains("scan log: 2 entries reported"),
+                "\(synced.standardOutput)\(synced.standardError)"
+            )
         }
         #expect(try counter("butcher", "peez_vendor_DEVELOPMENT_ONLY_not_a_secret", ["sync"]).standardOutput.contains("scan log: 0 entries reported"))
         // A report whose answer was lost (the counter never recorded it) is sent again and stored once.
@@ -193,8 +243,14 @@ struct CounterCommandTests {
 
         let used = try await service.request("GET", "/v1/scans?membership_id=PEEZ-20251103-00001", secret: admin)
         let scans = try #require(used.body["scans"] as? [[String: Any]])
-        #expect(scans.count == 2 && Set(scans.compactMap { $0["vendor_name"] as? String }) == ["Boucherie Centrale", "Boulangerie El Bahia"], "\(used.body)")
-        #expect(try await service.request("GET", "/v1/scans?membership_id=PEEZ-20251103-00001", secret: "peez_vendor_DEVELOPMENT_ONLY_not_a_secret").status == 403)
+        #expect(
+            scans.count == 2 && Set(scans.compactMap { $0["vendor_name"] as? String }) == ["Boucherie Centrale", "Boulangerie El Bahia"],
+            "\(used.body)"
+        )
+        #expect(
+            try await service.request("GET", "/v1/scans?membership_id=PEEZ-20251103-00001", secret: "peez_vendor_DEVELOPMENT_ONLY_not_a_secret")
+                .status == 403
+        )
         let shared = try await service.request("GET", "/v1/scans/shared?within=600", secret: admin)
         let cards = try #require(shared.body["cards"] as? [[String: Any]])
         #expect(cards.count == 1 && cards.first?["membership_id"] as? String == "PEEZ-20251103-00001", "\(shared.body)")

@@ -68,8 +68,12 @@ struct CounterSessionTests {
     static func enrolledService(_ folder: TemporaryFolder) async throws -> (ServiceProcess, [String: String], String) {
         let service = try ServiceProcess(arguments: ["--development", "--database", folder.file("ledger.sqlite")], port: TestPorts.unused())
         try await service.waitUntilReady()
-        let environment = ["PEEZ_COUNTER_HOME": folder.file("counter"), "PEEZ_VENDOR_SECRET": "peez_vendor_DEVELOPMENT_ONLY_not_a_secret", "LANG": "C.UTF-8"]
-        let enrolled = try ProcessRunner.run(environment.map { "\($0.key)=\($0.value)" } + [PeezCommand.binary, "counter", "enroll", "--server", "http://127.0.0.1:\(service.port)"])
+        let environment = [
+            "PEEZ_COUNTER_HOME": folder.file("counter"), "PEEZ_VENDOR_SECRET": "peez_vendor_DEVELOPMENT_ONLY_not_a_secret", "LANG": "C.UTF-8",
+        ]
+        let enrolled = try ProcessRunner.run(
+            environment.map { "\($0.key)=\($0.value)" } + [PeezCommand.binary, "counter", "enroll", "--server", "http://127.0.0.1:\(service.port)"]
+        )
         guard enrolled.status == 0 else { throw ServiceError("enrol failed: \(enrolled.standardError)") }
         let card = try await service.request("GET", "/v1/members/\(demoMember)/card", secret: backend)
         let token = try #require(card.body["token"] as? String)
@@ -84,12 +88,20 @@ struct CounterSessionTests {
         let session = try LiveSession(["counter", "--sync-every", "0"], environment: environment)
         defer { session.finish() }
         let valid = try await session.scan(token)
-        #expect(valid.contains("  VALID  ") && valid.contains("paid until") && valid.contains("(Algiers)"), "the demo member starts with a paid month: \(valid)")
-        #expect(session.standardError.contains("ready · trust data from") && session.standardError.contains("Ctrl-D to quit"), "\(session.standardError)")
+        #expect(
+            valid.contains("  VALID  ") && valid.contains("paid until") && valid.contains("(Algiers)"),
+            "the demo member starts with a paid month: \(valid)"
+        )
+        #expect(
+            session.standardError.contains("ready · trust data from") && session.standardError.contains("Ctrl-D to quit"),
+            "\(session.standardError)"
+        )
 
         // An admin cancels the demo member's month; a sync beside the running session brings the revocation.
         let sales = try await service.request("GET", "/v1/activations", secret: Self.admin)
-        let sale = try #require((sales.body["activations"] as? [[String: Any]])?.first { $0["member_uuid"] as? String == Self.demoMember }?["id"] as? String)
+        let sale = try #require(
+            (sales.body["activations"] as? [[String: Any]])?.first { $0["member_uuid"] as? String == Self.demoMember }?["id"] as? String
+        )
         #expect(try await service.request("POST", "/v1/activations/\(sale)/cancel", secret: Self.admin).status == 200)
         let synced = try ProcessRunner.run(environment.map { "\($0.key)=\($0.value)" } + [PeezCommand.binary, "counter", "sync"])
         #expect(synced.status == 0 && synced.standardOutput.contains("1 member(s) new"), "\(synced.standardOutput)\(synced.standardError)")
@@ -107,18 +119,32 @@ struct CounterSessionTests {
         defer { service.killHard() }
         let plain = environment.map { "\($0.key)=\($0.value)" }
         let french = try ProcessRunner.run(plain + [PeezCommand.binary, "counter", "--lang", "fr"], input: Data((token + "\nPEEZ1:garbage\n").utf8))
-        #expect(french.standardOutput.contains("  VALIDE  ") && french.standardOutput.contains("payée jusqu'au")
-                && french.standardOutput.contains("(heure d'Alger)") && french.standardOutput.contains("  INVALIDE  "), "\(french.standardOutput)")
+        #expect(
+            french.standardOutput.contains("  VALIDE  ") && french.standardOutput.contains("payée jusqu'au")
+                && french.standardOutput.contains("(heure d'Alger)") && french.standardOutput.contains("  INVALIDE  "),
+            "\(french.standardOutput)"
+        )
         #expect(french.standardError.contains("prêt · données de confiance"), "\(french.standardError)")
-        let arabic = try ProcessRunner.run(plain.filter { !$0.hasPrefix("LANG=") } + ["LANG=ar_DZ.UTF-8", PeezCommand.binary, "counter"], input: Data((token + "\n").utf8))
-        #expect(arabic.standardOutput.contains("صالحة") && arabic.standardOutput.contains("\u{200F}"), "from LANG, each line marked right to left: \(arabic.standardOutput)")
+        let arabic = try ProcessRunner.run(
+            plain.filter { !$0.hasPrefix("LANG=") } + ["LANG=ar_DZ.UTF-8", PeezCommand.binary, "counter"],
+            input: Data((token + "\n").utf8)
+        )
+        #expect(
+            arabic.standardOutput.contains("صالحة") && arabic.standardOutput.contains("\u{200F}"),
+            "from LANG, each line marked right to left: \(arabic.standardOutput)"
+        )
         let unknown = try ProcessRunner.run(plain + [PeezCommand.binary, "counter", "--lang", "de"], input: Data())
         #expect(unknown.status == 2 && unknown.standardError.contains("--lang must be en, fr or ar"))
 
         // The receipt shows dates as every other screen does.
-        let sold = try ProcessRunner.run(plain + [PeezCommand.binary, "counter", "activate", "--months", "1", "--paid", "300", "--token", token, "--lang", "fr"])
-        #expect(sold.status == 0 && sold.standardOutput.contains("VENDU") && sold.standardOutput.contains("(heure d'Alger)")
-                && !sold.standardOutput.contains("+01:00"), "\(sold.standardOutput)\(sold.standardError)")
+        let sold = try ProcessRunner.run(
+            plain + [PeezCommand.binary, "counter", "activate", "--months", "1", "--paid", "300", "--token", token, "--lang", "fr"]
+        )
+        #expect(
+            sold.status == 0 && sold.standardOutput.contains("VENDU") && sold.standardOutput.contains("(heure d'Alger)")
+                && !sold.standardOutput.contains("+01:00"),
+            "\(sold.standardOutput)\(sold.standardError)"
+        )
     }
 
     @Test func cannotConfirmSaysWhatToDoNextAndAnUnreachableServiceIsOnePlainSentence() async throws {
@@ -132,20 +158,29 @@ struct CounterSessionTests {
         state["newest_server_time"] = Int(Date().timeIntervalSince1970) + 86_400
         try JSONSerialization.data(withJSONObject: state).write(to: URL(fileURLWithPath: statePath))
         let behind = try ProcessRunner.run(plain + [PeezCommand.binary, "counter"], input: Data((token + "\n").utf8))
-        #expect(behind.standardOutput.contains("  CANNOT CONFIRM  ") && behind.standardOutput.contains("next: set this device's date and time right"),
-                "\(behind.standardOutput)")
+        #expect(
+            behind.standardOutput.contains("  CANNOT CONFIRM  ") && behind.standardOutput.contains("next: set this device's date and time right"),
+            "\(behind.standardOutput)"
+        )
         let log = try ProcessRunner.run(plain + [PeezCommand.binary, "counter", "log"])
-        #expect(log.standardOutput.contains("cannot_confirm") && log.standardOutput.contains("clock wrong"), "logged as a wrong clock: \(log.standardOutput)")
+        #expect(
+            log.standardOutput.contains("cannot_confirm") && log.standardOutput.contains("clock wrong"),
+            "logged as a wrong clock: \(log.standardOutput)"
+        )
         // The clock set right, a sync reports that entry too: the service takes it, wrong clock and all.
         state["newest_server_time"] = Int(Date().timeIntervalSince1970) - 60
         try JSONSerialization.data(withJSONObject: state).write(to: URL(fileURLWithPath: statePath))
         let synced = try ProcessRunner.run(plain + [PeezCommand.binary, "counter", "sync"])
-        #expect(synced.status == 0 && synced.standardOutput.contains("scan log: 1 entry reported") && !synced.standardError.contains("refused"),
-                "\(synced.standardOutput)\(synced.standardError)")
+        #expect(
+            synced.status == 0 && synced.standardOutput.contains("scan log: 1 entry reported") && !synced.standardError.contains("refused"),
+            "\(synced.standardOutput)\(synced.standardError)"
+        )
         let scans = try await service.request("GET", "/v1/scans", secret: Self.admin)
         let reported = scans.body["scans"] as? [[String: Any]] ?? []
-        #expect(reported.count == 1 && reported.first?["verdict"] as? String == "cannot_confirm" && reported.first?["clock_wrong"] as? Bool == true,
-                "\(scans.body)")
+        #expect(
+            reported.count == 1 && reported.first?["verdict"] as? String == "cannot_confirm" && reported.first?["clock_wrong"] as? Bool == true,
+            "\(scans.body)"
+        )
 
         service.killHard()
         let unreachable = try ProcessRunner.run(plain + [PeezCommand.binary, "counter", "sync"])

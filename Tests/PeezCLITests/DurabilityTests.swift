@@ -18,12 +18,22 @@ struct DurabilityTests {
 
         var service = try ServiceProcess(arguments: arguments, port: port)
         try await service.waitUntilReady()
-        let vendor = try await service.request("POST", "/v1/vendors", secret: adminSecret,
-                                               json: ["name": "Boucherie Centrale", "category": "boucherie", "neighbourhood": "centre-ville"])
+        let vendor = try await service.request(
+            "POST",
+            "/v1/vendors",
+            secret: adminSecret,
+            json: ["name": "Boucherie Centrale", "category": "boucherie", "neighbourhood": "centre-ville"]
+        )
         let vendorSecret = try #require(vendor.body["api_secret"] as? String)
         let memberUUID = UUID().uuidString.lowercased()
-        let member = try await service.request("POST", "/v1/members", secret: adminSecret, json: [
-            "uuid": memberUUID, "name": "Ahmed Mohamed", "phone": "+213550000001", "email": "ahmed@example.dz", "neighbourhood": "usto"])
+        let member = try await service.request(
+            "POST",
+            "/v1/members",
+            secret: adminSecret,
+            json: [
+                "uuid": memberUUID, "name": "Ahmed Mohamed", "phone": "+213550000001", "email": "ahmed@example.dz", "neighbourhood": "usto",
+            ]
+        )
         let membershipID = try #require(member.body["membership_id"] as? String)
 
         let sale: [String: Any] = ["membership_id": membershipID, "months": 3, "amount_dzd": 900]
@@ -70,7 +80,9 @@ struct DurabilityTests {
         #expect(stat(database, &status) == 0 && status.st_mode & 0o777 == 0o600)
         chmod(database, 0o644)
         let warned = try PeezCommand.run(["admin", "create-token", "--role", "admin", "--database", database])
-        #expect(warned.status == 0 && warned.standardError.contains("warning: \(database)") && warned.standardError.contains("chmod 600"),
-                "\(warned.standardError)")
+        #expect(
+            warned.status == 0 && warned.standardError.contains("warning: \(database)") && warned.standardError.contains("chmod 600"),
+            "\(warned.standardError)"
+        )
     }
 }

@@ -63,9 +63,14 @@ struct LifecycleTests {
                 await withTaskGroup(of: Void.self) { group in
                     for membershipID in setup.membershipIDs.prefix(4) {
                         group.addTask {
-                            _ = try? await service.current.request("POST", "/v1/activations", secret: setup.vendorSecret,
-                                                                   json: ["membership_id": membershipID, "months": 1, "amount_dzd": 300],
-                                                                   headers: ["Idempotency-Key": UUID().uuidString], timeout: 30)
+                            _ = try? await service.current.request(
+                                "POST",
+                                "/v1/activations",
+                                secret: setup.vendorSecret,
+                                json: ["membership_id": membershipID, "months": 1, "amount_dzd": 300],
+                                headers: ["Idempotency-Key": UUID().uuidString],
+                                timeout: 30
+                            )
                         }
                     }
                 }
@@ -91,13 +96,17 @@ struct LifecycleTests {
         ]
         for (url, says) in cases {
             let started = ContinuousClock.now
-            let result = try PeezCommand.run(["serve", "--development", "--port", String(TestPorts.unused()), "--database-url", url, "--start-timeout", "2"])
+            let result = try PeezCommand.run([
+                "serve", "--development", "--port", String(TestPorts.unused()), "--database-url", url, "--start-timeout", "2",
+            ])
             let elapsed = ContinuousClock.now - started
             #expect(result.status != 0, "\(url)")
             #expect(elapsed < .seconds(10), "\(url): gave up after \(elapsed)")
             let lines = result.standardError.split(separator: "\n")
-            #expect(lines.count == 1 && lines.first?.contains("PostgreSQL at 127.0.0.1") == true && lines.first?.contains(says) == true,
-                    "\(url): \(result.standardError)")
+            #expect(
+                lines.count == 1 && lines.first?.contains("PostgreSQL at 127.0.0.1") == true && lines.first?.contains(says) == true,
+                "\(url): \(result.standardError)"
+            )
         }
     }
 
@@ -130,8 +139,12 @@ struct LifecycleTests {
 
     /// Runs `body` with a service on a fresh database of `store` (PostgreSQL: `postgres`, or a server of its
     /// own), a vendor and eight members.
-    func withService(_ store: Store, postgres given: PostgresServer? = nil, extraArguments: [String] = [],
-                     _ body: (RunningService, Setup) async throws -> Void) async throws {
+    func withService(
+        _ store: Store,
+        postgres given: PostgresServer? = nil,
+        extraArguments: [String] = [],
+        _ body: (RunningService, Setup) async throws -> Void
+    ) async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let (storeArguments, owned) = try store.arguments(in: folder, postgres: given)
@@ -140,16 +153,34 @@ struct LifecycleTests {
         let admin = try PeezCommand.run(["admin", "create-token", "--role", "admin"] + storeArguments)
         try #require(admin.status == 0, "\(admin.standardError)")
         let adminSecret = admin.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
-        let service = try await RunningService(arguments: storeArguments + extraArguments + [
-            "--signing-key", folder.file("keys/signing-key.pem"), "--published-keys", folder.file("published")])
-        let vendor = try await service.current.request("POST", "/v1/vendors", secret: adminSecret,
-                                                       json: ["name": "Boucherie Centrale", "category": "boucherie", "neighbourhood": "centre-ville"])
-        var setup = Setup(adminSecret: adminSecret, vendorSecret: try #require(vendor.body["api_secret"] as? String), membershipIDs: [], memberUUIDs: [])
+        let service = try await RunningService(
+            arguments: storeArguments + extraArguments + [
+                "--signing-key", folder.file("keys/signing-key.pem"), "--published-keys", folder.file("published"),
+            ]
+        )
+        let vendor = try await service.current.request(
+            "POST",
+            "/v1/vendors",
+            secret: adminSecret,
+            json: ["name": "Boucherie Centrale", "category": "boucherie", "neighbourhood": "centre-ville"]
+        )
+        var setup = Setup(
+            adminSecret: adminSecret,
+            vendorSecret: try #require(vendor.body["api_secret"] as? String),
+            membershipIDs: [],
+            memberUUIDs: []
+        )
         for number in 0..<8 {
             let uuid = UUID().uuidString.lowercased()
-            let member = try await service.current.request("POST", "/v1/members", secret: adminSecret, json: [
-                "uuid": uuid, "name": "Membre \(number)", "phone": "+2135500000\(10 + number)",
-                "email": "membre\(number)@example.dz", "neighbourhood": "usto"])
+            let member = try await service.current.request(
+                "POST",
+                "/v1/members",
+                secret: adminSecret,
+                json: [
+                    "uuid": uuid, "name": "Membre \(number)", "phone": "+2135500000\(10 + number)",
+                    "email": "membre\(number)@example.dz", "neighbourhood": "usto",
+                ]
+            )
             setup.membershipIDs.append(try #require(member.body["membership_id"] as? String, "\(member.body)"))
             setup.memberUUIDs.append(uuid)
         }
@@ -193,11 +224,17 @@ struct SimultaneousStartTests {
                 Issue.record("an instance did not start: \(error)")
             }
         }
-        let vendor = try await instances[2].request("GET", "/v1/vendors/00000000-0000-4000-8000-000000000101",
-                                                    secret: "peez_admin_DEVELOPMENT_ONLY_not_a_secret")
+        let vendor = try await instances[2].request(
+            "GET",
+            "/v1/vendors/00000000-0000-4000-8000-000000000101",
+            secret: "peez_admin_DEVELOPMENT_ONLY_not_a_secret"
+        )
         #expect(vendor.status == 200 && vendor.body["name"] as? String == "Boucherie Centrale")
-        let member = try await instances[1].request("GET", "/v1/members/00000000-0000-4000-8000-000000000001",
-                                                    secret: "peez_backend_DEVELOPMENT_ONLY_not_a_secret")
+        let member = try await instances[1].request(
+            "GET",
+            "/v1/members/00000000-0000-4000-8000-000000000001",
+            secret: "peez_backend_DEVELOPMENT_ONLY_not_a_secret"
+        )
         #expect(member.body["membership_id"] as? String == "PEEZ-20251103-00001", "the member make demo prints a card for")
         if let postgres {
             #expect(try postgres.psql("SELECT count(*) FROM vendors").trimmingCharacters(in: .whitespacesAndNewlines) == "1")

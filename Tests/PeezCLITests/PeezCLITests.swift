@@ -29,7 +29,10 @@ struct PeezCLITests {
         }
     }
 
-    struct CLIError: Error { let message: String; init(_ message: String) { self.message = message } }
+    struct CLIError: Error {
+        let message: String
+        init(_ message: String) { self.message = message }
+    }
 
     @Test func keysGeneratePrintsTheKidThatKeysShowReports() throws {
         let workspace = try Workspace()
@@ -137,7 +140,8 @@ struct PeezCLITests {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: PeezCommand.binary)
         process.arguments = ["verify", "--keys", workspace.keySet, "-"]
-        let input = Pipe(), output = Pipe()
+        let input = Pipe()
+        let output = Pipe()
         process.standardInput = input
         process.standardOutput = output
         try process.run()
@@ -156,7 +160,8 @@ struct PeezCLITests {
     @Test func aFileOfTokensIsVerifiedOnSeveralCoresInInputOrderWithASummary() throws {
         let workspace = try Workspace()
         defer { workspace.folder.remove() }
-        let valid = try workspace.issue(), expired = try workspace.issue(expires: "2020-01-01", extra: ["--issued-at", "1575190800"])
+        let valid = try workspace.issue()
+        let expired = try workspace.issue(expires: "2020-01-01", extra: ["--issued-at", "1575190800"])
         // 3,000 lines: valid, expired, garbage, blank, in turn, so any reordering shows.
         let input = (0..<750).map { "\(valid)\n\(expired)\nPEEZ1:nonsense-\($0)\n\n" }.joined()
         let one = try PeezCommand.run(["verify", "--keys", workspace.keySet, "--json", "--jobs", "1", "-"], input: input)
@@ -175,7 +180,9 @@ struct PeezCLITests {
         let first = try workspace.issue(extra: ["--png", workspace.folder.file("first.png")])
         let second = try workspace.issue(member: "PEEZ-20251104-00003", extra: ["--png", workspace.folder.file("second.png")])
         #expect(first != second)
-        let both = try PeezCommand.run(["verify", "--keys", workspace.keySet, "--image", workspace.folder.file("first.png"), workspace.folder.file("second.png")])
+        let both = try PeezCommand.run([
+            "verify", "--keys", workspace.keySet, "--image", workspace.folder.file("first.png"), workspace.folder.file("second.png"),
+        ])
         #expect(both.status == 0, "\(both.standardError)")
         #expect(both.standardOutput.contains("first.png: VALID card  PEEZ-20251103-00002"), "\(both.standardOutput)")
         #expect(both.standardOutput.contains("second.png: VALID card  PEEZ-20251104-00003"))
@@ -183,9 +190,14 @@ struct PeezCLITests {
         let fixtures = repositoryRoot.appendingPathComponent("Fixtures/images").path
         let none = try PeezCommand.run(["verify", "--keys", workspace.keySet, "--image", fixtures + "/no-code.png"])
         #expect(none.status == 1 && none.standardError.contains("no-code.png: no QR code found"), "\(none.standardError)")
-        let hostile = try PeezCommand.run(["verify", "--keys", workspace.keySet, "--json", "--image", fixtures + "/huge-dimensions.png", fixtures + "/truncated.png"])
+        let hostile = try PeezCommand.run([
+            "verify", "--keys", workspace.keySet, "--json", "--image", fixtures + "/huge-dimensions.png", fixtures + "/truncated.png",
+        ])
         #expect(hostile.status == 1)
-        #expect(hostile.standardOutput.contains(#""error": "too_large""#) && hostile.standardOutput.contains(#""error": "damaged""#), "\(hostile.standardOutput)")
+        #expect(
+            hostile.standardOutput.contains(#""error": "too_large""#) && hostile.standardOutput.contains(#""error": "damaged""#),
+            "\(hostile.standardOutput)"
+        )
 
         // A folder stands for its images; the fixture cards are signed by a key this workspace does not trust.
         let folder = try PeezCommand.run(["verify", "--keys", workspace.keySet, "--json", "--image", fixtures])
@@ -273,9 +285,12 @@ struct PeezCLITests {
     @Test func cardIssueWritesPNGAndSVGThatScanBackToTheToken() throws {
         let workspace = try Workspace()
         defer { workspace.folder.remove() }
-        let png = workspace.folder.file("card.png"), svg = workspace.folder.file("card.svg")
-        let result = try PeezCommand.run(["card", "issue", "--key", workspace.privateKey, "--member", "PEEZ-20251103-00002",
-                                          "--expires", "2030-12-31", "--png", png, "--svg", svg, "--terminal"])
+        let png = workspace.folder.file("card.png")
+        let svg = workspace.folder.file("card.svg")
+        let result = try PeezCommand.run([
+            "card", "issue", "--key", workspace.privateKey, "--member", "PEEZ-20251103-00002",
+            "--expires", "2030-12-31", "--png", png, "--svg", svg, "--terminal",
+        ])
         #expect(result.status == 0)
         #expect(result.standardError.contains("█"))
         let decoded = try ProcessRunner.run(["zbarimg", "--nodbus", "--quiet", "--raw", png])
@@ -284,11 +299,13 @@ struct PeezCLITests {
     }
 
     /// Every command and command group, by the words that name it.
-    static let commands: [[String]] = [[], ["serve"], ["admin"], ["admin", "create-token"], ["keys"], ["keys", "generate"],
-                                       ["keys", "show"], ["keys", "rotate"], ["keys", "retire"], ["card"], ["card", "issue"], ["verify"],
-                                       ["counter"], ["counter", "session"], ["counter", "enroll"], ["counter", "sync"], ["counter", "log"],
-                                       ["counter", "activate"], ["counter", "pending"], ["counter", "retry"], ["remind"], ["remind", "run"],
-                                       ["remind", "status"], ["remind", "requeue"], ["remind", "new-secret"], ["backup"], ["dev"], ["dev", "seed"]]
+    static let commands: [[String]] = [
+        [], ["serve"], ["admin"], ["admin", "create-token"], ["keys"], ["keys", "generate"],
+        ["keys", "show"], ["keys", "rotate"], ["keys", "retire"], ["card"], ["card", "issue"], ["verify"],
+        ["counter"], ["counter", "session"], ["counter", "enroll"], ["counter", "sync"], ["counter", "log"],
+        ["counter", "activate"], ["counter", "pending"], ["counter", "retry"], ["remind"], ["remind", "run"],
+        ["remind", "status"], ["remind", "requeue"], ["remind", "new-secret"], ["backup"], ["dev"], ["dev", "seed"],
+    ]
 
     @Test("help is exactly its stored snapshot (PEEZ_UPDATE_SNAPSHOTS=1 rewrites them)", arguments: commands)
     func helpMatchesItsSnapshot(command: [String]) throws {
@@ -301,7 +318,10 @@ struct PeezCLITests {
             return
         }
         let stored = try String(contentsOfFile: snapshot, encoding: .utf8)
-        #expect(help.standardOutput == stored, "peez \(command.joined(separator: " ")) --help differs from \(snapshot); if the change is meant, make snapshots")
+        #expect(
+            help.standardOutput == stored,
+            "peez \(command.joined(separator: " ")) --help differs from \(snapshot); if the change is meant, make snapshots"
+        )
     }
 
     /// A wrapped example is a trap: its second half, pasted, runs as a command of its own. At 80 columns (a
@@ -311,10 +331,19 @@ struct PeezCLITests {
         let help = try ProcessRunner.run(["COLUMNS=80", PeezCommand.binary] + command + ["--help"])
         var inExamples = false
         for line in help.standardOutput.split(separator: "\n", omittingEmptySubsequences: false) {
-            if line.hasPrefix("Example") { inExamples = true; continue }
-            if line.isEmpty || line.hasPrefix("USAGE:") { inExamples = false; continue }
+            if line.hasPrefix("Example") {
+                inExamples = true
+                continue
+            }
+            if line.isEmpty || line.hasPrefix("USAGE:") {
+                inExamples = false
+                continue
+            }
             guard inExamples else { continue }
-            #expect(line.hasPrefix("  ") && line.count <= 80, "peez \(command.joined(separator: " ")) --help at 80 columns wraps an example: '\(line)'")
+            #expect(
+                line.hasPrefix("  ") && line.count <= 80,
+                "peez \(command.joined(separator: " ")) --help at 80 columns wraps an example: '\(line)'"
+            )
         }
     }
 

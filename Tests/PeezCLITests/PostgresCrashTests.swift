@@ -20,18 +20,30 @@ struct PostgresCrashTests {
         let admin = try PeezCommand.run(["admin", "create-token", "--role", "admin", "--database-url", postgres.url])
         let adminSecret = admin.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
         try #require(admin.status == 0, "\(admin.standardError)")
-        let arguments = ["--database-url", postgres.url, "--database-connections", "4",
-                         "--signing-key", folder.file("keys/signing-key.pem"), "--published-keys", folder.file("published")]
+        let arguments = [
+            "--database-url", postgres.url, "--database-connections", "4",
+            "--signing-key", folder.file("keys/signing-key.pem"), "--published-keys", folder.file("published"),
+        ]
 
         var instances = try await Self.startInstances(arguments)
-        let vendor = try await instances[0].request("POST", "/v1/vendors", secret: adminSecret,
-                                                    json: ["name": "Boucherie Centrale", "category": "boucherie", "neighbourhood": "centre-ville"])
+        let vendor = try await instances[0].request(
+            "POST",
+            "/v1/vendors",
+            secret: adminSecret,
+            json: ["name": "Boucherie Centrale", "category": "boucherie", "neighbourhood": "centre-ville"]
+        )
         let vendorSecret = try #require(vendor.body["api_secret"] as? String)
         var membershipIDs: [String] = []
         for number in 0..<16 {
-            let member = try await instances[0].request("POST", "/v1/members", secret: adminSecret, json: [
-                "uuid": UUID().uuidString.lowercased(), "name": "Membre \(number)", "phone": "+2135500000\(10 + number)",
-                "email": "membre\(number)@example.dz", "neighbourhood": "usto"])
+            let member = try await instances[0].request(
+                "POST",
+                "/v1/members",
+                secret: adminSecret,
+                json: [
+                    "uuid": UUID().uuidString.lowercased(), "name": "Membre \(number)", "phone": "+2135500000\(10 + number)",
+                    "email": "membre\(number)@example.dz", "neighbourhood": "usto",
+                ]
+            )
             membershipIDs.append(try #require(member.body["membership_id"] as? String, "\(member.body)"))
         }
 
@@ -59,7 +71,10 @@ struct PostgresCrashTests {
             try postgres.start()
             let stored = Set(try postgres.psql("SELECT lower(id) FROM periods").split(separator: "\n").map(String.init))
             let lost = acknowledged.subtracting(stored)
-            #expect(lost.isEmpty, "round \(round): \(lost.count) of \(acknowledged.count) sales answered 201 are not in the database: \(lost.sorted().prefix(5))")
+            #expect(
+                lost.isEmpty,
+                "round \(round): \(lost.count) of \(acknowledged.count) sales answered 201 are not in the database: \(lost.sorted().prefix(5))"
+            )
             try postgres.crash()
         }
     }
@@ -111,7 +126,13 @@ final class SaleLoad: Sendable {
             turn += 1
             let sale: [String: Any] = ["membership_id": membershipIDs[turn % membershipIDs.count], "months": 1, "amount_dzd": 300]
             let reply = try? await instances[turn % instances.count].request(
-                "POST", "/v1/activations", secret: vendorSecret, json: sale, headers: ["Idempotency-Key": UUID().uuidString], timeout: 5)
+                "POST",
+                "/v1/activations",
+                secret: vendorSecret,
+                json: sale,
+                headers: ["Idempotency-Key": UUID().uuidString],
+                timeout: 5
+            )
             if let reply, reply.status == 201, let period = reply.body["period"] as? [String: Any], let id = period["id"] as? String {
                 _ = answered.withLock { $0.insert(id.lowercased()) }
             } else {

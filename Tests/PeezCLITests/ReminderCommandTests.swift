@@ -21,9 +21,12 @@ struct ReminderCommandTests {
         init(failRate: Double = 0, delayMilliseconds: Int = 0, log: String? = nil) throws {
             let output = Pipe()
             process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = ["python3", repositoryRoot.appendingPathComponent("Tests/Reminders/receiver.py").path, "--port", "0",
-                                 "--secret", ReminderCommandTests.secret, "--fail-rate", String(failRate), "--seed", "7",
-                                 "--delay-ms", String(delayMilliseconds)] + (log.map { ["--log", $0] } ?? [])
+            process.arguments =
+                [
+                    "python3", repositoryRoot.appendingPathComponent("Tests/Reminders/receiver.py").path, "--port", "0",
+                    "--secret", ReminderCommandTests.secret, "--fail-rate", String(failRate), "--seed", "7",
+                    "--delay-ms", String(delayMilliseconds),
+                ] + (log.map { ["--log", $0] } ?? [])
             process.standardOutput = output
             // Not the test runner's own standard error: a receiver alive after the tests would keep it open.
             process.standardError = FileHandle.nullDevice
@@ -39,7 +42,11 @@ struct ReminderCommandTests {
         var url: String { "webhook:http://127.0.0.1:\(port)/hooks/reminders" }
 
         func stats() async throws -> [String: Int] {
-            let request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)/stats")!, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: 10)
+            let request = URLRequest(
+                url: URL(string: "http://127.0.0.1:\(port)/stats")!,
+                cachePolicy: .reloadIgnoringLocalCacheData,
+                timeoutInterval: 10
+            )
             let (data, _) = try await URLSession.shared.data(for: request)
             return try JSONSerialization.jsonObject(with: data) as? [String: Int] ?? [:]
         }
@@ -91,7 +98,7 @@ struct ReminderCommandTests {
     /// thread of its own: other tests may hold the cooperative pool's few threads for seconds, long enough for a
     /// run to deliver everything before a task polling there would see the count.
     static func killMidway(_ run: Process, onceLinesIn file: String, reach target: Int) async -> Bool {
-        return await withCheckedContinuation { continuation in
+        await withCheckedContinuation { continuation in
             Thread {
                 while run.isRunning, lineCount(file) < target { usleep(2_000) }
                 let killed = run.isRunning
@@ -109,8 +116,12 @@ struct ReminderCommandTests {
     }
 
     /// Two runs started at the same moment, which must both end well; then what the ledger and the receiver say.
-    static func twoRunsAtOnce(_ ledger: [String], _ options: [String], in folder: TemporaryFolder,
-                              receiver: Receiver) async throws -> (delivered: Int, open: Int, stats: [String: Int]) {
+    static func twoRunsAtOnce(
+        _ ledger: [String],
+        _ options: [String],
+        in folder: TemporaryFolder,
+        receiver: Receiver
+    ) async throws -> (delivered: Int, open: Int, stats: [String: Int]) {
         let runs = try (0..<2).map { try runProcess(ledger, options, errors: folder.file("run\($0).log")) }
         for run in runs { run.waitUntilExit() }
         let logs = try (0..<2).map { try String(contentsOfFile: folder.file("run\($0).log"), encoding: .utf8) }
@@ -120,7 +131,9 @@ struct ReminderCommandTests {
     }
 
     static func seed(_ ledger: [String], members: Int, now: String = now) throws {
-        let seeded = try ProcessRunner.run([PeezCommand.binary, "dev", "seed", "--members", String(members), "--spread-days", "8", "--now", now] + ledger)
+        let seeded = try ProcessRunner.run(
+            [PeezCommand.binary, "dev", "seed", "--members", String(members), "--spread-days", "8", "--now", now] + ledger
+        )
         guard seeded.status == 0 else { throw ServiceError("seed failed: \(seeded.standardError)") }
     }
 
@@ -132,8 +145,10 @@ struct ReminderCommandTests {
         let received = folder.file("received.jsonl")
         let receiver = try Receiver(delayMilliseconds: 40, log: received)
         defer { receiver.stop() }
-        let options = ["--sink", receiver.url, "--now", Self.now, "--concurrency", "4", "--batch-size", "20", "--lease-seconds", "4",
-                       "--timeout", "1", "--max-wait", "5"]
+        let options = [
+            "--sink", receiver.url, "--now", Self.now, "--concurrency", "4", "--batch-size", "20", "--lease-seconds", "4",
+            "--timeout", "1", "--max-wait", "5",
+        ]
         // Each run is killed once the receiver has taken a few more deliveries: in the middle of delivering.
         var kills = 0
         for (round, more) in [5, 40, 40].enumerated() {
@@ -144,8 +159,10 @@ struct ReminderCommandTests {
             let log = try String(contentsOfFile: folder.file("run\(round).log"), encoding: .utf8)
             // Killed by the test, or ended by itself having delivered everything: never a crash or an error.
             let killedByUs = killed && run.terminationReason == .uncaughtSignal && run.terminationStatus == SIGKILL
-            #expect(killedByUs || (run.terminationReason == .exit && run.terminationStatus == 0),
-                    "round \(round): killed \(killed), \(run.terminationReason == .exit ? "exit" : "signal") \(run.terminationStatus), received \(Self.lineCount(received)) of \(target)\n\(log)")
+            #expect(
+                killedByUs || (run.terminationReason == .exit && run.terminationStatus == 0),
+                "round \(round): killed \(killed), \(run.terminationReason == .exit ? "exit" : "signal") \(run.terminationStatus), received \(Self.lineCount(received)) of \(target)\n\(log)"
+            )
         }
         #expect(kills == 3, "the runs were killed in the middle")
         // Each run's clock starts at --now, so the killed runs' leases end up to their run time after it. The
@@ -233,7 +250,10 @@ struct ReminderCommandTests {
             let status = try Self.remind(["--database-url", url], ["status"])
             #expect(status.status != 0 && ContinuousClock.now - started < .seconds(10), "\(url)")
             let lines = status.standardError.split(separator: "\n")
-            #expect(lines.count == 1 && lines[0].hasPrefix("Error: cannot use PostgreSQL at 127.0.0.1:") && lines[0].hasSuffix(reason), "\(status.standardError)")
+            #expect(
+                lines.count == 1 && lines[0].hasPrefix("Error: cannot use PostgreSQL at 127.0.0.1:") && lines[0].hasSuffix(reason),
+                "\(status.standardError)"
+            )
         }
     }
 
@@ -260,7 +280,8 @@ struct ReminderCommandTests {
         var checked: Set<String> = []
         for message in data where message["threshold"] as? String != "ended" {
             let end = try #require(ISO8601DateFormatter().date(from: message["coverage_end"] as? String ?? ""))
-            let days = algiers.dateComponents([.day], from: algiers.startOfDay(for: sentAt), to: algiers.startOfDay(for: end.addingTimeInterval(-1))).day!
+            let days = algiers.dateComponents([.day], from: algiers.startOfDay(for: sentAt), to: algiers.startOfDay(for: end.addingTimeInterval(-1)))
+                .day!
             let (french, arabic): (String, String)
             switch days {
             case ...0: (french, arabic) = ("expire aujourd'hui", "PEEZ اليوم")

@@ -60,8 +60,14 @@ final class ServiceProcess: @unchecked Sendable {
         process.waitUntilExit()
     }
 
-    func request(_ method: String, _ path: String, secret: String? = nil, json: [String: Any]? = nil,
-                 headers: [String: String] = [:], timeout: TimeInterval = 10) async throws -> (status: Int, body: [String: Any], data: Data, headers: [AnyHashable: Any]) {
+    func request(
+        _ method: String,
+        _ path: String,
+        secret: String? = nil,
+        json: [String: Any]? = nil,
+        headers: [String: String] = [:],
+        timeout: TimeInterval = 10
+    ) async throws -> (status: Int, body: [String: Any], data: Data, headers: [AnyHashable: Any]) {
         var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)\(path)")!)
         request.httpMethod = method
         request.timeoutInterval = timeout

@@ -16,19 +16,28 @@ struct SharedCardsReportTests {
         if postgres && ProcessInfo.processInfo.environment["PEEZ_TEST_DATABASE_URL"] == nil { return }
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let service = try ServiceProcess(arguments: ["--development"] + (try ReminderCommandTests.ledger(folder, postgres: postgres)), port: TestPorts.unused())
+        let service = try ServiceProcess(
+            arguments: ["--development"] + (try ReminderCommandTests.ledger(folder, postgres: postgres)),
+            port: TestPorts.unused()
+        )
         defer { service.killHard() }
         try await service.waitUntilReady()
-        let created = try await service.request("POST", "/v1/vendors", secret: Self.admin,
-                                                json: ["name": "Pressing Gambetta", "category": "pressing", "neighbourhood": "gambetta"])
+        let created = try await service.request(
+            "POST",
+            "/v1/vendors",
+            secret: Self.admin,
+            json: ["name": "Pressing Gambetta", "category": "pressing", "neighbourhood": "gambetta"]
+        )
         let otherVendor = try #require(created.body["api_secret"] as? String, "\(created.body)")
         let second = Int64(Date().timeIntervalSince1970) - 60
         for secret in [Self.vendor, otherVendor] {
             let counter = UUID().uuidString.lowercased()
             for batch in 0..<6 {
                 let entries: [[String: Any]] = (1...500).map { index in
-                    ["seq": batch * 500 + index, "at": second, "verdict": "valid", "member": "PEEZ-20251103-00001",
-                     "token_id": "00000000000000ab", "offline": true, "trust_age": 60]
+                    [
+                        "seq": batch * 500 + index, "at": second, "verdict": "valid", "member": "PEEZ-20251103-00001",
+                        "token_id": "00000000000000ab", "offline": true, "trust_age": 60,
+                    ]
                 }
                 let reply = try await service.request("POST", "/v1/counter/scans", secret: secret, json: ["counter_id": counter, "entries": entries])
                 #expect(reply.status == 200 && reply.body["stored"] as? Int == 500, "\(reply.body)")
@@ -52,8 +61,10 @@ struct SharedCardsReportTests {
                 let reply = try await service.request("GET", "/v1/scans/shared", secret: Self.admin, timeout: 60)
                 statuses.append(reply.status)
                 let cards = reply.body["cards"] as? [[String: Any]] ?? []
-                #expect(cards.count == 1 && cards.first?["seconds_apart"] as? Int == 0 && cards.first?["token_id"] as? String == "00000000000000ab",
-                        "one card, its closest pair at two shops: \(reply.body)")
+                #expect(
+                    cards.count == 1 && cards.first?["seconds_apart"] as? Int == 0 && cards.first?["token_id"] as? String == "00000000000000ab",
+                    "one card, its closest pair at two shops: \(reply.body)"
+                )
             }
             return statuses
         }
@@ -66,7 +77,8 @@ struct SharedCardsReportTests {
         // Under 50 ms on a quiet machine (the README's figures). A whole test suite shares this machine's two
         // cores, so the median is held to 50 ms or three times the median alone, whichever is more, and the slowest to
         // two seconds: a server the report stalls made /health wait 5.7 s.
-        let during = latencies.sorted(), quiet = alone.sorted()
+        let during = latencies.sorted()
+        let quiet = alone.sorted()
         let bound = max(.milliseconds(50), quiet[quiet.count / 2] * 3)
         #expect(during[during.count / 2] < bound, "median /health \(during[during.count / 2]) while reports ran, \(quiet[quiet.count / 2]) alone")
         #expect(during.last! < .seconds(2), "slowest /health \(during.last!) while reports ran")

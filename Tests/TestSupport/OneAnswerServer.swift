@@ -16,7 +16,10 @@ public final class OneAnswerServer: @unchecked Sendable {
         var chosen = 0
         for _ in 0..<20 {
             let candidate = TestPorts.unused()
-            if Loopback.withAddress(port: candidate, { bind(socket, $0, $1) }) == 0 { chosen = candidate; break }
+            if Loopback.withAddress(port: candidate, { bind(socket, $0, $1) }) == 0 {
+                chosen = candidate
+                break
+            }
         }
         guard chosen != 0, listen(socket, 16) == 0 else {
             close(socket)

@@ -34,8 +34,10 @@ public final class PostgresServer: @unchecked Sendable {
     /// Starts the server (after a crash, PostgreSQL recovers from its write-ahead log first) and waits until it
     /// accepts connections.
     public func start() throws {
-        try asOwner(["\(binaries)/pg_ctl", "-D", dataFolder, "-l", folder.file("server.log"), "-w", "-t", "60",
-                     "-o", "-c listen_addresses=127.0.0.1 -p \(port) -k \(dataFolder) -c fsync=on -c max_connections=100", "start"])
+        try asOwner([
+            "\(binaries)/pg_ctl", "-D", dataFolder, "-l", folder.file("server.log"), "-w", "-t", "60",
+            "-o", "-c listen_addresses=127.0.0.1 -p \(port) -k \(dataFolder) -c fsync=on -c max_connections=100", "start",
+        ])
     }
 
     /// Stops the server the way a crash does: every PostgreSQL process quits at once, with no checkpoint and
@@ -60,7 +62,9 @@ public final class PostgresServer: @unchecked Sendable {
     /// Runs `command` as the cluster's owner. The descriptors Foundation's `Process` leaves open above 2 are
     /// closed first: a server started with one of them open would keep the test waiting for the starter to end.
     private func asOwner(_ command: [String]) throws {
-        let closingDescriptors = ["bash", "-c", #"for fd in /proc/$$/fd/*; do fd=${fd##*/}; [ "$fd" -gt 2 ] && exec {fd}>&-; done; exec "$@""#, "bash"]
+        let closingDescriptors = [
+            "bash", "-c", #"for fd in /proc/$$/fd/*; do fd=${fd##*/}; [ "$fd" -gt 2 ] && exec {fd}>&-; done; exec "$@""#, "bash",
+        ]
         let asOwner = getuid() == 0 ? ["runuser", "-u", "postgres", "--"] : []
         let result = try ProcessRunner.run(closingDescriptors + asOwner + command, timeout: 120)
         guard result.status == 0 else {

@@ -20,7 +20,10 @@ public enum ProcessRunner {
         _ = FileManager.default.createFile(atPath: folder.file("err"), contents: nil)
         let output = try FileHandle(forWritingTo: URL(fileURLWithPath: folder.file("out")))
         let error = try FileHandle(forWritingTo: URL(fileURLWithPath: folder.file("err")))
-        defer { try? output.close(); try? error.close() }
+        defer {
+            try? output.close()
+            try? error.close()
+        }
 
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")

@@ -3,11 +3,13 @@ import CardToken
 
 /// The verifier under test trusts the vectors' primary key, so inputs derived from the vectors can
 /// reach the signature and claims steps (Fixtures/keys/vectors-primary.pub.pem).
-let trustedKey = try! Ed25519PublicKey(pem: """
-    -----BEGIN PUBLIC KEY-----
-    MCowBQYDK2VwAyEAGEIjjdcFBNHGjb3igmR5cMyu9nrc5jOmkgZWr3Ue7Fo=
-    -----END PUBLIC KEY-----
-    """)
+let trustedKey = try! Ed25519PublicKey(
+    pem: """
+        -----BEGIN PUBLIC KEY-----
+        MCowBQYDK2VwAyEAGEIjjdcFBNHGjb3igmR5cMyu9nrc5jOmkgZWr3Ue7Fo=
+        -----END PUBLIC KEY-----
+        """
+)
 let verifier = CardVerifier(trustedKeys: TrustedKeySet([trustedKey]))
 
 /// One fuzz input. The first byte picks what the rest is:

@@ -65,10 +65,18 @@ public struct CBORDecoder {
         let minimum: UInt64
         switch info {
         case 0..<24: return UInt64(info)
-        case 24: value = try readBigEndian(1); minimum = 24
-        case 25: value = try readBigEndian(2); minimum = 0x100
-        case 26: value = try readBigEndian(4); minimum = 0x1_0000
-        case 27: value = try readBigEndian(8); minimum = 0x1_0000_0000
+        case 24:
+            value = try readBigEndian(1)
+            minimum = 24
+        case 25:
+            value = try readBigEndian(2)
+            minimum = 0x100
+        case 26:
+            value = try readBigEndian(4)
+            minimum = 0x1_0000
+        case 27:
+            value = try readBigEndian(8)
+            minimum = 0x1_0000_0000
         case 31: throw CardTokenError(.indefiniteLength, "indefinite-length item at byte \(start); only definite lengths are allowed")
         default: throw CardTokenError(.unsupportedCBOR, "reserved additional information \(info) at byte \(start)")
         }
@@ -148,7 +156,8 @@ public struct CBORDecoder {
                 let key = try decodeItem(depth: inner)
                 let keyRange = keyStart..<position
                 if let previous = previousKey,
-                   !bytes[previous].lexicographicallyPrecedes(bytes[keyRange]) {
+                    !bytes[previous].lexicographicallyPrecedes(bytes[keyRange])
+                {
                     throw CardTokenError(.nonDeterministicEncoding, "map key at byte \(keyStart) is repeated or out of bytewise order")
                 }
                 previousKey = keyRange
@@ -164,7 +173,11 @@ public struct CBORDecoder {
             case 21: return .bool(true)
             case 22: return .null
             case 31: throw CardTokenError(.indefiniteLength, "a stray \"break\" byte at byte \(position - 1)")
-            default: throw CardTokenError(.unsupportedCBOR, "simple value or float (additional information \(info)) at byte \(position - 1) is not used by the card format")
+            default:
+                throw CardTokenError(
+                    .unsupportedCBOR,
+                    "simple value or float (additional information \(info)) at byte \(position - 1) is not used by the card format"
+                )
             }
         }
     }

@@ -13,8 +13,15 @@ enum MemberRecord {
 
     static func member(_ row: SQLRow, prefix: String = "") throws -> Member {
         let read = RowReader(row: row, table: table, prefix: prefix)
-        return Member(uuid: try read.uuid("uuid"), membershipID: try read.text("membership_id"), name: try read.text("name"),
-                      phone: try read.text("phone"), email: try read.text("email"), neighbourhood: try read.text("neighbourhood"),
-                      language: try read.value("language", as: Member.Language.self), createdAt: try read.int("created_at"))
+        return Member(
+            uuid: try read.uuid("uuid"),
+            membershipID: try read.text("membership_id"),
+            name: try read.text("name"),
+            phone: try read.text("phone"),
+            email: try read.text("email"),
+            neighbourhood: try read.text("neighbourhood"),
+            language: try read.value("language", as: Member.Language.self),
+            createdAt: try read.int("created_at")
+        )
     }
 }

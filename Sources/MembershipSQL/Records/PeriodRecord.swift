@@ -14,10 +14,16 @@ enum PeriodRecord {
     static func period(_ row: SQLRow, prefix: String = "") throws -> SubscriptionPeriod {
         let read = RowReader(row: row, table: table, prefix: prefix)
         return SubscriptionPeriod(
-            id: try read.uuid("id"), memberUUID: try read.uuid("member_uuid"),
-            months: Int(try read.int("months")), amountDZD: Int(try read.int("amount_dzd")),
-            source: try read.value("source", as: SubscriptionPeriod.Source.self), vendorID: try read.optionalUUID("vendor_id"),
-            purchasedAt: try read.int("purchased_at"), startsAt: try read.int("starts_at"), endsAt: try read.int("ends_at"),
-            cancelledAt: try read.optionalInt("cancelled_at"))
+            id: try read.uuid("id"),
+            memberUUID: try read.uuid("member_uuid"),
+            months: Int(try read.int("months")),
+            amountDZD: Int(try read.int("amount_dzd")),
+            source: try read.value("source", as: SubscriptionPeriod.Source.self),
+            vendorID: try read.optionalUUID("vendor_id"),
+            purchasedAt: try read.int("purchased_at"),
+            startsAt: try read.int("starts_at"),
+            endsAt: try read.int("ends_at"),
+            cancelledAt: try read.optionalInt("cancelled_at")
+        )
     }
 }

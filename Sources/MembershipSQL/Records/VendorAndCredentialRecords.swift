@@ -8,8 +8,13 @@ enum VendorRecord {
 
     static func vendor(_ row: SQLRow) throws -> Vendor {
         let read = RowReader(row: row, table: table)
-        return Vendor(id: try read.uuid("id"), name: try read.text("name"), category: try read.text("category"),
-                      neighbourhood: try read.text("neighbourhood"), createdAt: try read.int("created_at"))
+        return Vendor(
+            id: try read.uuid("id"),
+            name: try read.text("name"),
+            category: try read.text("category"),
+            neighbourhood: try read.text("neighbourhood"),
+            createdAt: try read.int("created_at")
+        )
     }
 }
 
@@ -20,7 +25,13 @@ enum CredentialRecord {
 
     static func credential(_ row: SQLRow) throws -> APICredential {
         let read = RowReader(row: row, table: table)
-        return APICredential(id: try read.uuid("id"), role: try read.value("role", as: Role.self), vendorID: try read.optionalUUID("vendor_id"),
-                             secretHash: try read.text("secret_hash"), label: try read.text("label"), createdAt: try read.int("created_at"))
+        return APICredential(
+            id: try read.uuid("id"),
+            role: try read.value("role", as: Role.self),
+            vendorID: try read.optionalUUID("vendor_id"),
+            secretHash: try read.text("secret_hash"),
+            label: try read.text("label"),
+            createdAt: try read.int("created_at")
+        )
     }
 }

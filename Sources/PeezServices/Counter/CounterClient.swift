@@ -1,11 +1,11 @@
 import AsyncHTTPClient
 import CardWire
 public import Foundation
-import NIOCore
-import NIOPosix
-import NIOHTTP1
-import NIOSSL
 public import Membership
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import NIOSSL
 
 /// Talks to the card service for the counter: the signed bundle, and sales. The vendor secret travels with
 /// every request, so only `https://` is used, except to this machine (loopback), where nothing crosses a
@@ -74,8 +74,11 @@ public struct CounterClient: Sendable {
         var tls = TLSConfiguration.makeClientConfiguration()
         tls.minimumTLSVersion = .tlsv12
         if let certificateAuthority { tls.trustRoots = .file(certificateAuthority) }
-        var configuration = HTTPClient.Configuration(tlsConfiguration: tls, redirectConfiguration: .disallow,
-                                                     timeout: .init(connect: .seconds(10), read: timeout))
+        var configuration = HTTPClient.Configuration(
+            tlsConfiguration: tls,
+            redirectConfiguration: .disallow,
+            timeout: .init(connect: .seconds(10), read: timeout)
+        )
         // An untrusted certificate or a refused connection is an answer now; a sale has its own retries.
         configuration.connectionPool.retryConnectionEstablishment = false
         let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
@@ -113,7 +116,9 @@ extension CounterClient {
         switch status {
         case 201:
             guard let recorded = try? JSONDecoder().decode(SaleRecordedBody.self, from: Data(data)) else {
-                throw CounterClientError("the service answered 201 but its answer does not say the new coverage end; the sale is kept and sent again under the same key, which replays the answer")
+                throw CounterClientError(
+                    "the service answered 201 but its answer does not say the new coverage end; the sale is kept and sent again under the same key, which replays the answer"
+                )
             }
             return .recorded(coverageEnd: recorded.coverageEnd)
         case 408, 409, 429, 500...599:
@@ -174,7 +179,8 @@ public struct CounterClientError: Error, CustomStringConvertible {
             self = error
         } else if error is NIOSSLError || error is BoringSSLError {
             let trusted = certificateAuthority.map { "the CA file \($0)" } ?? "this system's root certificates"
-            description = "the TLS connection to \(server.absoluteString) failed: nothing this counter trusts (\(trusted)) vouches for "
+            description =
+                "the TLS connection to \(server.absoluteString) failed: nothing this counter trusts (\(trusted)) vouches for "
                 + "its certificate, or the handshake broke (\(error)). If the service uses a private CA, enrol again with --ca-file"
         } else if let error = error as? NIOTooManyBytesError {
             description = "the service at \(server.absoluteString) sent more than \(error.maxBytes.map(String.init) ?? "the") bytes any answer needs"

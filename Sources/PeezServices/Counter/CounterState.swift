@@ -70,7 +70,10 @@ public struct CounterTrust: Sendable {
     /// Trust data from one whole bundle; a delta cannot start a chain.
     public init(whole bundle: CounterBundle) throws(CardWireError) {
         guard bundle.revocations.since == nil else {
-            throw CardWireError(.invalidEntry, "a delta bundle (since \(bundle.revocations.since ?? 0)) cannot start the trust data; sync the whole list")
+            throw CardWireError(
+                .invalidEntry,
+                "a delta bundle (since \(bundle.revocations.since ?? 0)) cannot start the trust data; sync the whole list"
+            )
         }
         keys = bundle.keys
         revocations = bundle.revocations
@@ -85,7 +88,10 @@ public struct CounterTrust: Sendable {
     /// replaces the list. An older bundle than the one held (a replay) is refused.
     public func applying(_ bundle: CounterBundle) throws(CardWireError) -> CounterTrust {
         guard bundle.issuedAt >= issuedAt else {
-            throw CardWireError(.invalidEntry, "the bundle was issued \(AlgiersCalendar.minuteStamp(bundle.issuedAt)), before the one held (\(AlgiersCalendar.minuteStamp(issuedAt))): a replay")
+            throw CardWireError(
+                .invalidEntry,
+                "the bundle was issued \(AlgiersCalendar.minuteStamp(bundle.issuedAt)), before the one held (\(AlgiersCalendar.minuteStamp(issuedAt))): a replay"
+            )
         }
         var next = self
         if let since = bundle.revocations.since {
@@ -95,7 +101,10 @@ public struct CounterTrust: Sendable {
             next.revocations = revocations.applying(bundle.revocations)
         } else {
             guard (bundle.revocations.version ?? 0) >= revocationVersion else {
-                throw CardWireError(.invalidEntry, "the bundle's revocation list (version \(bundle.revocations.version ?? 0)) is older than the one held (\(revocationVersion))")
+                throw CardWireError(
+                    .invalidEntry,
+                    "the bundle's revocation list (version \(bundle.revocations.version ?? 0)) is older than the one held (\(revocationVersion))"
+                )
             }
             next.revocations = bundle.revocations
         }

@@ -39,7 +39,9 @@ public struct CounterStore: Sendable {
     /// reported scan, so two tills of one shop never overwrite each other's.
     public func counterID() throws -> UUID {
         let path = folder + "/counter-id"
-        if let text = try? String(contentsOfFile: path, encoding: .utf8), let id = UUID(uuidString: text.trimmingCharacters(in: .whitespacesAndNewlines)) {
+        if let text = try? String(contentsOfFile: path, encoding: .utf8),
+            let id = UUID(uuidString: text.trimmingCharacters(in: .whitespacesAndNewlines))
+        {
             return id
         }
         try makeFolder()
@@ -50,7 +52,8 @@ public struct CounterStore: Sendable {
 
     /// The number of the last scan-log entry the service confirmed it holds (0: none yet).
     public func reportedThrough() -> Int {
-        (try? String(contentsOfFile: folder + "/scans.reported", encoding: .utf8)).flatMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) } ?? 0
+        (try? String(contentsOfFile: folder + "/scans.reported", encoding: .utf8)).flatMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+            ?? 0
     }
 
     /// Records that the service holds every entry up to `seq`.
@@ -89,8 +92,11 @@ public struct CounterStore: Sendable {
                 refusals.append("\(name) (\(path)) was refused: \(error)")
             }
         }
-        throw CounterStoreError(refusals.isEmpty ? "this counter is not enrolled in \(folder): run peez counter enroll --server URL"
-                                                 : "no usable trust data: " + refusals.joined(separator: "; "))
+        throw CounterStoreError(
+            refusals.isEmpty
+                ? "this counter is not enrolled in \(folder): run peez counter enroll --server URL"
+                : "no usable trust data: " + refusals.joined(separator: "; ")
+        )
     }
 
     /// What identifies the state on disk as it is now (its file's inode, size and change time): another value
@@ -109,7 +115,9 @@ public struct CounterStore: Sendable {
         let temporary = folder + "/state.json.new"
         try Self.writeDurably(try encoder.encode(state), to: temporary)
         if FileManager.default.fileExists(atPath: statePath) {
-            guard rename(statePath, previousPath) == 0 else { throw CounterStoreError("cannot keep the previous state: \(String(cString: strerror(errno)))") }
+            guard rename(statePath, previousPath) == 0 else {
+                throw CounterStoreError("cannot keep the previous state: \(String(cString: strerror(errno)))")
+            }
         }
         guard rename(temporary, statePath) == 0 else { throw CounterStoreError("cannot install the new state: \(String(cString: strerror(errno)))") }
         Self.syncFolder(folder)

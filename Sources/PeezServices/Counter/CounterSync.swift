@@ -1,5 +1,5 @@
-import CardWire
 import CardToken
+import CardWire
 import Foundation
 
 /// Accepting a signed bundle into a counter's state: enrolment pins the first one's keys, every later one must
@@ -24,12 +24,20 @@ public enum CounterSync {
         // Read the keys it claims, then hold it to them: a bundle that does not verify with its own keys is refused.
         let claimed = try CounterBundle.unverifiedKeys(bytes)
         if let expectedKeyID, !claimed.contains(where: { $0.kid == expectedKeyID }) {
-            throw CardWireError(.untrustedSignature, "the service's keys (\(claimed.map(\.kid).joined(separator: ", "))) do not include the expected kid \(expectedKeyID)")
+            throw CardWireError(
+                .untrustedSignature,
+                "the service's keys (\(claimed.map(\.kid).joined(separator: ", "))) do not include the expected kid \(expectedKeyID)"
+            )
         }
         let bundle = try CounterBundle.open(bytes, trusting: try KeySetDocument(keys: claimed).trustedKeys())
         let trust = try CounterTrust(whole: bundle)
-        let state = CounterState(server: server, anchorKeys: bundle.keys, bundles: [Data(bytes).base64EncodedString()],
-                                 newestServerTime: bundle.issuedAt, lastSyncAt: now)
+        let state = CounterState(
+            server: server,
+            anchorKeys: bundle.keys,
+            bundles: [Data(bytes).base64EncodedString()],
+            newestServerTime: bundle.issuedAt,
+            lastSyncAt: now
+        )
         var changes = Changes(keysAdded: bundle.keys.map(\.kid), whole: true)
         changes.tokenIDsAdded = trust.revocations.tokenIDs.count
         changes.membersAdded = trust.revocations.members.count
@@ -42,7 +50,12 @@ public enum CounterSync {
     /// A later sync: `bytes` must be signed by a key `state` trusts now, and must not be older than what it holds.
     /// `current` is `state.trust()`, already checked by whoever loaded the state (checking it costs as much as
     /// the whole bundle it holds, so it is done once).
-    public static func accept(_ bytes: [UInt8], into state: CounterState, trusting current: CounterTrust, now: Int64) throws -> (CounterState, Changes) {
+    public static func accept(
+        _ bytes: [UInt8],
+        into state: CounterState,
+        trusting current: CounterTrust,
+        now: Int64
+    ) throws -> (CounterState, Changes) {
         let bundle = try CounterBundle.open(bytes, trusting: try KeySetDocument(keys: current.keys).trustedKeys())
         let next = try current.applying(bundle)
         var updated = state
@@ -57,7 +70,8 @@ public enum CounterSync {
         updated.newestServerTime = max(state.newestServerTime, bundle.issuedAt)
         updated.lastSyncAt = now
         var changes = Changes(whole: bundle.revocations.since == nil)
-        let before = Set(current.keys.map(\.kid)), after = Set(bundle.keys.map(\.kid))
+        let before = Set(current.keys.map(\.kid))
+        let after = Set(bundle.keys.map(\.kid))
         changes.keysAdded = after.subtracting(before).sorted()
         changes.keysRemoved = before.subtracting(after).sorted()
         changes.tokenIDsAdded = Set(next.revocations.tokenIDs).subtracting(current.revocations.tokenIDs).count
@@ -79,7 +93,11 @@ extension CounterSync {
     /// One whole sync: the bundle after the version held (or the whole list), checked and saved, then the
     /// scan log's new entries reported. The trust data is saved before the report is tried, so a report that
     /// fails (its `Result`) loses nothing: the next sync sends it.
-    public static func run(store: CounterStore, client: CounterClient, now: @Sendable () -> Int64) async throws
+    public static func run(
+        store: CounterStore,
+        client: CounterClient,
+        now: @Sendable () -> Int64
+    ) async throws
         -> (changes: Changes, report: Result<ScanLogReport.Outcome, any Error>)
     {
         let (state, trust, _) = try store.load()

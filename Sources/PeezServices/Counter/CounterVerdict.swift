@@ -17,7 +17,8 @@ public struct CounterVerdict: Sendable {
         public var description: String {
             switch self {
             case .clockBehind(let device, let service):
-                return "this device's clock reads \(AlgiersCalendar.minuteStamp(device)), earlier than the service's time already seen (\(AlgiersCalendar.minuteStamp(service))): the clock is wrong or was set back; set it right and sync"
+                return
+                    "this device's clock reads \(AlgiersCalendar.minuteStamp(device)), earlier than the service's time already seen (\(AlgiersCalendar.minuteStamp(service))): the clock is wrong or was set back; set it right and sync"
             case .trustExpired(let validUntil):
                 return "the trust data expired \(AlgiersCalendar.minuteStamp(validUntil)) (Algiers); sync to check cards again"
             case .trustUnusable(let reason):

@@ -54,7 +54,14 @@ public struct SaleJournal: Sendable {
 
     /// Writes a new sale as pending, under a fresh key, and flushes it before it is sent.
     public func begin(membershipID: String, name: String?, months: Int, amountDZD: Int, now: Int64) throws -> PendingSale {
-        let sale = PendingSale(key: UUID().uuidString.lowercased(), membershipID: membershipID, name: name, months: months, amountDZD: amountDZD, at: now)
+        let sale = PendingSale(
+            key: UUID().uuidString.lowercased(),
+            membershipID: membershipID,
+            name: name,
+            months: months,
+            amountDZD: amountDZD,
+            at: now
+        )
         try append(Record(event: .pending, key: sale.key, at: now, membershipID: membershipID, name: name, months: months, amountDZD: amountDZD))
         return sale
     }
@@ -78,7 +85,8 @@ public struct SaleJournal: Sendable {
         let answered = Set(records.filter { $0.event != .pending }.map(\.key))
         return records.compactMap { record in
             guard record.event == .pending, !answered.contains(record.key), let membershipID = record.membershipID,
-                  let months = record.months, let amount = record.amountDZD else { return nil }
+                let months = record.months, let amount = record.amountDZD
+            else { return nil }
             return PendingSale(key: record.key, membershipID: membershipID, name: record.name, months: months, amountDZD: amount, at: record.at)
         }
     }

@@ -37,8 +37,17 @@ public struct ScanLog: Sendable {
         Self.turns.lock()
         defer { Self.turns.unlock() }
         let (count, head) = try readHead()
-        let entry = Entry.recorded(seq: count + 1, deviceTime: deviceTime, verdict: verdict, member: member, tokenID: tokenID, offline: offline,
-                                   lastSyncAt: state.lastSyncAt, newestServerTime: state.newestServerTime, tolerance: CounterVerdict.clockTolerance)
+        let entry = Entry.recorded(
+            seq: count + 1,
+            deviceTime: deviceTime,
+            verdict: verdict,
+            member: member,
+            tokenID: tokenID,
+            offline: offline,
+            lastSyncAt: state.lastSyncAt,
+            newestServerTime: state.newestServerTime,
+            tolerance: CounterVerdict.clockTolerance
+        )
         let json = try Self.encode(entry)
         let hash = Self.link(head, json)
         try Self.appendLine(hash + " " + json + "\n", to: path)
@@ -57,7 +66,7 @@ public struct ScanLog: Sendable {
         for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() where !line.isEmpty {
             let parts = line.split(separator: " ", maxSplits: 1)
             guard parts.count == 2, String(parts[0]) == Self.link(previous, String(parts[1])),
-                  let entry = try? JSONDecoder().decode(Entry.self, from: Data(parts[1].utf8)), entry.seq == entries.count + 1
+                let entry = try? JSONDecoder().decode(Entry.self, from: Data(parts[1].utf8)), entry.seq == entries.count + 1
             else {
                 return (entries, .broken(line: index + 1, reason: "line \(index + 1) was edited, or a line before it was removed or added"))
             }
@@ -66,7 +75,13 @@ public struct ScanLog: Sendable {
         }
         let (count, head) = try readHead()
         guard count == entries.count, head == previous else {
-            return (entries, .broken(line: entries.count + 1, reason: "the log ends at entry \(entries.count) but its head says \(count): lines were cut off the end"))
+            return (
+                entries,
+                .broken(
+                    line: entries.count + 1,
+                    reason: "the log ends at entry \(entries.count) but its head says \(count): lines were cut off the end"
+                )
+            )
         }
         return (entries, .intact(entries: entries.count))
     }
@@ -78,8 +93,11 @@ public struct ScanLog: Sendable {
         }
         var out = "seq,time,verdict,member,token_id,offline,trust_age_seconds,clock_wrong\r\n"
         for entry in entries {
-            out += [String(entry.seq), AlgiersCalendar.iso8601(entry.at), entry.verdict, entry.member ?? "", entry.tokenID ?? "",
-                    entry.offline ? "yes" : "no", String(entry.trustAge), entry.clockWrong ? "yes" : "no"].map(field).joined(separator: ",") + "\r\n"
+            out +=
+                [
+                    String(entry.seq), AlgiersCalendar.iso8601(entry.at), entry.verdict, entry.member ?? "", entry.tokenID ?? "",
+                    entry.offline ? "yes" : "no", String(entry.trustAge), entry.clockWrong ? "yes" : "no",
+                ].map(field).joined(separator: ",") + "\r\n"
         }
         return out
     }
@@ -87,7 +105,9 @@ public struct ScanLog: Sendable {
     private func readHead() throws -> (count: Int, hash: String) {
         guard let text = try? String(contentsOfFile: headPath, encoding: .utf8) else { return (0, Self.genesis) }
         let parts = text.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: " ")
-        guard parts.count == 2, let count = Int(parts[0]) else { throw CounterStoreError("\(headPath) is damaged; check the log with peez counter log --verify") }
+        guard parts.count == 2, let count = Int(parts[0]) else {
+            throw CounterStoreError("\(headPath) is damaged; check the log with peez counter log --verify")
+        }
         return (count, String(parts[1]))
     }
 
@@ -107,6 +127,8 @@ public struct ScanLog: Sendable {
         defer { close(descriptor) }
         let bytes = Array(line.utf8)
         let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
-        guard written == bytes.count, fdatasync(descriptor) == 0 else { throw CounterStoreError("cannot write \(path): \(String(cString: strerror(errno)))") }
+        guard written == bytes.count, fdatasync(descriptor) == 0 else {
+            throw CounterStoreError("cannot write \(path): \(String(cString: strerror(errno)))")
+        }
     }
 }

@@ -14,7 +14,8 @@ public struct DailyReminders: Sendable {
     public init(at time: String, log: @escaping @Sendable (String) -> Void, makeRunner: @escaping @Sendable () throws -> ReminderRunner) throws {
         let parts = time.split(separator: ":")
         guard parts.count == 2, let hour = Int64(parts[0]), let minute = Int64(parts[1]), (0..<24).contains(hour), (0..<60).contains(minute),
-              parts[1].count == 2 else {
+            parts[1].count == 2
+        else {
             throw ReminderSinkError("the reminder time must be HH:MM (Algiers), e.g. 09:30, not '\(time)'")
         }
         secondOfDay = hour * 3_600 + minute * 60
@@ -50,8 +51,10 @@ public struct DailyReminders: Sendable {
                     throw error
                 }
                 Self.count(summary)
-                log("reminders: \(summary.due) newly due; delivered \(summary.delivered), failed \(summary.failed), unknown \(summary.unknown), "
-                    + "superseded \(summary.superseded), exhausted \(summary.exhausted), \(summary.leftOpen) still open")
+                log(
+                    "reminders: \(summary.due) newly due; delivered \(summary.delivered), failed \(summary.failed), unknown \(summary.unknown), "
+                        + "superseded \(summary.superseded), exhausted \(summary.exhausted), \(summary.leftOpen) still open"
+                )
             } catch {
                 log("the reminder run failed: \(error); the next run delivers what is left")
             }
@@ -59,8 +62,10 @@ public struct DailyReminders: Sendable {
     }
 
     static func count(_ summary: ReminderRunner.Summary) {
-        for (outcome, value) in [("due", summary.due), ("delivered", summary.delivered), ("failed", summary.failed), ("unknown", summary.unknown),
-                                 ("superseded", summary.superseded), ("exhausted", summary.exhausted)] where value > 0 {
+        for (outcome, value) in [
+            ("due", summary.due), ("delivered", summary.delivered), ("failed", summary.failed), ("unknown", summary.unknown),
+            ("superseded", summary.superseded), ("exhausted", summary.exhausted),
+        ] where value > 0 {
             Counter(label: "peez_reminders_total", dimensions: [("outcome", outcome)]).increment(by: value)
         }
     }

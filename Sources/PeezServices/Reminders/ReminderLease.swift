@@ -21,8 +21,15 @@ public actor ReminderLease {
 
     /// `validUntil` is when the lease taken on `ids` ends; `longestDeliverySeconds` what one delivery may take
     /// at most (``ReminderSink/longestDeliverySeconds``).
-    public init(store: any ReminderStore, owner: String, ids: some Sequence<String>, validUntil: Int64, leaseSeconds: Int64,
-                longestDeliverySeconds: Int64, clock: @escaping @Sendable () -> Int64) {
+    public init(
+        store: any ReminderStore,
+        owner: String,
+        ids: some Sequence<String>,
+        validUntil: Int64,
+        leaseSeconds: Int64,
+        longestDeliverySeconds: Int64,
+        clock: @escaping @Sendable () -> Int64
+    ) {
         self.store = store
         self.owner = owner
         self.held = Set(ids)

@@ -33,9 +33,18 @@ public struct ReminderMessage: Sendable {
         let text = templates.render(due, now: now)
         let reminder = due.reminder
         self.timestamp = timestamp
-        data = Payload(reminder_id: reminder.id, member_uuid: Self.lowercaseText(reminder.memberUUID), membership_id: due.membershipID,
-                       language: text.language, threshold: reminder.threshold.rawValue, days_before_end: reminder.threshold.days,
-                       coverage_end: AlgiersCalendar.iso8601(reminder.coverageEnd), title: text.title, body: text.body, deep_link: text.deepLink)
+        data = Payload(
+            reminder_id: reminder.id,
+            member_uuid: Self.lowercaseText(reminder.memberUUID),
+            membership_id: due.membershipID,
+            language: text.language,
+            threshold: reminder.threshold.rawValue,
+            days_before_end: reminder.threshold.days,
+            coverage_end: AlgiersCalendar.iso8601(reminder.coverageEnd),
+            title: text.title,
+            body: text.body,
+            deep_link: text.deepLink
+        )
     }
 
     /// The message as compact JSON (one line), keys sorted: written byte by byte, a run writes tens of thousands.

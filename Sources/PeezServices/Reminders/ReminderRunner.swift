@@ -24,9 +24,17 @@ public struct ReminderRunner: Sendable {
     /// This run's name on the leases it takes.
     public let owner = "run-" + UUID().uuidString.lowercased()
 
-    public init(store: any ReminderStore, sink: any ReminderSink, templates: ReminderTemplates = .builtIn, schedule: RetrySchedule = RetrySchedule(),
-                channel: String = "push", batchSize: Int = 500, leaseSeconds: Int64 = 60, maxWaitSeconds: Int64 = 30,
-                clock: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) }) {
+    public init(
+        store: any ReminderStore,
+        sink: any ReminderSink,
+        templates: ReminderTemplates = .builtIn,
+        schedule: RetrySchedule = RetrySchedule(),
+        channel: String = "push",
+        batchSize: Int = 500,
+        leaseSeconds: Int64 = 60,
+        maxWaitSeconds: Int64 = 30,
+        clock: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) }
+    ) {
         self.store = store
         self.sink = sink
         self.templates = templates
@@ -83,7 +91,9 @@ public struct ReminderRunner: Sendable {
     public func run(progress: @Sendable (Summary) -> Void = { _ in }) async throws -> Summary {
         let shortestLease = ReminderLease.shortestLease(forDeliveriesOf: sink.longestDeliverySeconds)
         guard leaseSeconds >= shortestLease else {
-            throw ReminderSinkError("a lease of \(leaseSeconds) s cannot outlast one delivery (up to \(sink.longestDeliverySeconds) s) and its record: give at least \(shortestLease) s")
+            throw ReminderSinkError(
+                "a lease of \(leaseSeconds) s cannot outlast one delivery (up to \(sink.longestDeliverySeconds) s) and its record: give at least \(shortestLease) s"
+            )
         }
         var summary = Summary()
         let started = ContinuousClock.now
@@ -110,9 +120,18 @@ public struct ReminderRunner: Sendable {
             let timestamp = AlgiersCalendar.iso8601(sentAt)
             let stale = leased.filter(\.isSuperseded)
             let fresh = leased.filter { !$0.isSuperseded }
-            let messages = fresh.map { ReminderDelivery(id: $0.reminder.id, body: ReminderMessage($0, templates: templates, now: sentAt, timestamp: timestamp).json()) }
-            let lease = ReminderLease(store: store, owner: owner, ids: messages.map(\.id), validUntil: leasedUntil, leaseSeconds: leaseSeconds,
-                                      longestDeliverySeconds: sink.longestDeliverySeconds, clock: clock)
+            let messages = fresh.map {
+                ReminderDelivery(id: $0.reminder.id, body: ReminderMessage($0, templates: templates, now: sentAt, timestamp: timestamp).json())
+            }
+            let lease = ReminderLease(
+                store: store,
+                owner: owner,
+                ids: messages.map(\.id),
+                validUntil: leasedUntil,
+                leaseSeconds: leaseSeconds,
+                longestDeliverySeconds: sink.longestDeliverySeconds,
+                clock: clock
+            )
             let outcomes = messages.isEmpty ? [] : await sink.deliver(messages) { await lease.mayStart($0) }
             let settled = zip(fresh.map(\.reminder), outcomes).map { ($0, $1) } + stale.map { ($0.reminder, ReminderOutcome.superseded) }
             let states = try await store.settleReminders(settled, owner: owner, schedule: schedule, now: clock())
@@ -133,8 +152,10 @@ public struct ReminderRunner: Sendable {
     private func lease() -> Task<([DueReminder], leasedUntil: Int64), any Error> {
         Task {
             let now = clock()
-            return (try await store.leaseReminders(channel: channel, owner: owner, limit: batchSize, now: now, leaseSeconds: leaseSeconds),
-                    now + leaseSeconds)
+            return (
+                try await store.leaseReminders(channel: channel, owner: owner, limit: batchSize, now: now, leaseSeconds: leaseSeconds),
+                now + leaseSeconds
+            )
         }
     }
 

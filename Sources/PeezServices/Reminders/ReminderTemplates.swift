@@ -24,7 +24,10 @@ public struct ReminderTemplates: Sendable {
 
     /// A text split at its placeholders, filled by concatenation (a run fills tens of thousands).
     struct Template: Sendable {
-        enum Part: Sendable { case text(String), endDate, membershipID, days }
+        enum Part: Sendable {
+            case text(String)
+            case endDate, membershipID, days
+        }
         let parts: [Part]
 
         init(_ text: String) {
@@ -130,8 +133,11 @@ public struct ReminderTemplates: Sendable {
         if case .inDays(let count) = timeLeft { days = count } else { days = 0 }
         // The last day covered: a coverage ending at midnight covered the day before it.
         let endDate = String(AlgiersCalendar.iso8601(due.reminder.coverageEnd - 1).prefix(10))
-        return (language, text.title.fill(endDate: endDate, membershipID: due.membershipID, days: days),
-                text.body.fill(endDate: endDate, membershipID: due.membershipID, days: days), deepLink.fill(endDate: endDate, membershipID: due.membershipID))
+        return (
+            language, text.title.fill(endDate: endDate, membershipID: due.membershipID, days: days),
+            text.body.fill(endDate: endDate, membershipID: due.membershipID, days: days),
+            deepLink.fill(endDate: endDate, membershipID: due.membershipID)
+        )
     }
 }
 

@@ -20,9 +20,15 @@ public final class WebhookSink: ReminderSink, Sendable {
     private let client: HTTPClient
     private let clock: @Sendable () -> Int64
 
-    public init(url: String, signer: StandardWebhookSigner, concurrency: Int = 32, timeoutSeconds: Int64 = 10,
-                clock: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) }) throws {
-        guard let parsed = URL(string: url), let scheme = parsed.scheme?.lowercased(), scheme == "https" || scheme == "http", parsed.host != nil else {
+    public init(
+        url: String,
+        signer: StandardWebhookSigner,
+        concurrency: Int = 32,
+        timeoutSeconds: Int64 = 10,
+        clock: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) }
+    ) throws {
+        guard let parsed = URL(string: url), let scheme = parsed.scheme?.lowercased(), scheme == "https" || scheme == "http", parsed.host != nil
+        else {
             throw ReminderSinkError("'\(url)' is not a webhook address like https://backend.peez.dz/hooks/reminders")
         }
         self.url = url
@@ -30,7 +36,10 @@ public final class WebhookSink: ReminderSink, Sendable {
         self.concurrency = max(1, concurrency)
         self.timeoutSeconds = timeoutSeconds
         self.clock = clock
-        var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow, timeout: .init(connect: .seconds(5), read: .seconds(timeoutSeconds)))
+        var configuration = HTTPClient.Configuration(
+            redirectConfiguration: .disallow,
+            timeout: .init(connect: .seconds(5), read: .seconds(timeoutSeconds))
+        )
         configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = self.concurrency
         configuration.connectionPool.retryConnectionEstablishment = false
         client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
@@ -96,7 +105,11 @@ public final class WebhookSink: ReminderSink, Sendable {
         let reading = Task { (try? await body.collect(upTo: 2_048)).map { String(buffer: $0) } ?? "" }
         let timer = MultiThreadedEventLoopGroup.singleton.any().scheduleTask(deadline: deadline) { reading.cancel() }
         defer { timer.cancel() }
-        return await withTaskCancellationHandler { await reading.value } onCancel: { reading.cancel() }
+        return await withTaskCancellationHandler {
+            await reading.value
+        } onCancel: {
+            reading.cancel()
+        }
     }
 
     /// The receiver's words as kept in a reminder's reason and printed by `peez remind status`: at most 200
