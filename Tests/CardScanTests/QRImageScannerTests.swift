@@ -37,11 +37,20 @@ import Testing
         var keys = TrustedKeySet()
         keys.insert(try Ed25519PublicKey(pem: ImageFixtures.primaryPublicKeyPEM))
         let verifier = CardVerifier(trustedKeys: keys)
-        for image in ImageFixtures.shared.images where image.expected.codes != nil {
-            for code in try scanner.scan(fileAt: image.path) {
+        var verified = 0
+        for image in ImageFixtures.shared.images {
+            guard let expected = image.expected.codes else { continue }
+            let codes = try scanner.scan(fileAt: image.path)
+            #expect(codes.count == expected.count, "\(image.file): \(codes.count) of its \(expected.count) code(s) found")
+            for code in codes {
                 #expect(verifier.verify(String(decoding: code, as: UTF8.self), now: ImageFixtures.shared.now).verdict == .valid, "\(image.file)")
+                verified += 1
             }
         }
+        #expect(
+            verified == ImageFixtures.shared.images.reduce(0) { $0 + ($1.expected.codes?.count ?? 0) } && verified > 0,
+            "every card found verifies: \(verified)"
+        )
     }
 
     @Test("a QR code rendered by the service's own PNG renderer scans back to exactly its text, at every module size down to 2")
