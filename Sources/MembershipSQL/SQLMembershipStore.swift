@@ -17,7 +17,7 @@ public struct SQLMembershipStore: MembershipStore {
     let cardCache: CardCache?
 
     /// Opens the store on `database`, applying any migrations it has not seen.
-    public init(database: any SQLDatabase, now: Int64 = Int64(Date().timeIntervalSince1970), cardCacheCapacity: Int = 10_000) async throws {
+    public init(database: any SQLDatabase, now: Int64, cardCacheCapacity: Int = 10_000) async throws {
         self.init(opening: database, cardCacheCapacity: cardCacheCapacity)
         try await migrate(now: now)
     }
@@ -36,7 +36,7 @@ public struct SQLMembershipStore: MembershipStore {
     }
 
     /// Applies the migrations the database has not seen (instances starting together take turns).
-    public func migrate(now: Int64 = Int64(Date().timeIntervalSince1970)) async throws {
+    public func migrate(now: Int64) async throws {
         try await Migrations.apply(to: database, now: now)
     }
 

@@ -11,21 +11,19 @@ public struct CardService: Sendable {
     public let keyRing: KeyRing
     public let issuer: CardIssuer
     public let renderer: PNGRenderer
-    /// The clock, in seconds since the epoch (injected so tests can move it).
-    public let now: @Sendable () -> Int64
+    /// The clock every decision of the service reads (injected from the top, so tests can move it).
+    public let clock: WallClock
 
-    public init(
-        store: any MembershipStore,
-        keyRing: KeyRing,
-        renderer: PNGRenderer = PNGRenderer(),
-        now: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) }
-    ) {
+    public init(store: any MembershipStore, keyRing: KeyRing, clock: WallClock, renderer: PNGRenderer = PNGRenderer()) {
         self.store = store
         self.keyRing = keyRing
         self.issuer = CardIssuer(signingKey: keyRing.signingKey)
         self.renderer = renderer
-        self.now = now
+        self.clock = clock
     }
+
+    /// The current time by the service's clock.
+    public func now() -> Int64 { clock() }
 
     /// Signs and renders a card: `exp` is the end of paid time, or the moment of issue when there is none.
     public var mint: CardMinting {

@@ -44,7 +44,7 @@ extension Peez.Admin {
         func run() async throws {
             let (role, label) = (role, label)
             let secret = try await store.withStore { store in
-                try await Provisioning.createCredential(store: store, role: role, label: label, now: Int64(Date().timeIntervalSince1970))
+                try await Provisioning.createCredential(store: store, role: role, label: label, now: CardDates.now())
             }
             print(secret)
             printError("\(role.rawValue) secret created; it is shown only this once.")

@@ -27,6 +27,9 @@ enum CardDates {
         AlgiersCalendar.minuteStamp(seconds)
     }
 
+    /// The command line's one clock: the system's, handed to every service it starts.
+    static let clock = WallClock.system
+
     /// The current time in whole seconds since the epoch.
-    static func now() -> Int64 { Int64(Date().timeIntervalSince1970) }
+    static func now() -> Int64 { clock() }
 }

@@ -102,7 +102,7 @@ extension Peez.Keys {
 
         func run() async throws {
             let key = try Ed25519PrivateKey.generate()
-            let stamp = ISO8601DateFormatter().string(from: Date()).filter { $0.isNumber }
+            let stamp = ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: TimeInterval(CardDates.now()))).filter { $0.isNumber }
             let alreadyPublished = ((try? FileManager.default.contentsOfDirectory(atPath: published)) ?? []).filter { $0.hasSuffix(".pem") }
             let written = try KeyFiles.writeKeyPair(key, directory: out, name: "signing-key-\(stamp)")
             try FileManager.default.createDirectory(atPath: published, withIntermediateDirectories: true)

@@ -35,7 +35,7 @@ extension Peez {
 enum ReminderSinkOptions {
     /// The sink `text` names (else PEEZ_REMIND_SINK), signed with the secrets from `secretsFile` (else
     /// PEEZ_WEBHOOK_SECRETS) when it is a webhook.
-    static func make(_ text: String?, secretsFile: String?, concurrency: Int = 32, timeout: Int64 = 10) throws -> any ReminderSink {
+    static func make(_ text: String?, secretsFile: String?, clock: WallClock, concurrency: Int = 32, timeout: Int64 = 10) throws -> any ReminderSink {
         guard let text = text ?? ProcessInfo.processInfo.environment["PEEZ_REMIND_SINK"] else {
             throw ValidationError("give --sink jsonl:PATH, jsonl:- or webhook:URL (or set PEEZ_REMIND_SINK)")
         }
@@ -47,7 +47,8 @@ enum ReminderSinkOptions {
                 url: url,
                 signer: try StandardWebhookSigner(secrets: try webhookSecrets(secretsFile)),
                 concurrency: concurrency,
-                timeoutSeconds: timeout
+                timeoutSeconds: timeout,
+                clock: clock
             )
         }
     }
@@ -171,14 +172,13 @@ extension Peez.Remind {
         }
 
         func run() async throws {
-            let offset = now.map { CardDates.parseExpiry($0)! - CardDates.now() } ?? 0
-            let clock: @Sendable () -> Int64 = { CardDates.now() + offset }
+            let clock = CardDates.clock.shifted(by: now.map { CardDates.parseExpiry($0)! - CardDates.now() } ?? 0)
             if dryRun {
                 let channel = channel
                 try await store.withStore { store in try await Self.preview(store, channel: channel, now: clock()) }
                 return
             }
-            let sink = try makeSink()
+            let sink = try makeSink(clock: clock)
             let shortestLease = ReminderLease.shortestLease(forDeliveriesOf: sink.longestDeliverySeconds)
             guard leaseSeconds >= shortestLease else {
                 await sink.close()
@@ -213,8 +213,8 @@ extension Peez.Remind {
             if !summary.allDelivered { throw ExitCode(1) }
         }
 
-        private func makeSink() throws -> any ReminderSink {
-            try ReminderSinkOptions.make(sink, secretsFile: webhookSecretsFile, concurrency: concurrency, timeout: timeout)
+        private func makeSink(clock: WallClock) throws -> any ReminderSink {
+            try ReminderSinkOptions.make(sink, secretsFile: webhookSecretsFile, clock: clock, concurrency: concurrency, timeout: timeout)
         }
 
         /// Prints, one JSON object a line, the reminders a run would record now.

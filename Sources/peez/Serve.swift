@@ -118,7 +118,7 @@ extension Peez {
             // Before anything runs: a database that cannot be used is one clear error, not a pool retrying.
             try await pool?.checkReachable(within: startTimeout)
             let ledger = SQLMembershipStore(opening: database)
-            let cards = CardService(store: ledger, keyRing: keyRing)
+            let cards = CardService(store: ledger, keyRing: keyRing, clock: CardDates.clock)
             let app = buildApplication(
                 cards: cards,
                 metrics: ServerMetrics.bootstrap(),
@@ -126,7 +126,7 @@ extension Peez {
                 services: pool.map { [$0] } ?? [],
                 beforeServerStarts: {
                     await pool?.poolStarted()
-                    try await ledger.migrate()
+                    try await ledger.migrate(now: CardDates.now())
                     let demoMember = development ? try await DevelopmentData.seed(cards: cards) : nil
                     printNow(
                         "PEEZ card service on \(baseURL)  (store: \(storeOptions.effectiveDatabaseURL == nil ? storeOptions.sqlitePath : "PostgreSQL"), signing kid \(key.keyID.hex))"
@@ -137,12 +137,19 @@ extension Peez {
             var services: [any Service] = [app]
             if let remindAt {
                 let sink = remindSink
-                await (try ReminderSinkOptions.make(sink, secretsFile: nil)).close()  // a wrong sink or secret stops the start, not the first run
+                // A wrong sink or secret stops the start, not the first run.
+                await (try ReminderSinkOptions.make(sink, secretsFile: nil, clock: CardDates.clock)).close()
                 let logger = Logger(label: "peez.reminders")
                 let daily = try DailyReminders(
                     at: remindAt,
                     log: { logger.info("\($0)") },
-                    makeRunner: { ReminderRunner(store: ledger, sink: try ReminderSinkOptions.make(sink, secretsFile: nil)) }
+                    makeRunner: {
+                        ReminderRunner(
+                            store: ledger,
+                            sink: try ReminderSinkOptions.make(sink, secretsFile: nil, clock: CardDates.clock),
+                            clock: CardDates.clock
+                        )
+                    }
                 )
                 services.append(DailyReminderService(daily: daily))
             }
@@ -166,6 +173,6 @@ struct DailyReminderService: Service {
     let daily: DailyReminders
 
     func run() async throws {
-        await cancelWhenGracefulShutdown { await daily.run() }
+        await cancelWhenGracefulShutdown { await daily.run(clock: CardDates.clock) }
     }
 }

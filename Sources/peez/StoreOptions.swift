@@ -86,12 +86,12 @@ struct StoreOptions: ParsableArguments {
                 }
                 defer { group.cancelAll() }
                 await database.poolStarted()
-                return try await body(try await SQLMembershipStore(database: database))
+                return try await body(try await SQLMembershipStore(database: database, now: CardDates.now()))
             }
         }
         let sqlite = try await openSQLite()
         do {
-            let value = try await body(try await SQLMembershipStore(database: sqlite))
+            let value = try await body(try await SQLMembershipStore(database: sqlite, now: CardDates.now()))
             try await sqlite.close()
             return value
         } catch {

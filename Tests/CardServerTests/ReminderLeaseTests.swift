@@ -28,7 +28,7 @@ struct ReminderLeaseTests {
                 validUntil: start + 10,
                 leaseSeconds: 10,
                 longestDeliverySeconds: 3,
-                clock: { now.withLock { $0 } }
+                clock: WallClock { now.withLock { $0 } }
             )
             // Deliveries of up to 3 s, and (10 - 3) / 2 = 3 s to record them: room while now + 1 + 3 + 3 <= the lease's end.
             #expect(await lease.mayStart(ids[0]))
@@ -50,7 +50,7 @@ struct ReminderLeaseTests {
                 validUntil: start + 30,
                 leaseSeconds: 10,
                 longestDeliverySeconds: 3,
-                clock: { now.withLock { $0 } }
+                clock: WallClock { now.withLock { $0 } }
             )
             #expect(await renewing.mayStart(other[1]), "renewed to start + 35")
             let takenByD = try await store.leaseReminders(channel: "push", owner: "d", limit: 2, now: start + 32, leaseSeconds: 10)

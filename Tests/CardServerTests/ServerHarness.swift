@@ -50,7 +50,7 @@ final class ServerHarness: Sendable {
         self.otherVendor = otherVendor
         let clock = TestClock(start)
         self.clock = clock
-        self.cards = CardService(store: store, keyRing: KeyRing(signingKey: signingKey, publishedKeys: []), now: { clock.now })
+        self.cards = CardService(store: store, keyRing: KeyRing(signingKey: signingKey, publishedKeys: []), clock: clock.wallClock)
     }
 
     /// 2026-01-31 10:00 in Algiers.
@@ -62,7 +62,7 @@ final class ServerHarness: Sendable {
     static func make() async throws -> ServerHarness {
         let folder = try TemporaryFolder()
         let database = try await SQLiteDatabase.open(path: folder.file("ledger.sqlite"))
-        let store = try await SQLMembershipStore(database: database)
+        let store = try await SQLMembershipStore(database: database, now: start)
         let vendor = try await store.createVendor(name: "Boucherie Centrale", category: "boucherie", neighbourhood: "centre-ville", now: start)
         let other = try await store.createVendor(name: "Pressing Gambetta", category: "pressing", neighbourhood: "gambetta", now: start)
         try await Provisioning.saveCredential(store: store, secret: adminSecret, role: .admin, vendorID: nil, label: "t", now: start)
@@ -181,4 +181,6 @@ final class TestClock: Sendable {
     init(_ start: Int64) { value = Mutex(start) }
     var now: Int64 { value.withLock { $0 } }
     func advance(by seconds: Int64) { value.withLock { $0 += seconds } }
+    /// The clock the services are given: this one, as the test moves it.
+    var wallClock: WallClock { WallClock { [self] in now } }
 }

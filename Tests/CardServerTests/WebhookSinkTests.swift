@@ -70,7 +70,8 @@ struct WebhookSinkTests {
         let sink = try WebhookSink(
             url: "http://127.0.0.1:\(port)/\(path)",
             signer: try StandardWebhookSigner(secrets: secret),
-            timeoutSeconds: timeoutSeconds
+            timeoutSeconds: timeoutSeconds,
+            clock: .system
         )
         let outcomes = await sink.deliver([message]) { _ in mayStart }
         await sink.close()

@@ -24,7 +24,7 @@ struct PostgresDriverTests {
     @Test func instancesStartingTogetherMigrateOnce() async throws {
         try await StoreKind.withPostgresDatabases(4) { databases in
             try await withThrowingTaskGroup(of: Void.self) { starts in
-                for database in databases { starts.addTask { _ = try await SQLMembershipStore(database: database) } }
+                for database in databases { starts.addTask { _ = try await SQLMembershipStore(database: database, now: Sample.migratedAt) } }
                 try await starts.waitForAll()
             }
             let applied = try await databases[0].read { db in try await db.query("SELECT name FROM schema_migrations ORDER BY name", []) }

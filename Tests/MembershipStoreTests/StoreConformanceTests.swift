@@ -523,7 +523,7 @@ struct LedgerUpgradeTests {
                     [.text(member), .blob([1])]
                 )
             }
-            let store = try await SQLMembershipStore(database: database)
+            let store = try await SQLMembershipStore(database: database, now: Sample.migratedAt)
             let card = try #require(try await store.card(memberUUID: UUID(uuidString: member)!), "the stored card is still current")
             #expect(card.token == "PEEZ1:OLD")
             let vendor = try await store.createVendor(name: "A", category: "boucherie", neighbourhood: "usto", now: 1_000)

@@ -21,7 +21,7 @@ enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
 
     /// Runs `body` on a store over a brand-new, empty database of this kind, then removes it.
     func withStore(_ body: (SQLMembershipStore) async throws -> Void) async throws {
-        try await withDatabase { database in try await body(try await SQLMembershipStore(database: database)) }
+        try await withDatabase { database in try await body(try await SQLMembershipStore(database: database, now: Sample.migratedAt)) }
     }
 
     /// Runs `body` on a brand-new, empty database of this kind (no schema yet), then removes it.
@@ -48,7 +48,7 @@ enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
     static func withPostgresInstances(_ count: Int, _ body: ([SQLMembershipStore]) async throws -> Void) async throws {
         try await withPostgresDatabases(count) { databases in
             var stores: [SQLMembershipStore] = []
-            for database in databases { stores.append(try await SQLMembershipStore(database: database)) }
+            for database in databases { stores.append(try await SQLMembershipStore(database: database, now: Sample.migratedAt)) }
             try await body(stores)
         }
     }
@@ -91,6 +91,9 @@ struct StoreFixtureError: Error, CustomStringConvertible {
 
 /// Builders for test data.
 enum Sample {
+    /// When the test stores record their migrations.
+    static let migratedAt: Int64 = 1_767_225_600
+
     static func draft(_ index: Int = 1, uuid: UUID = UUID()) -> MemberDraft {
         MemberDraft(
             uuid: uuid,

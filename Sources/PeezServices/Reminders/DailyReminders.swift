@@ -1,6 +1,7 @@
 import CardToken
 import CoreMetrics
 public import Foundation
+public import Membership
 
 /// Runs the reminders once a day at a set Algiers time, for as long as the task runs (inside `peez serve`),
 /// and counts every outcome in the service's metrics (`peez_reminders_total{outcome=…}`).
@@ -32,7 +33,7 @@ public struct DailyReminders: Sendable {
 
     /// Waits for each day's time and runs; ends when the task is cancelled. A failed run is logged and the next
     /// day's run goes ahead (reminders left open are delivered then).
-    public func run(clock: @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) }) async {
+    public func run(clock: WallClock) async {
         while !Task.isCancelled {
             let wait = nextRun(after: clock()) - clock()
             do {

@@ -14,7 +14,7 @@ public actor ReminderLease {
     private let owner: String
     private let leaseSeconds: Int64
     private let longestDeliverySeconds: Int64
-    private let clock: @Sendable () -> Int64
+    private let clock: WallClock
     private var held: Set<String>
     private var validUntil: Int64
     private var renewal: Task<Void, Never>?
@@ -28,7 +28,7 @@ public actor ReminderLease {
         validUntil: Int64,
         leaseSeconds: Int64,
         longestDeliverySeconds: Int64,
-        clock: @escaping @Sendable () -> Int64
+        clock: WallClock
     ) {
         self.store = store
         self.owner = owner

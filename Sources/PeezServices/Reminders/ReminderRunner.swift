@@ -20,7 +20,7 @@ public struct ReminderRunner: Sendable {
     public var batchSize: Int
     public var leaseSeconds: Int64
     public var maxWaitSeconds: Int64
-    public var clock: @Sendable () -> Int64
+    public var clock: WallClock
     /// This run's name on the leases it takes.
     public let owner = "run-" + UUID().uuidString.lowercased()
 
@@ -33,7 +33,7 @@ public struct ReminderRunner: Sendable {
         batchSize: Int = 500,
         leaseSeconds: Int64 = 60,
         maxWaitSeconds: Int64 = 30,
-        clock: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) }
+        clock: WallClock
     ) {
         self.store = store
         self.sink = sink

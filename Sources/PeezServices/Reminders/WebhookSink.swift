@@ -18,14 +18,14 @@ public final class WebhookSink: ReminderSink, Sendable {
     private let concurrency: Int
     private let timeoutSeconds: Int64
     private let client: HTTPClient
-    private let clock: @Sendable () -> Int64
+    private let clock: WallClock
 
     public init(
         url: String,
         signer: StandardWebhookSigner,
         concurrency: Int = 32,
         timeoutSeconds: Int64 = 10,
-        clock: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) }
+        clock: WallClock
     ) throws {
         guard let parsed = URL(string: url), let scheme = parsed.scheme?.lowercased(), scheme == "https" || scheme == "http", parsed.host != nil
         else {
