@@ -178,7 +178,9 @@ extension Peez.Remind {
                 try await store.withStore { store in try await Self.preview(store, channel: channel, now: clock()) }
                 return
             }
-            let sink = try makeSink(clock: clock)
+            // The sink signs with the real time (a receiver refuses an old webhook-timestamp); only which reminders are
+            // due, and their leases, act as if it were --now.
+            let sink = try makeSink(clock: CardDates.clock)
             let shortestLease = ReminderLease.shortestLease(forDeliveriesOf: sink.longestDeliverySeconds)
             guard leaseSeconds >= shortestLease else {
                 await sink.close()

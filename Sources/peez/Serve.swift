@@ -2,17 +2,13 @@ import ArgumentParser
 import CardCrypto
 import CardServer
 import CardToken
-import CardWire
 import Foundation
 import Hummingbird
 import Logging
 import Membership
-import MembershipPostgres
 import MembershipSQL
-import MembershipSQLite
 import PeezServices
 import ServiceLifecycle
-import UnixSignals
 
 extension Peez {
     /// `peez serve`: the card service over HTTP.
@@ -84,86 +80,64 @@ extension Peez {
         }
 
         func run() async throws {
-            let keyPath =
-                signingKey ?? ProcessInfo.processInfo.environment["PEEZ_SIGNING_KEY"]
-                ?? (development ? DevelopmentData.signingKeyPath : nil)
-            guard let keyPath else {
-                throw ValidationError("give --signing-key (or PEEZ_SIGNING_KEY), or run with --development to use the development key")
-            }
-            let key = try KeyFiles.loadPrivateKey(path: keyPath)
-            if key.keyID.hex == DevelopmentData.keyID && !development {
-                throw ValidationError(
-                    "\(keyPath) is the published development key; real cards must be signed with a key of your own (peez keys generate)"
-                )
-            }
-            let folder = PublishedKeyFolder(path: publishedKeys)
-            let keyRing = KeyRing(signingKey: key, publishedKeys: try folder.keys(), windows: try folder.windows())
-            if let refusal = keyRing.signingRefusal(now: CardDates.now()) {
-                throw ValidationError("\(refusal) (see \(folder.windowsPath)); start with the current key")
-            }
-            let environment = ProcessInfo.processInfo.environment
-            var tls: ServerTLS?
-            switch (tlsCertificate ?? environment["PEEZ_TLS_CERTIFICATE"], tlsKey ?? environment["PEEZ_TLS_KEY"]) {
-            case (nil, nil): break
-            case (let certificate?, let key?): tls = try ServerTLS(certificateChainPath: certificate, privateKeyPath: key)
-            default: throw ValidationError("--tls-certificate and --tls-key go together: give both for https, or neither")
-            }
-            let serverConfiguration = ServerConfiguration(host: host, port: port, limits: connections.limits, tls: tls)
-            let (development, storeOptions, baseURL) = (development, store, serverConfiguration.baseURL)
-            let startTimeout = Duration.seconds(startTimeout)
-
+            let settings = try ServeConfiguration(self, environment: ProcessInfo.processInfo.environment, now: CardDates.now())
             // One service group: the database pool starts first, the server opens its socket once the database
             // answered and is migrated; SIGTERM drains the server, then stops the pool.
-            let (database, pool) = try await store.openDatabase()
+            let database = try await store.openDatabase()
+            do {
+                try await serve(settings, on: database)
+            } catch {
+                try? await database.close()
+                throw error
+            }
+            try await database.close()
+        }
+
+        private func serve(_ settings: ServeConfiguration, on database: OpenedLedger) async throws {
             // Before anything runs: a database that cannot be used is one clear error, not a pool retrying.
-            try await pool?.checkReachable(within: startTimeout)
-            let ledger = SQLMembershipStore(opening: database)
-            let cards = CardService(store: ledger, keyRing: keyRing, clock: CardDates.clock)
+            try await database.checkReachable(within: settings.startTimeout)
+            let ledger = SQLMembershipStore(opening: database.database)
+            let cards = CardService(store: ledger, keyRing: settings.keyRing, clock: CardDates.clock)
+            let baseURL = settings.server.baseURL
             let app = buildApplication(
                 cards: cards,
                 metrics: ServerMetrics.bootstrap(),
-                configuration: serverConfiguration,
-                services: pool.map { [$0] } ?? [],
+                configuration: settings.server,
+                services: database.services,
                 beforeServerStarts: {
-                    await pool?.poolStarted()
+                    await database.poolStarted()
                     try await ledger.migrate(now: CardDates.now())
-                    let demoMember = development ? try await DevelopmentData.seed(cards: cards) : nil
-                    printNow(
-                        "PEEZ card service on \(baseURL)  (store: \(storeOptions.effectiveDatabaseURL == nil ? storeOptions.sqlitePath : "PostgreSQL"), signing kid \(key.keyID.hex))"
-                    )
+                    let demoMember = settings.development ? try await DevelopmentData.seed(cards: cards) : nil
+                    printNow("PEEZ card service on \(baseURL)  (store: \(settings.storeName), signing kid \(settings.keyRing.signingKey.keyID.hex))")
                     if let demoMember { DevelopmentData.printGuide(baseURL: baseURL, membershipID: demoMember) }
                 }
             )
             var services: [any Service] = [app]
-            if let remindAt {
-                let sink = remindSink
-                // A wrong sink or secret stops the start, not the first run.
-                await (try ReminderSinkOptions.make(sink, secretsFile: nil, clock: CardDates.clock)).close()
-                let logger = Logger(label: "peez.reminders")
-                let daily = try DailyReminders(
-                    at: remindAt,
-                    log: { logger.info("\($0)") },
-                    makeRunner: {
-                        ReminderRunner(
-                            store: ledger,
-                            sink: try ReminderSinkOptions.make(sink, secretsFile: nil, clock: CardDates.clock),
-                            clock: CardDates.clock
-                        )
-                    }
-                )
-                services.append(DailyReminderService(daily: daily))
-            }
+            if let reminders = settings.reminders { services.append(try await Self.dailyReminders(reminders, store: ledger)) }
             let lifecycleLogger = Logger(label: "peez.lifecycle")
             var configuration = ServiceGroupConfiguration(services: services, logger: lifecycleLogger)
-            configuration.maximumGracefulShutdownDuration = .seconds(drainTimeout)
+            configuration.maximumGracefulShutdownDuration = settings.drainTimeout
             configuration.maximumCancellationDuration = .seconds(5)
-            do {
-                try await ShutdownSignals.run(ServiceGroup(configuration: configuration), logger: lifecycleLogger)
-            } catch {
-                try? await (database as? SQLiteDatabase)?.close()
-                throw error
-            }
-            try await (database as? SQLiteDatabase)?.close()
+            try await ShutdownSignals.run(ServiceGroup(configuration: configuration), logger: lifecycleLogger)
+        }
+
+        /// The daily reminder run; a wrong sink or secret stops the start, not the first run.
+        private static func dailyReminders(_ reminders: (at: String, sink: String?), store: SQLMembershipStore) async throws -> any Service {
+            let sink = reminders.sink
+            await (try ReminderSinkOptions.make(sink, secretsFile: nil, clock: CardDates.clock)).close()
+            let logger = Logger(label: "peez.reminders")
+            let daily = try DailyReminders(
+                at: reminders.at,
+                log: { logger.info("\($0)") },
+                makeRunner: {
+                    ReminderRunner(
+                        store: store,
+                        sink: try ReminderSinkOptions.make(sink, secretsFile: nil, clock: CardDates.clock),
+                        clock: CardDates.clock
+                    )
+                }
+            )
+            return DailyReminderService(daily: daily)
         }
     }
 }

@@ -4,6 +4,7 @@ import Membership
 import MembershipPostgres
 import MembershipSQL
 import MembershipSQLite
+import ServiceLifecycle
 
 /// Where the ledger lives: an SQLite file by default, or a PostgreSQL server.
 struct StoreOptions: ParsableArguments {
@@ -36,14 +37,10 @@ struct StoreOptions: ParsableArguments {
         guard (1...100).contains(databaseConnections) else { throw ValidationError("--database-connections must be 1 to 100") }
     }
 
-    /// The database these options name, opened but not queried yet. A PostgreSQL pool is returned as a service
-    /// too: it must run (in the service group) before the first query. Close a SQLite database when done.
-    func openDatabase() async throws -> (database: any SQLDatabase, pool: PostgresDatabase?) {
-        if let url = effectiveDatabaseURL {
-            let database = try PostgresDatabase(url: url, connections: databaseConnections)
-            return (database, database)
-        }
-        return (try await openSQLite(), nil)
+    /// The database these options name, opened but not queried yet.
+    func openDatabase() async throws -> OpenedLedger {
+        if let url = effectiveDatabaseURL { return .postgres(try PostgresDatabase(url: url, connections: databaseConnections)) }
+        return .sqlite(try await openSQLite())
     }
 
     /// Opens the SQLite file, creating its folder (0700) if missing; warns if other users can read the files.
@@ -98,5 +95,41 @@ struct StoreOptions: ParsableArguments {
             try? await sqlite.close()
             throw error
         }
+    }
+}
+
+/// The ledger's database as `peez` opened it: one handle, with what the service group must run for it and one
+/// `close()`, whichever the store.
+enum OpenedLedger {
+    case sqlite(SQLiteDatabase)
+    /// A pool that must run (in the service group) before the first query.
+    case postgres(PostgresDatabase)
+
+    var database: any SQLDatabase {
+        switch self {
+        case .sqlite(let database): return database
+        case .postgres(let database): return database
+        }
+    }
+
+    /// What the service group runs for the database: the PostgreSQL pool; nothing for SQLite.
+    var services: [any Service] {
+        if case .postgres(let pool) = self { return [pool] }
+        return []
+    }
+
+    /// A PostgreSQL server that cannot be used is one clear error within `timeout`, not a pool retrying for ever.
+    func checkReachable(within timeout: Duration) async throws {
+        if case .postgres(let pool) = self { try await pool.checkReachable(within: timeout) }
+    }
+
+    /// Once the service group runs the pool: waits until it takes queries.
+    func poolStarted() async {
+        if case .postgres(let pool) = self { await pool.poolStarted() }
+    }
+
+    /// Waits for the work under way and closes SQLite; a PostgreSQL pool closes as its service stops.
+    func close() async throws {
+        if case .sqlite(let database) = self { try await database.close() }
     }
 }
