@@ -102,11 +102,14 @@ let package = Package(
         // Wire documents (key set, revocation list): one Codable type each, for the server, the CLI and the tests.
         .target(name: "CardWire", dependencies: ["CardToken", "CardCrypto"], swiftSettings: strictSettings),
 
+        // The HTTP API's bodies: one Codable type each, for the server, its clients (the counter) and the tests.
+        .target(name: "PeezAPI", dependencies: ["CardToken", "Membership"], swiftSettings: strictSettings),
+
         // The application's services (cards, keys, provisioning) that the HTTP server and the CLI both call.
         .target(
             name: "PeezServices",
             dependencies: [
-                "CardToken", "CardCrypto", "CardQR", "CardWire", "Membership",
+                "CardToken", "CardCrypto", "CardQR", "CardWire", "Membership", "PeezAPI",
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -122,7 +125,7 @@ let package = Package(
         .target(
             name: "CardServer",
             dependencies: [
-                "CardToken", "CardCrypto", "CardWire", "Membership", "PeezServices",
+                "CardToken", "CardCrypto", "CardWire", "Membership", "PeezAPI", "PeezServices",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
@@ -144,7 +147,7 @@ let package = Package(
             name: "peez",
             dependencies: [
                 "CardToken", "CardCrypto", "CardQR", "CardScan", "CardWire", "Membership", "MembershipSQL", "MembershipSQLite", "MembershipPostgres",
-                "PeezServices", "CardServer",
+                "PeezAPI", "PeezServices", "CardServer",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -168,13 +171,14 @@ let package = Package(
         .testTarget(name: "MembershipTests", dependencies: ["Membership"], swiftSettings: strictSettings),
         .testTarget(
             name: "MembershipStoreTests",
-            dependencies: ["Membership", "MembershipSQL", "MembershipSQLite", "MembershipPostgres", "TestSupport"],
+            dependencies: ["Membership", "MembershipSQL", "MembershipSQLite", "MembershipPostgres", "PeezServices", "TestSupport"],
             swiftSettings: strictSettings
         ),
         .testTarget(
             name: "CardServerTests",
             dependencies: [
-                "CardServer", "PeezServices", "CardWire", "CardCrypto", "CardToken", "Membership", "MembershipSQL", "MembershipSQLite", "TestSupport",
+                "CardServer", "PeezAPI", "PeezServices", "CardWire", "CardCrypto", "CardToken", "Membership", "MembershipSQL", "MembershipSQLite",
+                "TestSupport",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ],

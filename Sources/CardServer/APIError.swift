@@ -2,6 +2,7 @@ import Foundation
 public import Hummingbird
 import Logging
 import Membership
+import PeezAPI
 
 /// An error the API answers with: its HTTP status, a stable code, a message a person can act on and, for
 /// invalid input, each field's problem. Every error body has the one shape `{"error": {"code", "message",
@@ -80,6 +81,8 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
             let answer = APIError(error)
             if answer.status == .internalServerError { context.logger.error("a domain error the API does not map", metadata: ["error": "\(error)"]) }
             return try answer.response(from: request, context: context)
+        } catch let error as MalformedRequestBody {
+            return try APIError.badRequest(error.reason).response(from: request, context: context)
         } catch let error as HTTPError {
             let translated: APIError
             switch error.status {

@@ -52,7 +52,7 @@ public func buildRouter(cards: CardService, metrics: PrometheusCollectorRegistry
     router.on("/health", method: .get, use: service.health)
     router.on("/metrics", method: .get, use: service.prometheus)
     MemberRoutes(cards: cards).register(on: router)
-    ActivationRoutes(cards: cards).register(on: router)
+    ActivationRoutes(sales: ActivationService(ledger: cards.store, cards: cards)).register(on: router)
     ScanRoutes(cards: cards).register(on: router)
     service.register(on: router)
     PlaceRoutes().register(on: router)

@@ -2,6 +2,7 @@ import CardToken
 import Foundation
 import Hummingbird
 import Membership
+import PeezAPI
 import PeezServices
 
 /// `/v1/members`: the backend's view of members, their cards and subscriptions.
@@ -49,7 +50,7 @@ struct MemberRoutes {
     @Sendable func card(_ request: Request, context: ServerRequestContext) async throws -> Response {
         _ = try context.require(.backend, .admin)
         let member = try await member(context)
-        let card = try await cards.currentCard(memberUUID: member.uuid)
+        let (card, png) = try await cards.currentCard(memberUUID: member.uuid)
         let body = CardBody(
             member: MemberBody(member),
             subscription: CoverageBody(coverageEnd: card.coverageEnd, now: cards.now()),
@@ -57,20 +58,20 @@ struct MemberRoutes {
             token_id: card.tokenID,
             issued_at: AlgiersCalendar.iso8601(card.issuedAt),
             expires_at: AlgiersCalendar.iso8601(card.expiresAt),
-            qr_png_base64: Data(card.png).base64EncodedString()
+            qr_png_base64: Data(png).base64EncodedString()
         )
         return try JSONExchange.response(body, headers: [.eTag: "\"\(card.tokenID)\"", .cacheControl: "private, no-cache"])
     }
 
     @Sendable func cardPNG(_ request: Request, context: ServerRequestContext) async throws -> Response {
         _ = try context.require(.backend, .admin)
-        let card = try await cards.currentCard(memberUUID: try memberUUID(context))
+        let (card, png) = try await cards.currentCard(memberUUID: try memberUUID(context))
         let etag = "\"\(card.tokenID)\""
         let headers: HTTPFields = [.eTag: etag, .cacheControl: "private, no-cache"]
         if request.headers[.ifNoneMatch] == etag { return Response(status: .notModified, headers: headers) }
         var fields = headers
         fields[.contentType] = "image/png"
-        return Response(status: .ok, headers: fields, body: .init(byteBuffer: ByteBuffer(bytes: card.png)))
+        return Response(status: .ok, headers: fields, body: .init(byteBuffer: ByteBuffer(bytes: png)))
     }
 
     @Sendable func subscription(_ request: Request, context: ServerRequestContext) async throws -> Response {

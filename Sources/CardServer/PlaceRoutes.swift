@@ -1,5 +1,6 @@
 import Hummingbird
 import Membership
+import PeezAPI
 
 /// The neighbourhoods and shop categories, with their French and Arabic names: the lists the app's screens
 /// show and the identifiers the API takes. Any credential may read them.

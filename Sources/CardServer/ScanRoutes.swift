@@ -2,6 +2,7 @@ import CardToken
 import Foundation
 import Hummingbird
 import Membership
+import PeezAPI
 import PeezServices
 
 /// Counters report their scan logs; admins see where a card was used and which cards two shops saw within

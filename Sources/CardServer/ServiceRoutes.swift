@@ -3,6 +3,7 @@ import CardWire
 import Foundation
 import Hummingbird
 import Membership
+import PeezAPI
 import PeezServices
 import Prometheus
 

@@ -15,50 +15,6 @@ public enum MemberReference: Sendable, Hashable, CustomStringConvertible {
     }
 }
 
-/// A vendor's cash sale of 1 to 3 months, checked against the price list.
-public struct Activation: Sendable, Hashable {
-    public var member: MemberReference
-    public var vendorID: UUID
-    public var months: Int
-    public var amountDZD: Int
-
-    public init(member: MemberReference, vendorID: UUID, months: Int, amountDZD: Int) {
-        self.member = member
-        self.vendorID = vendorID
-        self.months = months
-        self.amountDZD = amountDZD
-    }
-}
-
-/// What an activation produced.
-public struct ActivationResult: Sendable, Hashable {
-    public var member: Member
-    public var period: SubscriptionPeriod
-    /// The end of the member's paid time after this period.
-    public var coverageEnd: Int64
-    /// A card freshly signed for the new coverage.
-    public var card: StoredCard
-
-    public init(member: Member, period: SubscriptionPeriod, coverageEnd: Int64, card: StoredCard) {
-        self.member = member
-        self.period = period
-        self.coverageEnd = coverageEnd
-        self.card = card
-    }
-}
-
-/// How an activation with an idempotency key was answered.
-public enum ActivationOutcome: Sendable, Hashable {
-    /// The sale was made now; the response is stored for replays.
-    case sold(ActivationResult, StoredResponse)
-    /// The key was used before for this same request, which finished: send its response again.
-    case replay(StoredResponse)
-    /// The key's first request is still being processed: the caller should retry later.
-    case inFlight
-    /// The key was used for a different request: the caller must use a new key for a new sale.
-    case mismatch
-}
-
 /// What a cancellation changed.
 public struct CancellationResult: Sendable, Hashable {
     public var period: SubscriptionPeriod

@@ -30,6 +30,9 @@ public final class PostgresDatabase: SQLDatabase, Service {
     public let memberChanges: MemberChangeFeed?
     private let listenerConfiguration: PostgresConnection.Configuration
     private let statements = PreparedStatements()
+    /// Durable batches waiting to be committed together, and the lock the one committing holds.
+    private let groupCommit = GroupCommit()
+    private let committer = AsyncLock()
     private let logger: Logger
     /// Whether ``run()`` has started the pool, and the tasks waiting for it to (``poolStarted()``).
     private let poolStart = Mutex<(started: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
@@ -210,13 +213,67 @@ public final class PostgresDatabase: SQLDatabase, Service {
         }
     }
 
-    /// One statement (all but the last statement become data-modifying `WITH` clauses of the last) in a
-    /// transaction of its own, returned once its COMMIT is done.
+    /// Group commit (see ``GroupCommit``): the batches that arrive while a commit is under way are written by
+    /// the next one together, as one statement (every statement of every batch a data-modifying `WITH` clause)
+    /// in one transaction, so they share its round trips and its flush. Each batch is answered once that
+    /// transaction's COMMIT is done. If the server refuses the group (a batch collides with another writer's
+    /// row, or two of the group with each other), none of it was written, and each batch is written again in a
+    /// transaction of its own, to succeed or fail alone.
     public func writeBatch(_ statements: [SQLStatement]) async throws {
-        guard let last = statements.last else { return }
+        guard !statements.isEmpty else { return }
+        let batch = groupCommit.enqueue(statements)
+        try await committer.withLock {
+            await groupCommit.commitUntilSettled(batch) { group in await self.commit(group) }
+        }.get()
+    }
+
+    private func commit(_ group: [[SQLStatement]]) async -> [Result<Void, any Error>] {
+        do {
+            // A group's statement differs with its size and is run once: only a lone batch's is worth preparing.
+            try await write(preparing: group.count == 1) { db in
+                let statement = Self.oneStatement(group.flatMap { $0 })
+                _ = try await db.query(statement.sql, statement.binds)
+            }
+            return group.map { _ in .success(()) }
+        } catch  where group.count > 1 && Self.isRefusalByServer(error) {
+            var results: [Result<Void, any Error>] = []
+            for batch in group {
+                do {
+                    try await write { db in
+                        let statement = Self.oneStatement(batch)
+                        _ = try await db.query(statement.sql, statement.binds)
+                    }
+                    results.append(.success(()))
+                } catch {
+                    results.append(.failure(error))
+                }
+            }
+            return results
+        } catch {
+            // Perhaps committed, perhaps not (the connection was lost): every batch is told so, none written twice.
+            return group.map { _ in .failure(error) }
+        }
+    }
+
+    /// All but the last statement become data-modifying `WITH` clauses of the last: one statement, one round trip.
+    static func oneStatement(_ statements: [SQLStatement]) -> SQLStatement {
+        guard let last = statements.last else { return SQLStatement("SELECT 1", []) }
         let clauses = statements.dropLast().enumerated().map { "batch\($0.offset) AS (\($0.element.sql))" }
-        let sql = clauses.isEmpty ? last.sql : "WITH " + clauses.joined(separator: ", ") + " " + last.sql
-        _ = try await writeStatement(sql, statements.flatMap(\.binds))
+        return SQLStatement(
+            clauses.isEmpty ? last.sql : "WITH " + clauses.joined(separator: ", ") + " " + last.sql,
+            statements.flatMap(\.binds)
+        )
+    }
+
+    /// Whether the server answered `error` itself, so that the transaction it ended was rolled back (a
+    /// statement refused, or a COMMIT answered ROLLBACK) rather than cut off with its outcome unknown.
+    static func isRefusalByServer(_ error: any Error) -> Bool {
+        switch error {
+        case let error as SQLError: return error.code == .uniqueViolation || error.code == .notCommitted
+        case let error as PSQLError: return error.serverInfo != nil
+        case PostgresError.server: return true
+        default: return false
+        }
     }
 
     /// One statement: the write as a data-modifying `WITH` clause, and the read's rows (if any) joined to one
@@ -247,8 +304,13 @@ public final class PostgresDatabase: SQLDatabase, Service {
     /// committed before its CommandComplete is sent. A transaction that failed inside answers COMMIT with
     /// the tag `ROLLBACK` and no error, hence the tag check.
     public func write<T: Sendable>(_ body: @Sendable (any SQLExecutor) async throws -> T) async throws -> T {
+        try await write(preparing: true, body)
+    }
+
+    /// ``write(_:)``, its statements prepared (and kept per connection) or not.
+    private func write<T: Sendable>(preparing: Bool, _ body: @Sendable (any SQLExecutor) async throws -> T) async throws -> T {
         try await client.withConnection { connection in
-            let executor = PostgresExecutor(connection: connection, statements: statements, logger: logger)
+            let executor = PostgresExecutor(connection: connection, statements: statements, logger: logger, prepares: preparing)
             try await executor.execute("BEGIN")
             let value: T
             do {
@@ -303,6 +365,8 @@ struct PostgresExecutor: SQLExecutor {
     let connection: PostgresConnection
     let statements: PreparedStatements
     let logger: Logger
+    /// Whether statements are prepared and kept per connection (the store's own, run again and again).
+    var prepares = true
 
     func query(_ sql: String, _ binds: [SQLValue]) async throws -> [SQLRow] {
         try await query(sql, binds, retryStale: true)
@@ -317,7 +381,7 @@ struct PostgresExecutor: SQLExecutor {
                 columns = names
                 result.append(try Self.row(row, columns: names))
             }
-            if let statement = try await statements.statement(sql, on: connection, preparing: Self.numberedPlaceholders) {
+            if prepares, let statement = try await statements.statement(sql, on: connection, preparing: Self.numberedPlaceholders) {
                 for row in try await statement.execute(binds.map(Self.data)).get() { try append(row) }
             } else {
                 let query = PostgresQuery(unsafeSQL: Self.numberedPlaceholders(sql), binds: Self.bindings(binds))

@@ -150,6 +150,8 @@ enum Migrations {
                     "ALTER TABLE counter_scans ADD COLUMN clock_wrong BIGINT NOT NULL DEFAULT 0"
                 ]
             ),
+            // An answer is stored only for a sale, always 201 Created: the status was never written.
+            ("008_idempotency_without_status", ["ALTER TABLE idempotency_keys DROP COLUMN response_status"]),
         ]
     }
 

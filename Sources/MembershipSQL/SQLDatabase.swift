@@ -146,6 +146,14 @@ public struct SQLStatement: Sendable {
         self.sql = sql
         self.binds = binds
     }
+
+    /// `INSERT INTO table (columns) VALUES (?, …)` with one value per column, in their order (a trusted table
+    /// name and columns).
+    public static func insert(into table: String, columns: [String], _ values: [SQLValue]) -> SQLStatement {
+        precondition(columns.count == values.count, "an insert needs one value per column")
+        let placeholders = Array(repeating: "?", count: columns.count).joined(separator: ", ")
+        return SQLStatement("INSERT INTO \(table) (\(columns.joined(separator: ", "))) VALUES (\(placeholders))", values)
+    }
 }
 
 /// What differs between the SQL the two stores speak.

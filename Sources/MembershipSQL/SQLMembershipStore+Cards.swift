@@ -13,25 +13,31 @@ extension SQLMembershipStore {
         return card
     }
 
-    public func currentCard(memberUUID: UUID, now: Int64, mintCard: CardMinting) async throws -> StoredCard {
-        if let card = try await card(memberUUID: memberUUID) { return card }
+    public func keepCard(_ card: StoredCard, forVersion version: Int64) async throws -> StoredCard {
         let ticket = cardCache?.ticket()
-        guard
-            let ledger = try await database.read({ db in
-                try await db.query(Self.ledgerSummarySQL("m.uuid = ?"), [.text(memberUUID.uuidString)]).first.map(Self.ledgerSummary)
-            })
-        else {
-            throw MembershipError(.notFound, "No member has uuid \(memberUUID).")
-        }
-        let minted = try mintCard(ledger.member, ledger.coverageEnd, now)
-        let save = Self.saveCard(minted, version: ledger.version)
-        // A card is kept to be served again, not for the record: a save lost in a crash is signed again.
+        let save = Self.saveCard(card, version: version)
         let saved = try await database.writeStatement(save.sql + " RETURNING member_uuid", save.binds, durable: false)
-        if saved.isEmpty, let stored = try await card(memberUUID: memberUUID) {
-            return stored  // another read stored a card for this version (or a sale a later one) first
+        if saved.isEmpty, let stored = try await self.card(memberUUID: card.memberUUID) {
+            return stored  // another read kept a card for this version (or a sale one for a later version) first
         }
-        if let ticket { cardCache?.keep(minted, readAfter: ticket) }
-        return minted
+        if let ticket { cardCache?.keep(card, readAfter: ticket) }
+        return card
+    }
+
+    public func keepPicture(of card: StoredCard) async throws -> StoredCard {
+        guard let png = card.png else { return card }
+        let ticket = cardCache?.ticket()
+        let kept = try await database.writeStatement(
+            """
+            UPDATE cards SET png = ? WHERE member_uuid = ? AND token_id = ?
+                AND member_version = (SELECT m.ledger_version FROM members m WHERE m.uuid = cards.member_uuid)
+            RETURNING member_uuid
+            """,
+            [.blob(png), .text(card.memberUUID.uuidString), .text(card.tokenID)],
+            durable: false
+        )
+        if let ticket, !kept.isEmpty { cardCache?.keep(card, readAfter: ticket) }
+        return card
     }
 
     /// The stored card, if it was made for the member's current version.
@@ -49,7 +55,7 @@ extension SQLMembershipStore {
                 memberUUID: memberUUID,
                 tokenID: try read.text("token_id"),
                 token: try read.text("token"),
-                png: try read.blob("png"),
+                png: try read.blob("png").nonEmpty,
                 issuedAt: try read.int("issued_at"),
                 expiresAt: try read.int("expires_at"),
                 coverageEnd: try read.optionalInt("coverage_end")
@@ -58,6 +64,7 @@ extension SQLMembershipStore {
     }
 
     /// Stores `card` as made for the member's `version`, unless a card for that version or a later one is stored.
+    /// A card not yet rendered keeps an empty picture.
     static func saveCard(_ card: StoredCard, version: Int64) -> SQLStatement {
         SQLStatement(
             """
@@ -68,7 +75,7 @@ extension SQLMembershipStore {
             WHERE cards.member_version < excluded.member_version
             """,
             [
-                .text(card.memberUUID.uuidString), .text(card.tokenID), .text(card.token), .blob(card.png), .int(card.issuedAt),
+                .text(card.memberUUID.uuidString), .text(card.tokenID), .text(card.token), .blob(card.png ?? []), .int(card.issuedAt),
                 .int(card.expiresAt), card.coverageEnd.map(SQLValue.int) ?? .null, .int(version),
             ]
         )
@@ -100,4 +107,9 @@ extension SQLMembershipStore {
     static func revocationVersion(_ db: any SQLExecutor) async throws -> Int64 {
         try await db.query("SELECT COALESCE(MAX(version), 0) AS version FROM revocation_changes", [])[0].int("version")
     }
+}
+
+extension Array where Element == UInt8 {
+    /// The bytes, or nil when there are none.
+    fileprivate var nonEmpty: [UInt8]? { isEmpty ? nil : self }
 }

@@ -1,14 +1,7 @@
 public import Membership
 
-/// Idempotency keys: claiming one for a request, replaying its stored response, giving it up.
+/// Idempotency keys: claiming one for a request, deciding how to answer a repeat, giving one up.
 extension SQLMembershipStore {
-    public func beginIdempotentRequest(_ key: IdempotencyKey, now: Int64, abandonAfter: Int64) async throws -> IdempotencyDecision {
-        // The common case, a new key, is one statement; an existing key is looked at in a transaction.
-        let claim = Self.claim(key, now: now)
-        if try await !database.writeStatement(claim.sql + " RETURNING 1", claim.binds).isEmpty { return .proceed }
-        return try await existingIdempotentRequest(key, now: now, abandonAfter: abandonAfter)
-    }
-
     /// Records `key` as in flight, unless it is already recorded.
     static func claim(_ key: IdempotencyKey, now: Int64) -> SQLStatement {
         SQLStatement(
@@ -17,8 +10,7 @@ extension SQLMembershipStore {
         )
     }
 
-    /// How to answer a request whose key could not be claimed because it is already recorded.
-    func existingIdempotentRequest(_ key: IdempotencyKey, now: Int64, abandonAfter: Int64) async throws -> IdempotencyDecision {
+    public func idempotentRequest(_ key: IdempotencyKey, now: Int64, abandonAfter: Int64) async throws -> IdempotencyDecision {
         do {
             return try await beginIdempotentRequestOnce(key, now: now, abandonAfter: abandonAfter)
         } catch let error as SQLError where error.code == .uniqueViolation {
@@ -54,7 +46,7 @@ extension SQLMembershipStore {
         }
     }
 
-    public func abandonIdempotentRequest(_ key: IdempotencyKey) async throws {
+    public func releaseIdempotencyKey(_ key: IdempotencyKey) async throws {
         _ = try await database.writeStatement(
             "DELETE FROM idempotency_keys WHERE scope = ? AND key = ? AND state = 'in_flight'",
             [.text(key.scope), .text(key.key)]

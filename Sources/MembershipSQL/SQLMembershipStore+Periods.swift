@@ -31,18 +31,6 @@ extension SQLMembershipStore {
         }
     }
 
-    /// Inserts a new period as the member's `seq`-th.
-    static func insertPeriod(_ period: SubscriptionPeriod, seq: Int64) -> SQLStatement {
-        SQLStatement(
-            "INSERT INTO periods (id, member_uuid, seq, months, amount_dzd, source, vendor_id, purchased_at, starts_at, ends_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [
-                .text(period.id.uuidString), .text(period.memberUUID.uuidString), .int(seq), .int(Int64(period.months)),
-                .int(Int64(period.amountDZD)), .text(period.source.rawValue), period.vendorID.map { .text($0.uuidString) } ?? .null,
-                .int(period.purchasedAt), .int(period.startsAt), .int(period.endsAt),
-            ]
-        )
-    }
-
     /// One update per period whose dates or cancellation changed between `old` and `new` (paired in order).
     static func periodChanges(from old: [SubscriptionPeriod], to new: [SubscriptionPeriod]) -> [SQLStatement] {
         zip(old, new).compactMap { before, after in

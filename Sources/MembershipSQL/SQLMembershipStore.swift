@@ -6,11 +6,10 @@ public import Membership
 /// so both run the same statements and the same conformance tests.
 ///
 /// Concurrency is optimistic. Every change to what a member's card shows (a sale, a cancellation, a new name)
-/// takes the member's next version in `member_changes`. A sale reads the member's ledger and version, lays the
-/// new period out and signs the card holding no lock, then writes it all in one batch that records version + 1.
-/// If another writer recorded that version first, the batch fails on its key, nothing is written, and the sale
-/// is worked out again on fresh data: concurrent sales all stack, exactly. On PostgreSQL a batch is one
-/// statement, so a sale costs three round trips in all (claim the idempotency key, read, write).
+/// takes the member's next version in `member_changes`. A sale's use case reads the ledger's head (with the
+/// claim on its idempotency key, one round trip), works the sale out holding no lock, then commits it in one
+/// batch that records version + 1; if another writer recorded that version first, the batch fails on its key,
+/// nothing is written, and the caller works the sale out again on fresh data.
 public struct SQLMembershipStore: MembershipStore {
     public let database: any SQLDatabase
     /// Cards in memory, where the database announces every committed change (see ``MemberChangeFeed``).
@@ -73,13 +72,8 @@ public struct SQLMembershipStore: MembershipStore {
                     language: draft.language,
                     createdAt: now
                 )
-                try await db.execute(
-                    "INSERT INTO members (uuid, membership_id, name, phone, email, neighbourhood, language, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                    [
-                        .text(member.uuid.uuidString), .text(member.membershipID), .text(member.name), .text(member.phone),
-                        .text(member.email), .text(member.neighbourhood), .text(member.language.rawValue), .int(now),
-                    ]
-                )
+                let insert = MemberRecord.insert(member)
+                try await db.execute(insert.sql, insert.binds)
                 return (member, true)
             }
         } catch let error as SQLError where error.code == .uniqueViolation {

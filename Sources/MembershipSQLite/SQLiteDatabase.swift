@@ -16,6 +16,8 @@ public final class SQLiteDatabase: SQLDatabase {
 
     private let writer: SQLiteConnection
     private let writerLock = AsyncLock()
+    /// Batches waiting for the writer, committed together (see ``writeBatch(_:)``).
+    private let groupCommit = GroupCommit()
     private let readers: [(connection: SQLiteConnection, lock: AsyncLock)]
     private let nextReader = Atomic<Int>(0)
     /// Reports (long reads) have a connection and a thread of their own: see ``readReport(_:)``.
@@ -126,6 +128,42 @@ public final class SQLiteDatabase: SQLDatabase {
     public func writeThenRead(_ write: SQLStatement, durable: Bool, _ read: SQLStatement) async throws -> (written: Int, rows: [SQLRow]) {
         let written = try await writeStatement(write.sql + " RETURNING 1", write.binds, durable: durable).count
         return (written, try await self.read { db in try await db.query(read.sql, read.binds) })
+    }
+
+    /// Group commit (see ``GroupCommit``): the batch waits with the others that arrive while the writer is busy,
+    /// and whichever of them takes the writer next commits all of them in one transaction and one fsync, each
+    /// batch in a savepoint of its own so that one failing fails alone.
+    public func writeBatch(_ statements: [SQLStatement]) async throws {
+        let batch = groupCommit.enqueue(statements)
+        try await writerLock.withLock {
+            await groupCommit.commitUntilSettled(batch) { group in Self.commit(group, on: writer) }
+        }.get()
+    }
+
+    /// One transaction holding every batch of `group`, each in a savepoint: a batch whose statement fails is
+    /// rolled back alone; a failing COMMIT fails them all.
+    private static func commit(_ group: [[SQLStatement]], on connection: SQLiteConnection) -> [Result<Void, any Error>] {
+        do {
+            _ = try connection.query("BEGIN IMMEDIATE", [])
+            let results = group.map { batch in
+                Result<Void, any Error> {
+                    _ = try connection.query("SAVEPOINT batch", [])
+                    do {
+                        for statement in batch { _ = try connection.query(statement.sql, statement.binds) }
+                        _ = try connection.query("RELEASE batch", [])
+                    } catch {
+                        _ = try? connection.query("ROLLBACK TO batch", [])
+                        _ = try? connection.query("RELEASE batch", [])
+                        throw error
+                    }
+                }
+            }
+            _ = try connection.query("COMMIT", [])
+            return results
+        } catch {
+            _ = try? connection.query("ROLLBACK", [])
+            return group.map { _ in .failure(error) }
+        }
     }
 
     public func write<T: Sendable>(_ body: @Sendable (any SQLExecutor) async throws -> T) async throws -> T {

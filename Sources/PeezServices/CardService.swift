@@ -25,34 +25,53 @@ public struct CardService: Sendable {
     /// The current time by the service's clock.
     public func now() -> Int64 { clock() }
 
-    /// Signs and renders a card: `exp` is the end of paid time, or the moment of issue when there is none.
-    public var mint: CardMinting {
-        { [issuer, renderer] member, coverageEnd, now in
-            let claims = CardClaims(
-                subject: member.membershipID,
-                expiresAt: max(0, coverageEnd ?? now),
-                issuedAt: max(0, now),
-                name: CardClaims.fittingName(member.name)
-            )
-            let token = try issuer.issue(claims)
-            let png = try renderer.render(try QRMatrix.encode(token))
-            CardMetrics.cardIssued()
-            return StoredCard(
-                memberUUID: member.uuid,
-                tokenID: claims.tokenID.hex,
-                token: token,
-                png: png,
-                issuedAt: now,
-                expiresAt: claims.expiresAt,
-                coverageEnd: coverageEnd
-            )
-        }
+    /// Signs a card for `member`, whose paid time ends at `coverageEnd` (nil: none), at `now`: `exp` is the end
+    /// of paid time, or the moment of issue when there is none (a member with no paid time still gets a card,
+    /// which a vendor scans to sell the first months). The picture is rendered when the card is first shown.
+    public func sign(for member: Member, coverageEnd: Int64?, now: Int64) throws -> StoredCard {
+        let claims = CardClaims(
+            subject: member.membershipID,
+            expiresAt: max(0, coverageEnd ?? now),
+            issuedAt: max(0, now),
+            name: CardClaims.fittingName(member.name)
+        )
+        return StoredCard(
+            memberUUID: member.uuid,
+            tokenID: claims.tokenID.hex,
+            token: try issuer.issue(claims),
+            png: nil,
+            issuedAt: now,
+            expiresAt: claims.expiresAt,
+            coverageEnd: coverageEnd
+        )
     }
 
-    /// The member's current card: the stored one, or one signed and stored now (see
-    /// ``MembershipStore/currentCard(memberUUID:now:mintCard:)``).
-    public func currentCard(memberUUID: UUID) async throws -> StoredCard {
-        try await store.currentCard(memberUUID: memberUUID, now: now(), mintCard: mint)
+    /// The member's current card with its QR picture: the kept one, or one signed now and kept; its picture
+    /// rendered and kept the first time it is asked for. An unknown member is `notFound`.
+    public func currentCard(memberUUID: UUID) async throws -> (card: StoredCard, png: [UInt8]) {
+        var card: StoredCard
+        if let kept = try await store.card(memberUUID: memberUUID) {
+            card = kept
+        } else {
+            guard let head = try await store.ledgerHead(of: .uuid(memberUUID)) else {
+                throw MembershipError(.notFound, "No member has uuid \(memberUUID.lowercasedText).")
+            }
+            // Signed and drawn here, kept in one write: a card first read is shown at once.
+            var signed = try sign(for: head.member, coverageEnd: head.coverageEnd, now: now())
+            signed.png = try picture(of: signed)
+            card = try await store.keepCard(signed, forVersion: head.version)
+            if card == signed { CardMetrics.cardIssued() }
+        }
+        if let png = card.png { return (card, png) }
+        // A card a sale signed, shown for the first time.
+        let png = try picture(of: card)
+        card.png = png
+        return (try await store.keepPicture(of: card), png)
+    }
+
+    /// The card's QR code as PNG.
+    private func picture(of card: StoredCard) throws -> [UInt8] {
+        try renderer.render(try QRMatrix.encode(card.token))
     }
 
     /// Verifies a token as the counter verifier does, against the published keys and the live revocation list.

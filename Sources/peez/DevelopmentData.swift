@@ -3,6 +3,7 @@ import CardServer
 import CardToken
 import Foundation
 import Membership
+import PeezAPI
 import PeezServices
 
 /// Development mode's demo data and fixed, published API secrets. Never used outside --development.
@@ -65,15 +66,19 @@ enum DevelopmentData {
         ).validated()
         let member = try await store.createMember(draft, now: memberRegisteredAt).member
         if (CoverageSchedule.coverageEnd(try await store.periods(memberUUID: member.uuid)) ?? 0) <= now {
-            let key = IdempotencyKey(scope: "development-demo-data", key: "demo-month-\(AlgiersCalendar.dayStamp(now))", requestHash: "demo-month")
-            _ = try await store.activate(
-                Activation(member: .uuid(member.uuid), vendorID: vendorID, months: 1, amountDZD: Pricing.monthlyPriceDZD),
-                key: key,
-                now: now,
-                abandonAfter: 60,
-                mintCard: cards.mint,
-                response: { _ in StoredResponse([]) }
-            )
+            let sales = ActivationService(ledger: store, cards: cards)
+            do {
+                _ = try await sales.sell(
+                    ActivationService.SaleRequest(
+                        body: ActivationRequest(card_token: nil, membership_id: member.membershipID, months: 1, amount_dzd: Pricing.monthlyPriceDZD),
+                        vendorID: vendorID,
+                        keyScope: "development-demo-data",
+                        idempotencyKey: "demo-month-\(AlgiersCalendar.dayStamp(now))"
+                    )
+                )
+            } catch let error as MembershipError where error.code == .requestInFlight {
+                // Another instance starting on the same database is selling today's demo month right now.
+            }
         }
         return member.membershipID
     }

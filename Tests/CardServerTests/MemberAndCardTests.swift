@@ -27,7 +27,7 @@ struct MemberAndCardTests {
                 language: .fr,
                 createdAt: harness.now
             )
-            let card = try harness.cards.mint(stranger, harness.now + 86_400, harness.now)
+            let card = try harness.cards.sign(for: stranger, coverageEnd: harness.now + 86_400, now: harness.now)
             let reply = try await client.send(.post, "/v1/verify", secret: ServerHarness.vendorSecret, json: ["token": card.token])
             #expect(reply.json["verdict"] as? String == "valid" && reply.json["coverage"] == nil)
             #expect((reply.json["detail"] as? String)?.contains("the ledger has no member PEEZ-20250101-00042") == true, "\(reply.json)")

@@ -11,6 +11,18 @@ enum MemberRecord {
         columns.map { "\(alias).\($0) AS \(prefix)\($0)" }.joined(separator: ", ")
     }
 
+    /// A member's values, in the order of ``columns``.
+    static func values(_ member: Member) -> [SQLValue] {
+        [
+            .text(member.uuid.uuidString), .text(member.membershipID), .text(member.name), .text(member.phone), .text(member.email),
+            .text(member.neighbourhood), .text(member.language.rawValue), .int(member.createdAt),
+        ]
+    }
+
+    static func insert(_ member: Member) -> SQLStatement {
+        SQLStatement.insert(into: table, columns: columns, values(member))
+    }
+
     static func member(_ row: SQLRow, prefix: String = "") throws -> Member {
         let read = RowReader(row: row, table: table, prefix: prefix)
         return Member(

@@ -11,6 +11,20 @@ enum PeriodRecord {
         columns.map { "\(alias).\($0) AS \(prefix)\($0)" }.joined(separator: ", ")
     }
 
+    /// A period's values, in the order of ``columns``.
+    static func values(_ period: SubscriptionPeriod) -> [SQLValue] {
+        [
+            .text(period.id.uuidString), .text(period.memberUUID.uuidString), .int(Int64(period.months)), .int(Int64(period.amountDZD)),
+            .text(period.source.rawValue), period.vendorID.map { .text($0.uuidString) } ?? .null, .int(period.purchasedAt),
+            .int(period.startsAt), .int(period.endsAt), period.cancelledAt.map(SQLValue.int) ?? .null,
+        ]
+    }
+
+    /// Inserts `period` as its member's `seq`-th.
+    static func insert(_ period: SubscriptionPeriod, seq: Int64) -> SQLStatement {
+        SQLStatement.insert(into: table, columns: columns + ["seq"], values(period) + [.int(seq)])
+    }
+
     static func period(_ row: SQLRow, prefix: String = "") throws -> SubscriptionPeriod {
         let read = RowReader(row: row, table: table, prefix: prefix)
         return SubscriptionPeriod(

@@ -6,6 +6,7 @@ import NIOCore
 import NIOHTTP1
 import NIOPosix
 import NIOSSL
+import PeezAPI
 
 /// Talks to the card service for the counter: the signed bundle, and sales. The vendor secret travels with
 /// every request, so only `https://` is used, except to this machine (loopback), where nothing crosses a
@@ -110,17 +111,18 @@ extension CounterClient {
         request.method = .POST
         request.headers.add(name: "Content-Type", value: "application/json")
         request.headers.add(name: "Idempotency-Key", value: key)
-        let json = try JSONSerialization.data(withJSONObject: ["membership_id": membershipID, "months": months, "amount_dzd": amountDZD])
-        request.body = .bytes(ByteBuffer(bytes: json))
+        request.body = .bytes(
+            ByteBuffer(bytes: try APIJSON.encode(ActivationRequest(membership_id: membershipID, months: months, amount_dzd: amountDZD)))
+        )
         let (status, data) = try await send(request, timeout: .seconds(15), maxBytes: 65_536)
         switch status {
         case 201:
-            guard let recorded = try? JSONDecoder().decode(SaleRecordedBody.self, from: Data(data)) else {
+            guard let recorded = try? JSONDecoder().decode(ActivationBody.self, from: Data(data)), !recorded.coverage_end.isEmpty else {
                 throw CounterClientError(
                     "the service answered 201 but its answer does not say the new coverage end; the sale is kept and sent again under the same key, which replays the answer"
                 )
             }
-            return .recorded(coverageEnd: recorded.coverageEnd)
+            return .recorded(coverageEnd: recorded.coverage_end)
         case 408, 409, 429, 500...599:
             throw CounterClientError("the service answered \(status); the sale will be sent again under the same key")
         case 401, 403:
@@ -149,21 +151,6 @@ extension CounterClient {
             return try JSONDecoder().decode(ScanReportAnswer.self, from: Data(data))
         } catch {
             throw CounterClientError("the service took the scan log but its answer cannot be read (\(error)); the next sync sends it again")
-        }
-    }
-}
-
-/// What the counter reads of a sale's 201: the member's new coverage end, as the service writes it.
-struct SaleRecordedBody: Decodable {
-    var coverageEnd: String
-
-    enum CodingKeys: String, CodingKey { case coverageEnd = "coverage_end" }
-
-    init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        coverageEnd = try container.decode(String.self, forKey: .coverageEnd)
-        guard !coverageEnd.isEmpty else {
-            throw DecodingError.dataCorruptedError(forKey: .coverageEnd, in: container, debugDescription: "an empty coverage end")
         }
     }
 }

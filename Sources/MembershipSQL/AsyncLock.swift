@@ -1,9 +1,11 @@
 /// A lock for async code: holders take turns in arrival order, and waiting suspends instead of blocking a thread.
-actor AsyncLock {
+public actor AsyncLock {
+    public init() {}
+
     private var isLocked = false
     private var waiters: [CheckedContinuation<Void, Never>] = []
 
-    func lock() async {
+    public func lock() async {
         guard isLocked else {
             isLocked = true
             return
@@ -11,7 +13,7 @@ actor AsyncLock {
         await withCheckedContinuation { waiters.append($0) }
     }
 
-    func unlock() {
+    public func unlock() {
         if waiters.isEmpty {
             isLocked = false
         } else {
@@ -20,7 +22,7 @@ actor AsyncLock {
     }
 
     /// Runs `body` holding the lock.
-    nonisolated func withLock<T: Sendable>(_ body: () async throws -> T) async throws -> T {
+    public nonisolated func withLock<T: Sendable>(_ body: () async throws -> T) async throws -> T {
         await lock()
         do {
             let value = try await body()

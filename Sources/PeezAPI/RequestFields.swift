@@ -1,8 +1,8 @@
-import Foundation
+public import Foundation
 import Membership
 
 /// What a field of a request body must hold.
-enum FieldKind: Sendable {
+public enum FieldKind: Sendable {
     case text
     /// An integer (JSON numbers such as 1.5 or 1e30 are not).
     case wholeNumber
@@ -15,7 +15,7 @@ enum FieldKind: Sendable {
     case oneOf([String])
 
     /// What is wrong with `value` for this kind, or nil.
-    func problem(_ value: Any) -> String? {
+    public func problem(_ value: Any) -> String? {
         switch self {
         case .text:
             return value is String ? nil : "must be text"
@@ -52,7 +52,7 @@ enum FieldKind: Sendable {
 
 /// A request body whose fields are checked all at once before it is decoded, so that a client learns every
 /// problem of a body from one answer.
-protocol RequestFields: Decodable {
+public protocol RequestFields: Codable, Sendable {
     /// Each field's kind, and whether it must be present (not null).
     static var fields: [String: (kind: FieldKind, required: Bool)] { get }
 }
@@ -60,7 +60,7 @@ protocol RequestFields: Decodable {
 extension RequestFields {
     /// Field name → problem, for every declared field of `object` that is missing or of the wrong kind. Fields
     /// not declared are ignored; null is absent.
-    static func problems(in object: [String: Any]) -> [String: String] {
+    public static func problems(in object: [String: Any]) -> [String: String] {
         var problems: [String: String] = [:]
         for (name, field) in fields {
             guard let value = object[name], !(value is NSNull) else {

@@ -1,0 +1,343 @@
+import CardToken
+public import Foundation
+public import Membership
+
+/// JSON bodies of the API, snake_case on the wire: one type each, for the server that answers them, the clients
+/// that send and read them (the counter), and the tests.
+
+public struct MemberBody: Codable, Sendable {
+    public var uuid: String
+    public var membership_id: String
+    public var name: String
+    public var phone: String
+    public var email: String
+    public var neighbourhood: String
+    public var language: String
+    public var created_at: String
+
+    public init(_ member: Member) {
+        uuid = member.uuid.lowercasedText
+        membership_id = member.membershipID
+        name = member.name
+        phone = member.phone
+        email = member.email
+        neighbourhood = member.neighbourhood
+        language = member.language.rawValue
+        created_at = AlgiersCalendar.iso8601(member.createdAt)
+    }
+}
+
+public struct CreateMemberRequest: RequestFields {
+    public static let fields: [String: (kind: FieldKind, required: Bool)] = [
+        "uuid": (.uuid, true), "name": (.text, true), "phone": (.text, true), "email": (.text, true),
+        "neighbourhood": (.text, true), "language": (.oneOf(Member.Language.allCases.map(\.rawValue)), false),
+    ]
+
+    public var uuid: UUID
+    public var name: String
+    public var phone: String
+    public var email: String
+    public var neighbourhood: String
+    public var language: Member.Language?
+
+    public init(uuid: UUID, name: String, phone: String, email: String, neighbourhood: String, language: Member.Language? = nil) {
+        self.uuid = uuid
+        self.name = name
+        self.phone = phone
+        self.email = email
+        self.neighbourhood = neighbourhood
+        self.language = language
+    }
+}
+
+public struct UpdateMemberRequest: RequestFields {
+    public static let fields: [String: (kind: FieldKind, required: Bool)] = [
+        "name": (.text, false), "phone": (.text, false), "email": (.text, false), "neighbourhood": (.text, false),
+        "language": (.oneOf(Member.Language.allCases.map(\.rawValue)), false),
+    ]
+
+    public var name: String?
+    public var phone: String?
+    public var email: String?
+    public var neighbourhood: String?
+    public var language: Member.Language?
+
+    public init(name: String? = nil, phone: String? = nil, email: String? = nil, neighbourhood: String? = nil, language: Member.Language? = nil) {
+        self.name = name
+        self.phone = phone
+        self.email = email
+        self.neighbourhood = neighbourhood
+        self.language = language
+    }
+}
+
+public struct PeriodBody: Codable, Sendable {
+    public var id: String
+    public var member_uuid: String
+    public var months: Int
+    public var amount_dzd: Int
+    public var source: String
+    public var vendor_id: String?
+    public var status: String
+    public var purchased_at: String
+    public var starts_at: String
+    public var ends_at: String
+    public var cancelled_at: String?
+
+    public init(_ period: SubscriptionPeriod, now: Int64) {
+        id = period.id.lowercasedText
+        member_uuid = period.memberUUID.lowercasedText
+        months = period.months
+        amount_dzd = period.amountDZD
+        source = period.source.rawValue
+        vendor_id = period.vendorID?.lowercasedText
+        status = period.status(at: now).rawValue
+        purchased_at = AlgiersCalendar.iso8601(period.purchasedAt)
+        starts_at = AlgiersCalendar.iso8601(period.startsAt)
+        ends_at = AlgiersCalendar.iso8601(period.endsAt)
+        cancelled_at = period.cancelledAt.map(AlgiersCalendar.iso8601)
+    }
+}
+
+/// Where a member's paid time stands.
+public struct CoverageBody: Codable, Sendable {
+    /// `active` while paid time remains, else `expired`.
+    public var status: String
+    public var ends_at: String?
+    public var days_left: Int
+
+    enum CodingKeys: String, CodingKey { case status, ends_at, days_left }
+
+    /// `ends_at` is always sent, null for a member who never paid.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(status, forKey: .status)
+        try container.encode(ends_at, forKey: .ends_at)
+        try container.encode(days_left, forKey: .days_left)
+    }
+
+    public init(coverageEnd: Int64?, now: Int64) {
+        let active = (coverageEnd ?? now) > now
+        status = active ? "active" : "expired"
+        ends_at = coverageEnd.map(AlgiersCalendar.iso8601)
+        days_left = CoverageSchedule.daysLeft(until: coverageEnd ?? now, now: now)
+    }
+}
+
+public struct SubscriptionBody: Codable, Sendable {
+    public var member_uuid: String
+    public var membership_id: String
+    public var coverage: CoverageBody
+    /// Newest first.
+    public var periods: [PeriodBody]
+
+    public init(member_uuid: String, membership_id: String, coverage: CoverageBody, periods: [PeriodBody]) {
+        self.member_uuid = member_uuid
+        self.membership_id = membership_id
+        self.coverage = coverage
+        self.periods = periods
+    }
+}
+
+public struct CardBody: Codable, Sendable {
+    public var member: MemberBody
+    public var subscription: CoverageBody
+    public var token: String
+    public var token_id: String
+    public var issued_at: String
+    public var expires_at: String
+    public var qr_png_base64: String
+
+    public init(
+        member: MemberBody,
+        subscription: CoverageBody,
+        token: String,
+        token_id: String,
+        issued_at: String,
+        expires_at: String,
+        qr_png_base64: String
+    ) {
+        self.member = member
+        self.subscription = subscription
+        self.token = token
+        self.token_id = token_id
+        self.issued_at = issued_at
+        self.expires_at = expires_at
+        self.qr_png_base64 = qr_png_base64
+    }
+}
+
+public struct ActivationRequest: RequestFields {
+    public static let fields: [String: (kind: FieldKind, required: Bool)] = [
+        "card_token": (.text, false), "membership_id": (.text, false), "months": (.wholeNumber, true), "amount_dzd": (.wholeNumber, true),
+    ]
+
+    public var card_token: String?
+    public var membership_id: String?
+    public var months: Int
+    public var amount_dzd: Int
+
+    public init(card_token: String? = nil, membership_id: String? = nil, months: Int, amount_dzd: Int) {
+        self.card_token = card_token
+        self.membership_id = membership_id
+        self.months = months
+        self.amount_dzd = amount_dzd
+    }
+}
+
+public struct ActivationBody: Codable, Sendable {
+    public struct IssuedCard: Codable, Sendable {
+        public var token: String
+        public var token_id: String
+        public var expires_at: String
+
+        public init(token: String, token_id: String, expires_at: String) {
+            self.token = token
+            self.token_id = token_id
+            self.expires_at = expires_at
+        }
+    }
+    public struct MemberSummary: Codable, Sendable {
+        public var uuid: String
+        public var membership_id: String
+        public var name: String
+
+        public init(uuid: String, membership_id: String, name: String) {
+            self.uuid = uuid
+            self.membership_id = membership_id
+            self.name = name
+        }
+    }
+    public var period: PeriodBody
+    public var member: MemberSummary
+    public var coverage_end: String
+    public var card: IssuedCard
+
+    public init(period: PeriodBody, member: MemberSummary, coverage_end: String, card: IssuedCard) {
+        self.period = period
+        self.member = member
+        self.coverage_end = coverage_end
+        self.card = card
+    }
+}
+
+public struct ActivationListBody: Codable, Sendable {
+    /// Newest first.
+    public var activations: [PeriodBody]
+
+    public init(activations: [PeriodBody]) {
+        self.activations = activations
+    }
+}
+
+public struct CancellationBody: Codable, Sendable {
+    public var period: PeriodBody
+    public var coverage: CoverageBody
+    public var cards_revoked_before: String
+
+    public init(period: PeriodBody, coverage: CoverageBody, cards_revoked_before: String) {
+        self.period = period
+        self.coverage = coverage
+        self.cards_revoked_before = cards_revoked_before
+    }
+}
+
+public struct VerifyRequest: RequestFields {
+    public static let fields: [String: (kind: FieldKind, required: Bool)] = ["token": (.text, true)]
+
+    public var token: String
+
+    public init(token: String) {
+        self.token = token
+    }
+}
+
+public struct VerifyBody: Codable, Sendable {
+    public var verdict: String
+    public var detail: String?
+    public var kid: String?
+    public var sub: String?
+    public var name: String?
+    public var exp: Int64?
+    public var iat: Int64?
+    public var cti: String?
+    /// The member's live coverage, for an authentic card.
+    public var coverage: CoverageBody?
+
+    public init(
+        verdict: String,
+        detail: String? = nil,
+        kid: String? = nil,
+        sub: String? = nil,
+        name: String? = nil,
+        exp: Int64? = nil,
+        iat: Int64? = nil,
+        cti: String? = nil,
+        coverage: CoverageBody? = nil
+    ) {
+        self.verdict = verdict
+        self.detail = detail
+        self.kid = kid
+        self.sub = sub
+        self.name = name
+        self.exp = exp
+        self.iat = iat
+        self.cti = cti
+        self.coverage = coverage
+    }
+}
+
+public struct CreateVendorRequest: RequestFields {
+    public static let fields: [String: (kind: FieldKind, required: Bool)] = [
+        "name": (.text, true), "category": (.text, true), "neighbourhood": (.text, true),
+    ]
+
+    public var name: String
+    public var category: String
+    public var neighbourhood: String
+
+    public init(name: String, category: String, neighbourhood: String) {
+        self.name = name
+        self.category = category
+        self.neighbourhood = neighbourhood
+    }
+}
+
+public struct VendorBody: Codable, Sendable {
+    public var id: String
+    public var name: String
+    public var category: String
+    public var neighbourhood: String
+    public var created_at: String
+
+    public init(_ vendor: Vendor) {
+        id = vendor.id.lowercasedText
+        name = vendor.name
+        category = vendor.category
+        neighbourhood = vendor.neighbourhood
+        created_at = AlgiersCalendar.iso8601(vendor.createdAt)
+    }
+}
+
+public struct CreatedVendorBody: Codable, Sendable {
+    public var vendor: VendorBody
+    /// Shown once: only its hash is stored.
+    public var api_secret: String
+
+    public init(vendor: VendorBody, api_secret: String) {
+        self.vendor = vendor
+        self.api_secret = api_secret
+    }
+}
+
+extension ActivationBody {
+    /// The answer to a sale: the period sold, whom for, the coverage it brings and the card signed for it.
+    public init(member: Member, period: SubscriptionPeriod, card: StoredCard, now: Int64) {
+        self.init(
+            period: PeriodBody(period, now: now),
+            member: MemberSummary(uuid: member.uuid.lowercasedText, membership_id: member.membershipID, name: member.name),
+            coverage_end: AlgiersCalendar.iso8601(period.endsAt),
+            card: IssuedCard(token: card.token, token_id: card.tokenID, expires_at: AlgiersCalendar.iso8601(card.expiresAt))
+        )
+    }
+}

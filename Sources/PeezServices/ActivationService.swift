@@ -1,0 +1,156 @@
+public import CardCrypto
+import CardToken
+public import Foundation
+public import Membership
+public import PeezAPI
+
+/// A vendor's cash sale at the counter, as one use case: idempotency, pricing, placing the period after the
+/// member's coverage, signing the card, shaping the answer, and working it out again when another sale of the
+/// same member committed first. The ledger only reads and writes.
+///
+/// Idempotency follows the IETF httpapi idempotency-key draft with Stripe's semantics: a retry with the same key
+/// and request replays the first answer, the same key with another request is refused, and a retry while the
+/// first is still being carried out is told to wait. Keys belong to the credential that sent them.
+public struct ActivationService: Sendable {
+    public let ledger: any LedgerStore
+    public let cards: CardService
+    /// An in-flight key older than this is taken to belong to a process that died, and may be retried.
+    public static let abandonAfterSeconds: Int64 = 60
+    /// How many times a sale is worked out again, after other sales of the member committed first.
+    static let attempts = 50
+
+    public init(ledger: any LedgerStore, cards: CardService) {
+        self.ledger = ledger
+        self.cards = cards
+    }
+
+    /// A sale as the vendor asked for it.
+    public struct SaleRequest: Sendable {
+        public var body: ActivationRequest
+        public var vendorID: UUID
+        /// Whose idempotency keys these are: the credential that sent the request.
+        public var keyScope: String
+        public var idempotencyKey: String
+
+        public init(body: ActivationRequest, vendorID: UUID, keyScope: String, idempotencyKey: String) {
+            self.body = body
+            self.vendorID = vendorID
+            self.keyScope = keyScope
+            self.idempotencyKey = idempotencyKey
+        }
+    }
+
+    /// The answer to a sale, as JSON (``ActivationBody``): made now, or replayed from the first request with the
+    /// same key.
+    public enum SaleAnswer: Sendable, Hashable {
+        case sold(StoredResponse)
+        case replayed(StoredResponse)
+    }
+
+    /// Sells the months once per idempotency key. Throws a ``MembershipError``: `invalidFields` (the price, the
+    /// member's identification), `notFound`, `requestInFlight`, `idempotencyKeyReused`, `conflict` (the member's
+    /// ledger kept changing). After any failure the key is free again.
+    public func sell(_ request: SaleRequest) async throws -> SaleAnswer {
+        let body = request.body
+        try Pricing.validate(months: body.months, amountDZD: body.amount_dzd)
+        let member = try identify(body)
+        let key = IdempotencyKey(
+            scope: request.keyScope,
+            key: request.idempotencyKey,
+            requestHash: Hex.encode(SHA256.hash(try RequestDecoding.canonical(body)))
+        )
+        let now = cards.now()
+        var (claimed, head) = try await ledger.claim(key, readingLedgerOf: member, now: now)
+        if !claimed {
+            switch try await ledger.idempotentRequest(key, now: now, abandonAfter: Self.abandonAfterSeconds) {
+            case .proceed: break  // an abandoned attempt, taken over
+            case .replay(let stored):
+                CardMetrics.activationReplayed()
+                return .replayed(stored)
+            case .inFlight:
+                throw MembershipError(.requestInFlight, "A request with this Idempotency-Key is still being processed; retry in a moment.")
+            case .mismatch:
+                throw MembershipError(.idempotencyKeyReused, "This Idempotency-Key was used for a different request; use a new key for a new sale.")
+            }
+        }
+        do {
+            for attempt in 1...Self.attempts {
+                guard let current = head else { throw MembershipError(.notFound, "No member has \(member).") }
+                let sale = try record(body, vendorID: request.vendorID, after: current, key: key, now: now)
+                do {
+                    try await ledger.commitSale(sale, expectedVersion: current.version)
+                    CardMetrics.cardIssued()
+                    CardMetrics.activated()
+                    return .sold(sale.response)
+                } catch is LedgerVersionConflict {
+                    guard attempt < Self.attempts else { break }
+                    // A short random pause, so sales that collided do not collide again in step.
+                    try await Task.sleep(nanoseconds: UInt64.random(in: 0...UInt64(min(attempt, 10) * 200_000)))
+                    head = try await ledger.ledgerHead(of: member)
+                }
+            }
+            throw MembershipError(.conflict, "The member's subscription kept changing while this sale was being recorded; retry.")
+        } catch {
+            // Nothing was sold: free the key so the vendor can correct the request and retry.
+            try? await ledger.releaseIdempotencyKey(key)
+            throw error
+        }
+    }
+
+    /// The sale worked out on `head`: the period placed after the coverage, the card signed for it, the answer.
+    private func record(_ body: ActivationRequest, vendorID: UUID, after head: LedgerHead, key: IdempotencyKey, now: Int64) throws -> SaleRecord {
+        let period = CoverageSchedule.placed(
+            SubscriptionPeriod(
+                id: UUID(),
+                memberUUID: head.member.uuid,
+                months: body.months,
+                amountDZD: body.amount_dzd,
+                source: .vendor,
+                vendorID: vendorID,
+                purchasedAt: now,
+                startsAt: now,
+                endsAt: now
+            ),
+            after: head.coverageEnd
+        )
+        let card = try cards.sign(for: head.member, coverageEnd: period.endsAt, now: now)
+        let answer = ActivationBody(member: head.member, period: period, card: card, now: now)
+        return SaleRecord(
+            period: period,
+            periodSeq: head.lastPeriodSeq + 1,
+            card: card,
+            key: key,
+            response: StoredResponse(try APIJSON.encode(answer)),
+            recordedAt: now
+        )
+    }
+
+    /// The member the sale is for: the one the scanned card names, or the membership id typed in.
+    private func identify(_ body: ActivationRequest) throws -> MemberReference {
+        switch (body.card_token, body.membership_id) {
+        case (let token?, nil):
+            return .membershipID(try cards.membershipID(identifiedBy: token))
+        case (nil, let membershipID?):
+            guard Member.isMembershipID(membershipID) else {
+                throw MembershipError(
+                    .invalidFields,
+                    "The membership id is not one.",
+                    fields: ["membership_id": "must look like PEEZ-20251103-00002"]
+                )
+            }
+            return .membershipID(membershipID)
+        case (nil, nil):
+            throw MembershipError(
+                .invalidFields,
+                "Say which member the months are for.",
+                fields: ["card_token": "send the scanned card token, or else membership_id (e.g. PEEZ-20251103-00002)"]
+            )
+        case (.some, .some):
+            throw MembershipError(
+                .invalidFields,
+                "Identify the member one way.",
+                fields: ["card_token": "send the scanned card token or membership_id, not both"]
+            )
+        }
+    }
+}
