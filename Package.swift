@@ -69,8 +69,11 @@ let package = Package(
         // The same for reading: PNG and JPEG files to greyscale, bounded, with setjmp kept inside C.
         .target(name: "CPeezImageReader", dependencies: ["CPeezPNG", "CPeezJPEG"]),
 
+        // Small value types every layer shares: the Algiers calendar, hex, decimal text, JSON string literals,
+        // the seeded random generator. Nothing about cards, members or I/O.
+        .target(name: "PeezBasics", swiftSettings: strictSettings),
         // The pure core: CBOR, Base45, COSE_Sign1, CWT claims and the verification rules.
-        .target(name: "CardToken", swiftSettings: strictSettings),
+        .target(name: "CardToken", dependencies: ["PeezBasics"], swiftSettings: strictSettings),
         // Ed25519 keys, kids and key sets through OpenSSL's libcrypto.
         .target(name: "CardCrypto", dependencies: ["CardToken", "CPeezOpenSSL"], swiftSettings: strictSettings),
         // QR matrices through libqrencode; PNG, SVG and terminal renderings.
@@ -79,9 +82,9 @@ let package = Package(
         .target(name: "CardScan", dependencies: ["CPeezImageReader", "CPeezZBar"], swiftSettings: strictSettings),
 
         // The membership domain: members, periods, activations, rules; the storage interface. No I/O.
-        .target(name: "Membership", dependencies: ["CardToken"], swiftSettings: strictSettings),
+        .target(name: "Membership", dependencies: ["PeezBasics", "CardToken"], swiftSettings: strictSettings),
         // One SQL implementation of the storage interface, over an async connection either store provides.
-        .target(name: "MembershipSQL", dependencies: ["Membership"], swiftSettings: strictSettings),
+        .target(name: "MembershipSQL", dependencies: ["PeezBasics", "Membership"], swiftSettings: strictSettings),
         .target(
             name: "MembershipSQLite",
             dependencies: ["MembershipSQL", "CPeezSQLite"],
@@ -99,17 +102,44 @@ let package = Package(
             swiftSettings: strictSettings
         ),
 
+        // Demo and load-test ledgers (peez dev seed, the benchmarks): never part of a production store.
+        .target(name: "LedgerSeeding", dependencies: ["PeezBasics", "Membership", "MembershipSQL"], swiftSettings: strictSettings),
+
         // Wire documents (key set, revocation list): one Codable type each, for the server, the CLI and the tests.
         .target(name: "CardWire", dependencies: ["CardToken", "CardCrypto"], swiftSettings: strictSettings),
 
         // The HTTP API's bodies: one Codable type each, for the server, its clients (the counter) and the tests.
-        .target(name: "PeezAPI", dependencies: ["CardToken", "Membership"], swiftSettings: strictSettings),
+        .target(name: "PeezAPI", dependencies: ["PeezBasics", "CardToken", "Membership"], swiftSettings: strictSettings),
 
-        // The application's services (cards, keys, provisioning) that the HTTP server and the CLI both call.
+        // The card service's use cases (a sale, a card, verification, keys, provisioning) that the HTTP server
+        // and the CLI both call.
         .target(
-            name: "PeezServices",
+            name: "CardServices",
             dependencies: [
-                "CardToken", "CardCrypto", "CardQR", "CardWire", "Membership", "PeezAPI",
+                "PeezBasics", "CardToken", "CardCrypto", "CardQR", "CardWire", "Membership", "PeezAPI",
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        // The shop's counter (peez counter): trust data, verdicts, the scan log, sales journaled and sent over HTTPS.
+        .target(
+            name: "CounterApp",
+            dependencies: [
+                "PeezBasics", "CardToken", "CardCrypto", "CardWire", "Membership", "PeezAPI",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ],
+            resources: [.embedInCode("counter-texts.json")],
+            swiftSettings: strictSettings
+        ),
+        // Renewal reminders: the daily run, its lease, the messages, and their sinks (JSON lines, signed webhooks).
+        .target(
+            name: "Reminders",
+            dependencies: [
+                "PeezBasics", "CardToken", "CardCrypto", "Membership",
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -117,7 +147,7 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ],
-            resources: [.embedInCode("Reminders/reminder-templates.json"), .embedInCode("Counter/counter-texts.json")],
+            resources: [.embedInCode("reminder-templates.json")],
             swiftSettings: strictSettings
         ),
 
@@ -125,7 +155,7 @@ let package = Package(
         .target(
             name: "CardServer",
             dependencies: [
-                "CardToken", "CardCrypto", "CardWire", "Membership", "PeezAPI", "PeezServices",
+                "PeezBasics", "CardToken", "CardCrypto", "CardWire", "Membership", "PeezAPI", "CardServices",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
@@ -147,7 +177,7 @@ let package = Package(
             name: "peez",
             dependencies: [
                 "CardToken", "CardCrypto", "CardQR", "CardScan", "CardWire", "Membership", "MembershipSQL", "MembershipSQLite", "MembershipPostgres",
-                "PeezAPI", "PeezServices", "CardServer",
+                "PeezBasics", "LedgerSeeding", "PeezAPI", "CardServices", "CounterApp", "Reminders", "CardServer",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -163,26 +193,46 @@ let package = Package(
         ),
 
         .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: strictSettings),
-        .testTarget(name: "CardTokenTests", dependencies: ["CardToken", "CardCrypto"], swiftSettings: strictSettings),
-        .testTarget(name: "CardCryptoTests", dependencies: ["CardCrypto", "CardToken", "TestSupport"], swiftSettings: strictSettings),
+        .testTarget(name: "CardTokenTests", dependencies: ["CardToken", "CardCrypto", "PeezBasics"], swiftSettings: strictSettings),
+        .testTarget(name: "CardCryptoTests", dependencies: ["CardCrypto", "CardToken", "PeezBasics", "TestSupport"], swiftSettings: strictSettings),
         .testTarget(name: "CardWireTests", dependencies: ["CardWire", "CardCrypto", "CardToken", "TestSupport"], swiftSettings: strictSettings),
         .testTarget(name: "CardQRTests", dependencies: ["CardQR", "TestSupport"], swiftSettings: strictSettings),
-        .testTarget(name: "CardScanTests", dependencies: ["CardScan", "CardQR", "CardCrypto", "CardToken"], swiftSettings: strictSettings),
-        .testTarget(name: "MembershipTests", dependencies: ["Membership"], swiftSettings: strictSettings),
+        .testTarget(
+            name: "CardScanTests",
+            dependencies: ["CardScan", "CardQR", "CardCrypto", "CardToken", "PeezBasics"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(name: "MembershipTests", dependencies: ["Membership", "PeezBasics"], swiftSettings: strictSettings),
         .testTarget(
             name: "MembershipStoreTests",
-            dependencies: ["Membership", "MembershipSQL", "MembershipSQLite", "MembershipPostgres", "PeezServices", "TestSupport"],
+            dependencies: ["PeezBasics", "Membership", "MembershipSQL", "MembershipSQLite", "MembershipPostgres", "LedgerSeeding", "TestSupport"],
             swiftSettings: strictSettings
         ),
         .testTarget(
             name: "CardServerTests",
             dependencies: [
-                "CardServer", "PeezAPI", "PeezServices", "CardWire", "CardCrypto", "CardToken", "Membership", "MembershipSQL", "MembershipSQLite",
-                "TestSupport",
+                "CardServer", "PeezAPI", "CardServices", "CounterApp", "Reminders", "CardWire", "CardCrypto", "CardToken", "PeezBasics", "Membership",
+                "MembershipSQL", "MembershipSQLite", "TestSupport",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
             resources: [.copy("../../Docs/openapi.json")],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(name: "PeezBasicsTests", dependencies: ["PeezBasics"], swiftSettings: strictSettings),
+        .testTarget(
+            name: "CounterAppTests",
+            dependencies: ["CounterApp", "CardWire", "CardCrypto", "CardToken", "PeezBasics", "Membership", "TestSupport"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "RemindersTests",
+            dependencies: [
+                "Reminders", "CardToken", "PeezBasics", "Membership", "TestSupport",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
             swiftSettings: strictSettings
         ),
         .testTarget(name: "PeezCLITests", dependencies: ["peez", "TestSupport"], swiftSettings: strictSettings),

@@ -1,10 +1,11 @@
+import CardServices
 import CardToken
 import Foundation
 import HTTPTypes
 import Hummingbird
 import Membership
 import PeezAPI
-import PeezServices
+import PeezBasics
 
 /// `/v1/activations`: vendors selling months at the counter; admins correcting mistakes.
 ///

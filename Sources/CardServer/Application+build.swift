@@ -1,9 +1,9 @@
+public import CardServices
 import CoreMetrics
 public import Hummingbird
 import HummingbirdCore
 import HummingbirdTLS
 public import Logging
-public import PeezServices
 public import Prometheus
 public import ServiceLifecycle
 

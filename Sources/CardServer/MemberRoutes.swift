@@ -1,9 +1,10 @@
+import CardServices
 import CardToken
 import Foundation
 import Hummingbird
 import Membership
 import PeezAPI
-import PeezServices
+import PeezBasics
 
 /// `/v1/members`: the backend's view of members, their cards and subscriptions.
 struct MemberRoutes {

@@ -1,9 +1,10 @@
+import CardServices
 import CardToken
 import Foundation
 import Hummingbird
 import Membership
 import PeezAPI
-import PeezServices
+import PeezBasics
 
 /// Counters report their scan logs; admins see where a card was used and which cards two shops saw within
 /// minutes of each other (a shared screenshot: one phone cannot be at two counters at once).
@@ -95,11 +96,12 @@ struct ScanRoutes {
 /// The body of a scan report, every field of every entry checked at once: first each field's kind (as the
 /// API document gives it), then the values by ``ScanLogEntry/problems``, the rules the counter logs by.
 enum ScanReportRequest {
-    struct Entry: RequestFields {
-        static let fields: [String: (kind: FieldKind, required: Bool)] = [
-            "seq": (.integer, true), "at": (.integer, true), "verdict": (.oneOf(CounterScan.verdicts), true),
-            "member": (.text, false), "token_id": (.text, false), "offline": (.boolean, true), "trust_age": (.integer, true),
-            "clock_wrong": (.boolean, false),
+    /// An entry's fields and their kinds, as the API document gives them.
+    enum Entry: FieldRules {
+        enum CodingKeys: String, CodingKey, CaseIterable { case seq, at, verdict, member, token_id, offline, trust_age, clock_wrong }
+        static let fields: [CodingKeys: (kind: FieldKind, required: Bool)] = [
+            .seq: (.integer, true), .at: (.integer, true), .verdict: (.oneOf(CounterScan.verdicts), true), .member: (.text, false),
+            .token_id: (.text, false), .offline: (.boolean, true), .trust_age: (.integer, true), .clock_wrong: (.boolean, false),
         ]
     }
 
@@ -124,18 +126,20 @@ enum ScanReportRequest {
             }
             // The kinds first; then the value rules on every field whose kind is right, so one answer names all.
             var entryProblems = Entry.problems(in: fields)
-            let wellTyped = { (field: String) in entryProblems[field] == nil }
-            let number = { (field: String, fallback: Int64) in wellTyped(field) ? (fields[field] as? NSNumber)?.int64Value ?? fallback : fallback }
-            let text = { (field: String) in wellTyped(field) ? fields[field] as? String : nil }
+            let checked = CheckedFields<Entry.CodingKeys>(fields)
+            let wellTyped = { (field: Entry.CodingKeys) in entryProblems[field.stringValue] == nil }
+            let number = { (field: Entry.CodingKeys, fallback: Int64) in wellTyped(field) ? checked.integer(field) ?? fallback : fallback }
+            let text = { (field: Entry.CodingKeys) in wellTyped(field) ? checked.text(field) : nil }
+            let flag = { (field: Entry.CodingKeys) in wellTyped(field) ? checked.boolean(field) ?? false : false }
             let entry = ScanLogEntry(
-                seq: Int(clamping: number("seq", 1)),
-                at: number("at", ScanLogEntry.timeRange.lowerBound),
-                verdict: text("verdict") ?? CounterScan.verdicts[0],
-                member: text("member"),
-                tokenID: text("token_id"),
-                offline: fields["offline"] as? Bool ?? false,
-                trustAge: number("trust_age", 0),
-                clockWrong: fields["clock_wrong"] as? Bool ?? false
+                seq: Int(clamping: number(.seq, 1)),
+                at: number(.at, ScanLogEntry.timeRange.lowerBound),
+                verdict: text(.verdict) ?? CounterScan.verdicts[0],
+                member: text(.member),
+                tokenID: text(.token_id),
+                offline: flag(.offline),
+                trustAge: number(.trust_age, 0),
+                clockWrong: flag(.clock_wrong)
             )
             entryProblems.merge(entry.problems) { kind, _ in kind }
             if entryProblems.isEmpty { decoded.append(entry) }

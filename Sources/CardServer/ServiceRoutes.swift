@@ -1,10 +1,10 @@
+import CardServices
 import CardToken
 import CardWire
 import Foundation
 import Hummingbird
 import Membership
 import PeezAPI
-import PeezServices
 import Prometheus
 
 /// Verification, the key set, revocations, vendors, health and metrics.

@@ -1,3 +1,5 @@
+import PeezBasics
+
 /// Checks card tokens offline, following the "Verifying" section of the card-token spec step by step.
 ///
 /// Every input, however broken or hostile, gets exactly one ``VerificationResult``; nothing is allocated

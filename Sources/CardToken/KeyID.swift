@@ -1,3 +1,5 @@
+import PeezBasics
+
 /// A key id (`kid`): the first 8 bytes of SHA-256 over the raw 32-byte Ed25519 public key.
 ///
 /// A kid is a hint for finding keys, not an identity: two keys may share one.

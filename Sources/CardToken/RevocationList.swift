@@ -1,3 +1,5 @@
+import PeezBasics
+
 /// Cards that must no longer be accepted (verification step 11).
 public struct RevocationList: Sendable, Hashable {
     /// Revoked token ids (`cti`).

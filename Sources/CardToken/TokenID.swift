@@ -1,3 +1,5 @@
+import PeezBasics
+
 /// A token id (`cti`): 8 random bytes naming one issued card, the handle for revoking it.
 public struct TokenID: Hashable, Sendable, CustomStringConvertible {
     /// The length of every token id, in bytes.

@@ -1,5 +1,6 @@
 import CardToken
 public import Foundation
+import PeezBasics
 
 /// Who may call the API.
 public enum Role: String, Sendable, Codable, CaseIterable {

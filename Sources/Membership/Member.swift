@@ -1,5 +1,6 @@
 import CardToken
 public import Foundation
+import PeezBasics
 
 /// A PEEZ member, as the ledger stores it.
 public struct Member: Sendable, Hashable, Codable {

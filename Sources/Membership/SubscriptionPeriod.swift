@@ -1,5 +1,6 @@
 import CardToken
 public import Foundation
+import PeezBasics
 
 /// One paid period of membership.
 public struct SubscriptionPeriod: Sendable, Hashable, Codable {

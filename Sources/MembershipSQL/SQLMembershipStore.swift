@@ -1,6 +1,7 @@
 import CardToken
 public import Foundation
 public import Membership
+import PeezBasics
 
 /// The ledger on any ``SQLDatabase``: the SQLite and PostgreSQL stores are this type over their drivers,
 /// so both run the same statements and the same conformance tests.

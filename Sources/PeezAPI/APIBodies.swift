@@ -1,6 +1,7 @@
 import CardToken
 public import Foundation
 public import Membership
+import PeezBasics
 
 /// JSON bodies of the API, snake_case on the wire: one type each, for the server that answers them, the clients
 /// that send and read them (the counter), and the tests.
@@ -27,10 +28,11 @@ public struct MemberBody: Codable, Sendable {
     }
 }
 
-public struct CreateMemberRequest: RequestFields {
-    public static let fields: [String: (kind: FieldKind, required: Bool)] = [
-        "uuid": (.uuid, true), "name": (.text, true), "phone": (.text, true), "email": (.text, true),
-        "neighbourhood": (.text, true), "language": (.oneOf(Member.Language.allCases.map(\.rawValue)), false),
+public struct CreateMemberRequest: RequestFields, Codable {
+    public enum CodingKeys: String, CodingKey, CaseIterable { case uuid, name, phone, email, neighbourhood, language }
+    public static let fields: [CodingKeys: (kind: FieldKind, required: Bool)] = [
+        .uuid: (.uuid, true), .name: (.text, true), .phone: (.text, true), .email: (.text, true), .neighbourhood: (.text, true),
+        .language: (.oneOf(Member.Language.allCases.map(\.rawValue)), false),
     ]
 
     public var uuid: UUID
@@ -48,12 +50,24 @@ public struct CreateMemberRequest: RequestFields {
         self.neighbourhood = neighbourhood
         self.language = language
     }
+
+    public init(checked body: CheckedFields<CodingKeys>) {
+        self.init(
+            uuid: body.required(.uuid),
+            name: body.required(.name),
+            phone: body.required(.phone),
+            email: body.required(.email),
+            neighbourhood: body.required(.neighbourhood),
+            language: body.text(.language).flatMap(Member.Language.init(rawValue:))
+        )
+    }
 }
 
-public struct UpdateMemberRequest: RequestFields {
-    public static let fields: [String: (kind: FieldKind, required: Bool)] = [
-        "name": (.text, false), "phone": (.text, false), "email": (.text, false), "neighbourhood": (.text, false),
-        "language": (.oneOf(Member.Language.allCases.map(\.rawValue)), false),
+public struct UpdateMemberRequest: RequestFields, Codable {
+    public enum CodingKeys: String, CodingKey, CaseIterable { case name, phone, email, neighbourhood, language }
+    public static let fields: [CodingKeys: (kind: FieldKind, required: Bool)] = [
+        .name: (.text, false), .phone: (.text, false), .email: (.text, false), .neighbourhood: (.text, false),
+        .language: (.oneOf(Member.Language.allCases.map(\.rawValue)), false),
     ]
 
     public var name: String?
@@ -68,6 +82,16 @@ public struct UpdateMemberRequest: RequestFields {
         self.email = email
         self.neighbourhood = neighbourhood
         self.language = language
+    }
+
+    public init(checked body: CheckedFields<CodingKeys>) {
+        self.init(
+            name: body.text(.name),
+            phone: body.text(.phone),
+            email: body.text(.email),
+            neighbourhood: body.text(.neighbourhood),
+            language: body.text(.language).flatMap(Member.Language.init(rawValue:))
+        )
     }
 }
 
@@ -167,9 +191,10 @@ public struct CardBody: Codable, Sendable {
     }
 }
 
-public struct ActivationRequest: RequestFields {
-    public static let fields: [String: (kind: FieldKind, required: Bool)] = [
-        "card_token": (.text, false), "membership_id": (.text, false), "months": (.wholeNumber, true), "amount_dzd": (.wholeNumber, true),
+public struct ActivationRequest: RequestFields, Codable {
+    public enum CodingKeys: String, CodingKey, CaseIterable { case card_token, membership_id, months, amount_dzd }
+    public static let fields: [CodingKeys: (kind: FieldKind, required: Bool)] = [
+        .card_token: (.text, false), .membership_id: (.text, false), .months: (.wholeNumber, true), .amount_dzd: (.wholeNumber, true),
     ]
 
     public var card_token: String?
@@ -182,6 +207,15 @@ public struct ActivationRequest: RequestFields {
         self.membership_id = membership_id
         self.months = months
         self.amount_dzd = amount_dzd
+    }
+
+    public init(checked body: CheckedFields<CodingKeys>) {
+        self.init(
+            card_token: body.text(.card_token),
+            membership_id: body.text(.membership_id),
+            months: body.required(.months),
+            amount_dzd: body.required(.amount_dzd)
+        )
     }
 }
 
@@ -242,13 +276,18 @@ public struct CancellationBody: Codable, Sendable {
     }
 }
 
-public struct VerifyRequest: RequestFields {
-    public static let fields: [String: (kind: FieldKind, required: Bool)] = ["token": (.text, true)]
+public struct VerifyRequest: RequestFields, Codable {
+    public enum CodingKeys: String, CodingKey, CaseIterable { case token }
+    public static let fields: [CodingKeys: (kind: FieldKind, required: Bool)] = [.token: (.text, true)]
 
     public var token: String
 
     public init(token: String) {
         self.token = token
+    }
+
+    public init(checked body: CheckedFields<CodingKeys>) {
+        self.init(token: body.required(.token))
     }
 }
 
@@ -287,9 +326,10 @@ public struct VerifyBody: Codable, Sendable {
     }
 }
 
-public struct CreateVendorRequest: RequestFields {
-    public static let fields: [String: (kind: FieldKind, required: Bool)] = [
-        "name": (.text, true), "category": (.text, true), "neighbourhood": (.text, true),
+public struct CreateVendorRequest: RequestFields, Codable {
+    public enum CodingKeys: String, CodingKey, CaseIterable { case name, category, neighbourhood }
+    public static let fields: [CodingKeys: (kind: FieldKind, required: Bool)] = [
+        .name: (.text, true), .category: (.text, true), .neighbourhood: (.text, true),
     ]
 
     public var name: String
@@ -300,6 +340,10 @@ public struct CreateVendorRequest: RequestFields {
         self.name = name
         self.category = category
         self.neighbourhood = neighbourhood
+    }
+
+    public init(checked body: CheckedFields<CodingKeys>) {
+        self.init(name: body.required(.name), category: body.required(.category), neighbourhood: body.required(.neighbourhood))
     }
 }
 

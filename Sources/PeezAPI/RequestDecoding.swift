@@ -3,8 +3,8 @@ import Membership
 
 /// Reading a request body into its typed request: every field problem at once, then the typed value.
 public enum RequestDecoding {
-    /// Decodes `T` from `bytes`: ``MalformedRequestBody`` when it is not a JSON object of the expected shape, a
-    /// domain `invalidFields` error naming every field that is missing or of the wrong kind, all at once.
+    /// Reads `T` from `bytes`, parsed once: ``MalformedRequestBody`` when it is not a JSON object, a domain
+    /// `invalidFields` error naming every field that is missing or of the wrong kind, all at once.
     public static func decode<T: RequestFields>(_ type: T.Type, from bytes: [UInt8]) throws -> T {
         guard let object = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any] else {
             throw MalformedRequestBody("The body is not a JSON object.")
@@ -17,29 +17,13 @@ public enum RequestDecoding {
                 fields: problems
             )
         }
-        do {
-            return try JSONDecoder().decode(T.self, from: Data(bytes))
-        } catch let DecodingError.keyNotFound(key, context) {
-            throw MembershipError(.invalidFields, "A required field is missing.", fields: [path(context.codingPath + [key]): "is required"])
-        } catch let DecodingError.typeMismatch(_, context) {
-            throw MembershipError(.invalidFields, "A field has the wrong type.", fields: [path(context.codingPath): "has the wrong type"])
-        } catch let DecodingError.valueNotFound(_, context) {
-            throw MembershipError(.invalidFields, "A required field is null.", fields: [path(context.codingPath): "is required"])
-        } catch let DecodingError.dataCorrupted(context) where !context.codingPath.isEmpty {
-            throw MembershipError(.invalidFields, "A field has an invalid value.", fields: [path(context.codingPath): "is invalid"])
-        } catch {
-            throw MalformedRequestBody("The body is not a JSON object of the expected shape.")
-        }
+        return T(checked: CheckedFields(object))
     }
 
     /// `value` in its canonical JSON form (keys sorted, absent and null alike): what a request means rather
     /// than how a client spelt it, so a retry that orders its keys otherwise is the same request.
     public static func canonical(_ value: some Encodable) throws -> [UInt8] {
         Array(try APIJSON.encoder.encode(value))
-    }
-
-    private static func path(_ keys: [any CodingKey]) -> String {
-        keys.map(\.stringValue).joined(separator: ".")
     }
 }
 

@@ -1,7 +1,7 @@
 public import ArgumentParser
+import CardServices
 import Foundation
 import Membership
-import PeezServices
 
 extension Role: ExpressibleByArgument {}
 

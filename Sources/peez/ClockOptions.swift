@@ -1,6 +1,7 @@
 import CardToken
 import Foundation
 import Membership
+import PeezBasics
 
 /// Dates as a person types them at the counter or in a script, and as the cards show them (Algiers time,
 /// through ``AlgiersCalendar``). Every time is whole seconds since the epoch as `Int64`, as everywhere else.

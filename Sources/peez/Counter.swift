@@ -1,8 +1,8 @@
 import ArgumentParser
 import CardToken
+import CounterApp
 import Foundation
 import Membership
-import PeezServices
 
 extension Peez {
     /// `peez counter`: a vendor's counter, offline, on trust data the card service signs.

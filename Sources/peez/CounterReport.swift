@@ -1,8 +1,9 @@
 import ArgumentParser
 import CardToken
+import CounterApp
 import Foundation
 import Membership
-import PeezServices
+import PeezBasics
 
 /// The counter's display, in the shop's language: one large verdict word a person reads across the counter,
 /// then what the vendor needs for that verdict (the coverage only for VALID; what to do otherwise), and a

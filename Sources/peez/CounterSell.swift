@@ -1,8 +1,8 @@
 import ArgumentParser
 import CardToken
+import CounterApp
 import Foundation
 import Membership
-import PeezServices
 
 extension Peez.Counter {
     /// `peez counter activate`: a cash sale of 1 to 3 months to the member whose card is scanned.

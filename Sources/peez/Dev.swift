@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import LedgerSeeding
 import MembershipSQL
 
 extension Peez {

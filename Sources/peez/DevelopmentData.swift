@@ -1,10 +1,11 @@
 import CardCrypto
 import CardServer
+import CardServices
 import CardToken
 import Foundation
 import Membership
 import PeezAPI
-import PeezServices
+import PeezBasics
 
 /// Development mode's demo data and fixed, published API secrets. Never used outside --development.
 enum DevelopmentData {

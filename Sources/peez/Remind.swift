@@ -1,10 +1,12 @@
 import ArgumentParser
 import CardCrypto
 import CardToken
+import CounterApp
 import Foundation
 import Membership
 import MembershipSQL
-import PeezServices
+import PeezBasics
+import Reminders
 
 extension Peez {
     /// `peez remind`: renewal reminders, each delivered once.

@@ -1,5 +1,5 @@
 import Foundation
-import PeezServices
+import Reminders
 
 /// Shows a reminder run's progress on standard error: a bar with rate and time left on a terminal, a log
 /// line every few seconds otherwise; then the summary.

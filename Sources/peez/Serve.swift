@@ -1,13 +1,14 @@
 import ArgumentParser
 import CardCrypto
 import CardServer
+import CardServices
 import CardToken
 import Foundation
 import Hummingbird
 import Logging
 import Membership
 import MembershipSQL
-import PeezServices
+import Reminders
 import ServiceLifecycle
 
 extension Peez {

@@ -1,10 +1,10 @@
 import ArgumentParser
 import CardCrypto
 import CardServer
+import CardServices
 import CardToken
 import CardWire
 import Foundation
-import PeezServices
 
 /// Everything `peez serve` runs with, made from its options and the environment and checked once, before
 /// anything opens: the signing key and the key set it publishes, TLS, where and how the server listens, and

@@ -1,7 +1,7 @@
 import CardToken
 import Foundation
 import Membership
-import PeezServices
+import PeezBasics
 
 /// Prints verdicts for a person (one readable line) or for a program (one JSON object per line).
 struct VerdictReport {

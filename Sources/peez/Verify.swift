@@ -3,7 +3,7 @@ import CardCrypto
 import CardToken
 import CardWire
 import Foundation
-import PeezServices
+import PeezBasics
 
 extension Peez {
     /// `peez verify`: the counter verifier.

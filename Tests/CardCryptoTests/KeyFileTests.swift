@@ -1,6 +1,7 @@
 import CardCrypto
 import CardToken
 import Foundation
+import PeezBasics
 import TestSupport
 import Testing
 

@@ -3,6 +3,7 @@ import CardQR
 import CardScan
 import CardToken
 import Foundation
+import PeezBasics
 import Testing
 
 @Suite struct QRImageScannerTests {

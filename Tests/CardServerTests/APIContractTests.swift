@@ -1,5 +1,6 @@
 import CardCrypto
 import CardServer
+import CardServices
 import CardToken
 import Foundation
 import HTTPTypes
@@ -8,7 +9,6 @@ import HummingbirdTesting
 import Membership
 import MembershipSQL
 import MembershipSQLite
-import PeezServices
 import Synchronization
 import TestSupport
 import Testing

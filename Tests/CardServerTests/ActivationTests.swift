@@ -9,6 +9,7 @@ import Membership
 import MembershipSQL
 import MembershipSQLite
 import PeezAPI
+import PeezBasics
 import Synchronization
 import TestSupport
 import Testing

@@ -1,10 +1,10 @@
 import CardCrypto
 import CardToken
 import CardWire
+import CounterApp
 import Foundation
 import HTTPTypes
 import HummingbirdTesting
-import PeezServices
 import TestSupport
 import Testing
 

@@ -1,7 +1,7 @@
 import HTTPTypes
 import Membership
 import MembershipSQL
-import PeezServices
+import Reminders
 import Synchronization
 import Testing
 

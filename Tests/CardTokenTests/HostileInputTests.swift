@@ -1,5 +1,6 @@
 import CardCrypto
 import CardToken
+import PeezBasics
 import Testing
 
 /// A randomised property test of the verifier's promise: every input gets exactly one verdict, and

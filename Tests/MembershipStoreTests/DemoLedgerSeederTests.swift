@@ -1,4 +1,5 @@
 import Foundation
+import LedgerSeeding
 import Membership
 import Testing
 

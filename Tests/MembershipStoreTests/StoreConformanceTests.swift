@@ -1,6 +1,7 @@
 import CardToken
 import Foundation
 import Membership
+import PeezBasics
 import Testing
 
 @testable import MembershipSQL

@@ -1,6 +1,7 @@
 import CardToken
 import Foundation
 public import Membership
+import PeezBasics
 
 /// What a reminder says, as the webhook body and the JSON Lines record: the Standard Webhooks payload shape
 /// (`type`, `timestamp`, `data`), the text already in the member's language.

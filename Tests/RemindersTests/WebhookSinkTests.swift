@@ -3,7 +3,7 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import Membership
-import PeezServices
+import Reminders
 import Synchronization
 import TestSupport
 import Testing

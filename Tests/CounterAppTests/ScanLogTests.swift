@@ -1,7 +1,7 @@
 import CardWire
+import CounterApp
 import Foundation
 import Membership
-import PeezServices
 import TestSupport
 import Testing
 

@@ -1,5 +1,5 @@
-import CardToken
 import Foundation
+import PeezBasics
 import Testing
 
 @Suite("Hex")

@@ -2,6 +2,7 @@ import CardCrypto
 import CardToken
 import Foundation
 public import Membership
+import PeezBasics
 
 /// The counter's record of every verdict it gave: when, which member and card (never the whole token), the
 /// verdict, and how old the trust data was. Each line is `hash json`, where the hash is SHA-256 over the

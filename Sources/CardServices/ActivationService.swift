@@ -3,6 +3,7 @@ import CardToken
 public import Foundation
 public import Membership
 public import PeezAPI
+import PeezBasics
 
 /// A vendor's cash sale at the counter, as one use case: idempotency, pricing, placing the period after the
 /// member's coverage, signing the card, shaping the answer, and working it out again when another sale of the

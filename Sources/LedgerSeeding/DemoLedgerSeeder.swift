@@ -1,6 +1,8 @@
 import CardToken
 import Foundation
-import Membership
+public import Membership
+public import MembershipSQL
+import PeezBasics
 
 /// Fills a ledger with many realistic members for load tests and benchmarks: names, Algerian phone numbers,
 /// the 16 neighbourhoods, a fifth of them in Arabic, registered over the past year, each with one to three

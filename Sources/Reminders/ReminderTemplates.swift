@@ -1,6 +1,7 @@
 import CardToken
 public import Foundation
 public import Membership
+import PeezBasics
 
 /// The reminder texts, kept as data (`reminder-templates.json`, built into the binary): a title and a body
 /// for each language and each way the time left reads when the reminder is sent (``TimeLeft``), not the

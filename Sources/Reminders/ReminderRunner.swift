@@ -1,6 +1,7 @@
 import CardToken
 public import Foundation
 public import Membership
+import PeezBasics
 
 /// One reminder run: records the reminders due now, then leases, delivers and settles them in batches until
 /// none is left that can be delivered within `maxWait` (a retry due a few seconds later, or a lease another

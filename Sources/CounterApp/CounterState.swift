@@ -1,6 +1,7 @@
 public import CardToken
 public import CardWire
 import Foundation
+import PeezBasics
 
 /// What a counter keeps on disk: the signed bundles it accepted (the last whole one, then the deltas after
 /// it), the keys that vouched for the first of them, and its clock readings. Nothing in it is trusted as

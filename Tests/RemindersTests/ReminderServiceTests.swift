@@ -1,7 +1,8 @@
 import CardToken
 import Foundation
 import Membership
-import PeezServices
+import PeezBasics
+import Reminders
 import Testing
 
 /// The reminder services' pure parts: signatures, texts, the daily schedule.

@@ -1,5 +1,6 @@
 public import CardToken
 import Foundation
+import PeezBasics
 
 /// What the counter says to a vendor, in the shop's language: English, French or Arabic, kept as data
 /// (`counter-texts.json`, built into the binary) and filled at their `{placeholders}`.

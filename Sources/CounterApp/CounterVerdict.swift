@@ -1,6 +1,7 @@
 public import CardToken
 import CardWire
 import Foundation
+import PeezBasics
 
 /// What the counter answers for a scan: the card's verdict, or `cannot_confirm` when the trust data or the
 /// clock cannot be relied on, with warnings a vendor should see beside it.

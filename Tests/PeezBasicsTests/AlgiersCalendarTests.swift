@@ -1,5 +1,5 @@
-import CardToken
 import Foundation
+import PeezBasics
 import Testing
 
 /// The integer calendar must agree with Foundation's Africa/Algiers calendar everywhere the service uses it.

@@ -2,6 +2,7 @@ import CardToken
 import CoreMetrics
 public import Foundation
 public import Membership
+import PeezBasics
 
 /// Runs the reminders once a day at a set Algiers time, for as long as the task runs (inside `peez serve`),
 /// and counts every outcome in the service's metrics (`peez_reminders_total{outcome=…}`).
