@@ -30,6 +30,9 @@ public protocol ReminderStore: Sendable {
     func nextOpenReminderTime(channel: String) async throws -> Int64?
     /// Open reminders of `channel`: how many no run holds at `now`, and how many a run's lease holds.
     func openReminderCounts(channel: String, now: Int64) async throws -> (free: Int, leased: Int)
+    /// Of `ids`, the reminders still open at `now`: those no run holds, and those a run's lease holds (a reminder
+    /// settled since is in neither).
+    func openReminders(ids: [String], now: Int64) async throws -> (free: Set<String>, leased: Set<String>)
     /// How many reminders are in each state.
     func reminderCounts(channel: String?) async throws -> [Reminder.State: Int]
     /// Reminders in `states`, the most recently changed first.

@@ -220,6 +220,26 @@ extension SQLMembershipStore: ReminderStore {
         return (Int(try row?.int("free") ?? 0), Int(try row?.int("leased") ?? 0))
     }
 
+    public func openReminders(ids: [String], now: Int64) async throws -> (free: Set<String>, leased: Set<String>) {
+        var free: Set<String> = []
+        var leased: Set<String> = []
+        for chunk in stride(from: 0, to: ids.count, by: 500).map({ ids[$0..<min($0 + 500, ids.count)] }) {
+            let rows = try await database.read { db in
+                try await db.query(
+                    """
+                    SELECT id, CASE WHEN leased_until > ? THEN 1 ELSE 0 END AS leased FROM reminders
+                    WHERE state IN ('pending', 'unknown') AND id IN (\(Array(repeating: "?", count: chunk.count).joined(separator: ", ")))
+                    """,
+                    [.int(now)] + chunk.map { .text($0) }
+                )
+            }
+            for row in rows {
+                if try row.int("leased") == 1 { leased.insert(try row.text("id")) } else { free.insert(try row.text("id")) }
+            }
+        }
+        return (free, leased)
+    }
+
     public func reminderCounts(channel: String?) async throws -> [Reminder.State: Int] {
         let rows = try await database.read { db in
             try await db.query(

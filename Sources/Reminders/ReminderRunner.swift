@@ -65,6 +65,8 @@ public struct ReminderRunner: Sendable {
         public var leftOpen = 0
         /// Open reminders another run was delivering when this one ended: that run answers for them.
         public var heldByOtherRuns = 0
+        /// Reminders this run tried and left to retry, which another (overlapping) run then settled.
+        public var settledByOtherRuns = 0
         /// Seconds the selection took (finding and recording the due reminders).
         public var selectionSeconds = 0.0
         /// Seconds from the first lease to the last settling.
@@ -145,7 +147,15 @@ public struct ReminderRunner: Sendable {
             progress(summary)
         }
         summary.deliverySeconds = Self.seconds(since: delivering)
-        (summary.leftOpen, summary.heldByOtherRuns) = try await store.openReminderCounts(channel: channel, now: clock())
+        let now = clock()
+        (summary.leftOpen, summary.heldByOtherRuns) = try await store.openReminderCounts(channel: channel, now: now)
+        // What this run left to retry is "retrying later" only if no other run has taken it over since: one
+        // that another run holds is counted as held, one it settled as settled by another run.
+        let stillOpen = try await store.openReminders(ids: Array(retrying.keys), now: now)
+        for (id, state) in retrying where !stillOpen.free.contains(id) {
+            summary.count(state, by: -1)
+            if !stillOpen.leased.contains(id) { summary.settledByOtherRuns += 1 }
+        }
         return summary
     }
 

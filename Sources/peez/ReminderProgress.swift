@@ -53,7 +53,7 @@ final class ReminderProgress: @unchecked Sendable {
             """
             reminders: \(summary.due) newly due, \(summary.open) open at the start; delivered \(summary.delivered), \
             failed \(summary.failed), unknown \(summary.unknown), superseded \(summary.superseded), exhausted \(summary.exhausted), \
-            retrying later \(summary.retrying); \(summary.leftOpen) still open\(summary.heldByOtherRuns > 0 ? ", \(summary.heldByOtherRuns) being delivered by another run" : ""); \(String(format: "%.1f", elapsed)) s
+            retrying later \(summary.retrying); \(summary.leftOpen) still open\(summary.heldByOtherRuns > 0 ? ", \(summary.heldByOtherRuns) being delivered by another run" : "")\(summary.settledByOtherRuns > 0 ? ", \(summary.settledByOtherRuns) settled by another run" : ""); \(String(format: "%.1f", elapsed)) s
             """
         )
     }
