@@ -2,6 +2,7 @@ import CardCrypto
 import CardServer
 import CardServices
 import CardToken
+import CardWire
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -61,7 +62,7 @@ struct APIContractTests {
                 )
                 #expect(
                     !(reply.errorCode == "not_found"
-                        && (reply.json["error"] as? [String: Any])?["message"].map { "\($0)".hasPrefix("No route") } == true),
+                        && reply.error?.message.hasPrefix("No route") == true),
                     "\(operation)"
                 )
             }
@@ -95,12 +96,15 @@ struct APIContractTests {
 
     @Test func keySetPublishesTheSigningKey() async throws {
         try await ServerHarness.withLiveServer { harness, client in
-            let keys = try await client.send(.get, "/v1/keys", secret: ServerHarness.vendorSecret).json["keys"] as? [[String: Any]]
-            #expect(keys?.count == 1)
-            #expect(keys?.first?["kid"] as? String == harness.signingKey.keyID.hex)
-            #expect(keys?.first?["status"] as? String == "current")
-            #expect((keys?.first?["pem"] as? String)?.hasPrefix("-----BEGIN PUBLIC KEY-----") == true)
-            #expect(keys?.first?["published_at"] is NSNull && keys?.first?["retired_at"] is NSNull, "no window was recorded")
+            let reply = try await client.send(.get, "/v1/keys", secret: ServerHarness.vendorSecret)
+            let keys = try reply.decoded(KeySetDocument.self).keys
+            #expect(keys.count == 1)
+            #expect(keys.first?.kid == harness.signingKey.keyID.hex)
+            #expect(keys.first?.status == .current)
+            #expect(keys.first?.pem.hasPrefix("-----BEGIN PUBLIC KEY-----") == true)
+            // The wire itself: no window recorded is sent as null, not left out.
+            let sent = (reply.rawJSON["keys"] as? [[String: Any]])?.first
+            #expect(sent?["published_at"] is NSNull && sent?["retired_at"] is NSNull, "no window was recorded")
         }
     }
 
@@ -119,7 +123,7 @@ struct APIContractTests {
 
     @Test func healthIsPublicAndMetricsCountTheWork() async throws {
         try await ServerHarness.withLiveServer { _, client in
-            #expect(try await client.send(.get, "/health").json["status"] as? String == "ok")
+            #expect(try await client.send(.get, "/health").rawJSON["status"] as? String == "ok")
             func sample(_ name: String) async throws -> Double {
                 let metrics = try await client.send(.get, "/metrics", secret: ServerHarness.adminSecret)
                 #expect(metrics.status == .ok && metrics.headers[.contentType]?.hasPrefix("text/plain") == true)

@@ -23,9 +23,9 @@ struct ActivationTests {
             harness.advance(by: 40 * 86_400)
             let reply = try await client.activate(token: oldToken, months: 2)
             #expect(reply.status == .created, "\(String(decoding: reply.body, as: UTF8.self))")
-            let period = try #require(reply.json["period"] as? [String: Any])
-            #expect(period["months"] as? Int == 2 && period["amount_dzd"] as? Int == 600 && period["status"] as? String == "active")
-            let newToken = try #require((reply.json["card"] as? [String: Any])?["token"] as? String)
+            let sale = try reply.decoded(ActivationBody.self)
+            #expect(sale.period.months == 2 && sale.period.amount_dzd == 600 && sale.period.status == "active")
+            let newToken = sale.card.token
             let verdict = CardVerifier(trustedKeys: TrustedKeySet([harness.signingKey.publicKey])).verify(newToken, now: harness.now)
             #expect(verdict.verdict == .valid)
             #expect(verdict.claims.map { Int64($0.expiresAt) } == AlgiersCalendar.adding(months: 2, to: harness.now))
@@ -36,36 +36,34 @@ struct ActivationTests {
     @Test func periodsStackAfterCurrentCoverage() async throws {
         try await ServerHarness.withLiveServer { harness, client in
             let uuid = try await client.createMember()
-            let membershipID = try #require(
-                try await client.send(.get, "/v1/members/\(uuid)", secret: ServerHarness.backendSecret).json["membership_id"] as? String
-            )
+            let membershipID = try await client.send(.get, "/v1/members/\(uuid)", secret: ServerHarness.backendSecret).decoded(MemberBody.self)
+                .membership_id
             #expect(try await client.activate(membershipID: membershipID, months: 1).status == .created)
             harness.advance(by: 86_400)
             #expect(try await client.activate(membershipID: membershipID, months: 2).status == .created)
             let subscription = try await client.send(.get, "/v1/members/\(uuid)/subscription", secret: ServerHarness.backendSecret)
-            let periods = try #require(subscription.json["periods"] as? [[String: Any]])
-            #expect(periods.count == 2)
-            #expect(periods[0]["status"] as? String == "scheduled", "newest first: the second period waits for the first")
-            #expect(periods[0]["starts_at"] as? String == periods[1]["ends_at"] as? String)
-            #expect(periods[1]["ends_at"] as? String == "2026-02-28T10:00:00+01:00", "Jan 31 + 1 month is clamped to Feb 28")
-            #expect((subscription.json["coverage"] as? [String: Any])?["ends_at"] as? String == "2026-04-28T10:00:00+01:00")
+            let body = try subscription.decoded(SubscriptionBody.self)
+            let periods = body.periods
+            try #require(periods.count == 2)
+            #expect(periods[0].status == "scheduled", "newest first: the second period waits for the first")
+            #expect(periods[0].starts_at == periods[1].ends_at)
+            #expect(periods[1].ends_at == "2026-02-28T10:00:00+01:00", "Jan 31 + 1 month is clamped to Feb 28")
+            #expect(body.coverage.ends_at == "2026-04-28T10:00:00+01:00")
         }
     }
 
     @Test func aMembershipIDWithSomethingAfterANulSellsNothing() async throws {
         try await ServerHarness.withLiveServer { _, client in
             let uuid = try await client.createMember()
-            let membershipID = try #require(
-                try await client.send(.get, "/v1/members/\(uuid)", secret: ServerHarness.backendSecret).json["membership_id"] as? String
-            )
+            let membershipID = try await client.send(.get, "/v1/members/\(uuid)", secret: ServerHarness.backendSecret).decoded(MemberBody.self)
+                .membership_id
             let reply = try await client.activate(membershipID: membershipID + "\u{0}anything", months: 1)
             #expect(reply.status == .unprocessableContent)
-            #expect(
-                (reply.json["error"] as? [String: Any])?["fields"] as? [String: String] == ["membership_id": "must look like PEEZ-20251103-00002"]
-            )
+            #expect(reply.errorFields == ["membership_id": "must look like PEEZ-20251103-00002"])
             let periods =
-                try await client.send(.get, "/v1/members/\(uuid)/subscription", secret: ServerHarness.backendSecret).json["periods"] as? [Any]
-            #expect(periods?.isEmpty == true)
+                try await client.send(.get, "/v1/members/\(uuid)/subscription", secret: ServerHarness.backendSecret).decoded(SubscriptionBody.self)
+                .periods
+            #expect(periods.isEmpty)
         }
     }
 
@@ -73,8 +71,8 @@ struct ActivationTests {
         try await ServerHarness.withLiveServer { _, client in
             let reply = try await client.activate(months: 1)
             #expect(reply.status == .unprocessableContent)
-            let fields = (reply.json["error"] as? [String: Any])?["fields"] as? [String: String]
-            #expect(fields?["card_token"]?.contains("membership_id") == true && fields?["card_token"]?.contains("not both") == false)
+            let fields = reply.errorFields
+            #expect(fields["card_token"]?.contains("membership_id") == true && fields["card_token"]?.contains("not both") == false)
         }
     }
 
@@ -88,8 +86,9 @@ struct ActivationTests {
             #expect(retry.body == first.body)
             #expect(retry.headers[HTTPField.Name("Idempotent-Replayed")!] == "true")
             let periods =
-                try await client.send(.get, "/v1/members/\(uuid)/subscription", secret: ServerHarness.backendSecret).json["periods"] as? [Any]
-            #expect(periods?.count == 1, "the retry sold nothing twice")
+                try await client.send(.get, "/v1/members/\(uuid)/subscription", secret: ServerHarness.backendSecret).decoded(SubscriptionBody.self)
+                .periods
+            #expect(periods.count == 1, "the retry sold nothing twice")
 
             let reused = try await client.activate(token: token, months: 2, key: "counter-7-sale-42")
             #expect(reused.status == .unprocessableContent && reused.errorCode == "idempotency_key_reused")
@@ -101,9 +100,8 @@ struct ActivationTests {
     @Test func aRetryWhileTheFirstIsInFlightIsAConflict() async throws {
         try await ServerHarness.withLiveServer { harness, client in
             let uuid = try await client.createMember()
-            let membershipID = try #require(
-                try await client.send(.get, "/v1/members/\(uuid)", secret: ServerHarness.backendSecret).json["membership_id"] as? String
-            )
+            let membershipID = try await client.send(.get, "/v1/members/\(uuid)", secret: ServerHarness.backendSecret).decoded(MemberBody.self)
+                .membership_id
             // The first request has started (its key is recorded) but not finished.
             let body = try JSONSerialization.data(withJSONObject: ["membership_id": membershipID, "months": 1, "amount_dzd": 300])
             let credential = try #require(
@@ -190,8 +188,8 @@ struct ActivationTests {
             let token = try await client.cardToken(uuid)
             let first = try await client.activate(token: token, months: 1)
             let second = try await client.activate(token: token, months: 1)
-            let cardBefore = try #require((second.json["card"] as? [String: Any])?["token"] as? String)
-            let firstID = try #require((first.json["period"] as? [String: Any])?["id"] as? String)
+            let cardBefore = try second.decoded(ActivationBody.self).card.token
+            let firstID = try first.decoded(ActivationBody.self).period.id
 
             let revocationsBefore = try await client.send(.get, "/v1/revocations", secret: ServerHarness.vendorSecret)
             let etag = try #require(revocationsBefore.headers[.eTag])
@@ -204,11 +202,12 @@ struct ActivationTests {
             #expect(try await client.send(.post, "/v1/activations/\(firstID)/cancel", secret: ServerHarness.vendorSecret).status == .forbidden)
             let cancelled = try await client.send(.post, "/v1/activations/\(firstID)/cancel", secret: ServerHarness.adminSecret)
             #expect(cancelled.status == .ok)
-            #expect((cancelled.json["period"] as? [String: Any])?["status"] as? String == "cancelled")
-            #expect((cancelled.json["coverage"] as? [String: Any])?["ends_at"] as? String == "2026-02-28T10:00:00+01:00")
+            let cancellation = try cancelled.decoded(CancellationBody.self)
+            #expect(cancellation.period.status == "cancelled")
+            #expect(cancellation.coverage.ends_at == "2026-02-28T10:00:00+01:00")
 
             let verdict = try await client.send(.post, "/v1/verify", secret: ServerHarness.vendorSecret, json: ["token": cardBefore])
-            #expect(verdict.json["verdict"] as? String == "revoked")
+            #expect(try verdict.decoded(VerifyBody.self).verdict == "revoked")
             let revocations = try await client.send(.get, "/v1/revocations", secret: ServerHarness.vendorSecret, headers: [.ifNoneMatch: etag])
             #expect(revocations.status == .ok && revocations.headers[.eTag] != etag)
             #expect(
@@ -218,7 +217,8 @@ struct ActivationTests {
             harness.advance(by: 1)
             let fresh = try await client.cardToken(uuid)
             #expect(
-                try await client.send(.post, "/v1/verify", secret: ServerHarness.vendorSecret, json: ["token": fresh]).json["verdict"] as? String
+                try await client.send(.post, "/v1/verify", secret: ServerHarness.vendorSecret, json: ["token": fresh]).decoded(VerifyBody.self)
+                    .verdict
                     == "valid"
             )
             #expect(try await client.send(.post, "/v1/activations/\(firstID)/cancel", secret: ServerHarness.adminSecret).status == .conflict)
@@ -231,9 +231,9 @@ struct ActivationTests {
             let token = try await client.cardToken(uuid)
             _ = try await client.activate(token: token, secret: ServerHarness.vendorSecret)
             _ = try await client.activate(token: token, secret: ServerHarness.otherVendorSecret)
-            let mine = try await client.send(.get, "/v1/activations", secret: ServerHarness.vendorSecret).json["activations"] as? [Any]
-            let all = try await client.send(.get, "/v1/activations?limit=10", secret: ServerHarness.adminSecret).json["activations"] as? [Any]
-            #expect(mine?.count == 1 && all?.count == 2)
+            let mine = try await client.send(.get, "/v1/activations", secret: ServerHarness.vendorSecret).decoded(ActivationListBody.self)
+            let all = try await client.send(.get, "/v1/activations?limit=10", secret: ServerHarness.adminSecret).decoded(ActivationListBody.self)
+            #expect(mine.activations.count == 1 && all.activations.count == 2)
         }
     }
 
@@ -241,12 +241,15 @@ struct ActivationTests {
         try await ServerHarness.withLiveServer { _, client in
             let uuid = try await client.createMember()
             let reply = try await client.activate(token: try await client.cardToken(uuid), months: 3)
-            let token = try #require((reply.json["card"] as? [String: Any])?["token"] as? String)
-            let verified = try await client.send(.post, "/v1/verify", secret: ServerHarness.vendorSecret, json: ["token": token])
-            #expect(verified.json["verdict"] as? String == "valid")
-            #expect((verified.json["coverage"] as? [String: Any])?["status"] as? String == "active")
+            let token = try reply.decoded(ActivationBody.self).card.token
+            let verified = try await client.send(.post, "/v1/verify", secret: ServerHarness.vendorSecret, json: ["token": token]).decoded(
+                VerifyBody.self
+            )
+            #expect(verified.verdict == "valid")
+            #expect(verified.coverage?.status == "active")
             let garbage = try await client.send(.post, "/v1/verify", secret: ServerHarness.vendorSecret, json: ["token": "HC1:nope"])
-            #expect(garbage.status == .ok && garbage.json["verdict"] as? String == "malformed" && garbage.json["sub"] == nil)
+            let garbageVerdict = try garbage.decoded(VerifyBody.self)
+            #expect(garbage.status == .ok && garbageVerdict.verdict == "malformed" && garbageVerdict.sub == nil)
         }
     }
 }

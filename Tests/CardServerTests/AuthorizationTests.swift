@@ -8,6 +8,7 @@ import HummingbirdTesting
 import Membership
 import MembershipSQL
 import MembershipSQLite
+import PeezAPI
 import Synchronization
 import TestSupport
 import Testing
@@ -104,7 +105,7 @@ struct AuthorizationTests {
                 "another vendor's id and an unknown id are answered alike, byte for byte"
             )
             let itself = try await client.send(.get, "/v1/vendors/\(harness.vendor.id)", secret: ServerHarness.vendorSecret)
-            #expect(itself.status == .ok && itself.json["name"] as? String == "Boucherie Centrale")
+            #expect(try itself.status == .ok && itself.decoded(VendorBody.self).name == "Boucherie Centrale")
         }
     }
 
@@ -117,7 +118,7 @@ struct AuthorizationTests {
                 json: ["name": "Boulangerie Es-Senia", "category": "boulangerie-patisserie", "neighbourhood": "es-senia"]
             )
             #expect(created.status == .created)
-            let secret = try #require(created.json["api_secret"] as? String)
+            let secret = try created.decoded(CreatedVendorBody.self).api_secret
             #expect(secret.hasPrefix("peez_vendor_"))
             #expect(try await client.send(.get, "/v1/keys", secret: secret).status == .ok)
             let bad = try await client.send(

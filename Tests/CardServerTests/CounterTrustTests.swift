@@ -5,6 +5,7 @@ import CounterApp
 import Foundation
 import HTTPTypes
 import HummingbirdTesting
+import PeezAPI
 import TestSupport
 import Testing
 
@@ -51,8 +52,8 @@ struct CounterTrustTests {
         let uuid = try await client.createMember(index)
         let token = try await client.cardToken(uuid)
         let sale = try await client.activate(token: token)
-        let period = try #require((sale.json["period"] as? [String: Any])?["id"] as? String)
-        return (uuid, (sale.json["card"] as? [String: Any])?["token"] as? String ?? token, period)
+        let sold = try sale.decoded(ActivationBody.self)
+        return (uuid, sold.card.token, sold.period.id)
     }
 
     @Test func aDeltaSyncAfterAHundredRevocationsBringsExactlyThose() async throws {
@@ -69,10 +70,8 @@ struct CounterTrustTests {
                 let cancel = try await client.send(.post, "/v1/activations/\(member.periodID)/cancel", secret: ServerHarness.adminSecret)
                 #expect(cancel.status == .ok)
                 cancelledMembers.insert(
-                    try #require(
-                        try await client.send(.get, "/v1/members/\(member.uuid)", secret: ServerHarness.backendSecret).json["membership_id"]
-                            as? String
-                    )
+                    try await client.send(.get, "/v1/members/\(member.uuid)", secret: ServerHarness.backendSecret).decoded(MemberBody.self)
+                        .membership_id
                 )
             }
             let changes = try await counter.sync(now: harness.now)

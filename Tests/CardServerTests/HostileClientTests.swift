@@ -1,6 +1,8 @@
 import Foundation
 import HTTPTypes
 import HummingbirdTesting
+import Membership
+import PeezAPI
 import TestSupport
 import Testing
 
@@ -94,9 +96,9 @@ struct HostileClientTests {
                     "uuid": valid, "name": "Amina", "phone": "+213661234567", "email": "a@example.dz", "neighbourhood": "usto",
                 ]
             )
-            #expect(created.status == .created && created.json["uuid"] as? String == valid.lowercased(), "answered in lower case")
+            #expect(try created.status == .created && created.decoded(MemberBody.self).uuid == valid.lowercased(), "answered in lower case")
             let byUpper = try await client.send(.get, "/v1/members/\(valid.uppercased())", secret: ServerHarness.backendSecret)
-            #expect(byUpper.status == .ok && byUpper.json["uuid"] as? String == valid.lowercased(), "read in either case")
+            #expect(try byUpper.status == .ok && byUpper.decoded(MemberBody.self).uuid == valid.lowercased(), "read in either case")
             let junkPath = try await client.send(.get, "/v1/members/\(valid)%00x", secret: ServerHarness.backendSecret)
             #expect(junkPath.status == .notFound)
             let scans = try await client.send(
@@ -139,9 +141,10 @@ struct HostileClientTests {
                 secret: ServerHarness.vendorSecret,
                 json: ["counter_id": counter, "entries": [ahead, now]]
             )
-            #expect(partly.status == .ok && partly.json["stored"] as? Int == 1)
-            let refusals = try #require(partly.json["refused"] as? [[String: Any]])
-            #expect(refusals.count == 1 && refusals[0]["seq"] as? Int == 1 && (refusals[0]["reason"] as? String)?.contains("clock") == true)
+            let answer = try partly.decoded(ScanReportAnswer.self)
+            #expect(partly.status == .ok && answer.stored == 1)
+            let refusals = answer.refused
+            #expect(refusals.count == 1 && refusals.first?.seq == 1 && refusals.first?.reason.contains("clock") == true)
             let shared = try await client.send(.get, "/v1/scans/shared", secret: ServerHarness.adminSecret)
             #expect(shared.status == .ok)
         }

@@ -9,6 +9,7 @@ import HummingbirdTesting
 import Membership
 import MembershipSQL
 import MembershipSQLite
+import PeezAPI
 import Synchronization
 import TestSupport
 import Testing
@@ -29,8 +30,9 @@ struct MemberAndCardTests {
             )
             let card = try harness.cards.sign(for: stranger, coverageEnd: harness.now + 86_400, now: harness.now)
             let reply = try await client.send(.post, "/v1/verify", secret: ServerHarness.vendorSecret, json: ["token": card.token])
-            #expect(reply.json["verdict"] as? String == "valid" && reply.json["coverage"] == nil)
-            #expect((reply.json["detail"] as? String)?.contains("the ledger has no member PEEZ-20250101-00042") == true, "\(reply.json)")
+            let verdict = try reply.decoded(VerifyBody.self)
+            #expect(verdict.verdict == "valid" && verdict.coverage == nil)
+            #expect(verdict.detail?.contains("the ledger has no member PEEZ-20250101-00042") == true, "\(reply.text)")
         }
     }
 
@@ -45,8 +47,8 @@ struct MemberAndCardTests {
                 ]
             )
             #expect(reply.status == .unprocessableContent)
-            let fields = (reply.json["error"] as? [String: Any])?["fields"] as? [String: String]
-            #expect(fields?.keys.sorted() == ["name"] && fields?["name"]?.contains("U+0000") == true, "\(reply.json)")
+            let fields = reply.errorFields
+            #expect(fields.keys.sorted() == ["name"] && fields["name"]?.contains("U+0000") == true, "\(reply.text)")
         }
     }
 
@@ -58,9 +60,9 @@ struct MemberAndCardTests {
             ]
             let created = try await client.send(.post, "/v1/members", secret: ServerHarness.backendSecret, json: body)
             #expect(created.status == .created)
-            #expect((created.json["membership_id"] as? String)?.hasPrefix("PEEZ-20260131-") == true)
+            #expect(try created.decoded(MemberBody.self).membership_id.hasPrefix("PEEZ-20260131-"))
             let again = try await client.send(.post, "/v1/members", secret: ServerHarness.backendSecret, json: body)
-            #expect(again.status == .ok && again.json["membership_id"] as? String == created.json["membership_id"] as? String)
+            #expect(try again.status == .ok && again.decoded(MemberBody.self).membership_id == created.decoded(MemberBody.self).membership_id)
             var changed = body
             changed["name"] = "Other"
             #expect(try await client.send(.post, "/v1/members", secret: ServerHarness.backendSecret, json: changed).status == .conflict)
@@ -85,13 +87,14 @@ struct MemberAndCardTests {
             let uuid = try await client.createMember()
             let reply = try await client.send(.get, "/v1/members/\(uuid)/card", secret: ServerHarness.backendSecret)
             #expect(reply.status == .ok)
-            #expect((reply.json["subscription"] as? [String: Any])?["status"] as? String == "expired")
-            let token = try #require(reply.json["token"] as? String)
+            let card = try reply.decoded(CardBody.self)
+            #expect(card.subscription.status == "expired")
+            let token = card.token
             let result = CardVerifier(trustedKeys: TrustedKeySet([harness.signingKey.publicKey])).verify(token, now: harness.now)
             #expect(result.verdict == .noPaidPeriod && result.step == 10, "never valid, not even within the leeway")
             #expect(result.claims?.expiresAt == result.claims?.issuedAt)
             #expect(result.claims?.name == "Ahmed Mohamed")
-            let png = try #require(Data(base64Encoded: reply.json["qr_png_base64"] as? String ?? ""))
+            let png = try #require(Data(base64Encoded: card.qr_png_base64))
             #expect(png.starts(with: [0x89, 0x50, 0x4E, 0x47]))
             #expect(try await client.cardToken(uuid) == token, "the stored card is served, not re-signed on every read")
         }
@@ -129,7 +132,7 @@ struct MemberAndCardTests {
                 secret: ServerHarness.backendSecret,
                 json: ["name": "Ahmed Ben Mohamed"]
             )
-            #expect(patched.status == .ok && patched.json["name"] as? String == "Ahmed Ben Mohamed")
+            #expect(try patched.status == .ok && patched.decoded(MemberBody.self).name == "Ahmed Ben Mohamed")
             let after = try await client.cardToken(uuid)
             #expect(after != before)
             let bad = try await client.send(.patch, "/v1/members/\(uuid)", secret: ServerHarness.backendSecret, json: ["phone": "12"])

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import HummingbirdTesting
+import PeezAPI
 import TestSupport
 import Testing
 
@@ -75,7 +76,7 @@ struct RequestBodyTests {
                 raw: Array(#"{"name": "Amina Benali", "email": null}"#.utf8),
                 headers: [.contentType: "application/json"]
             )
-            #expect(patched.status == .ok && patched.json["name"] as? String == "Amina Benali")
+            #expect(try patched.status == .ok && patched.decoded(MemberBody.self).name == "Amina Benali")
             let verify = try await client.send(
                 .post,
                 "/v1/verify",

@@ -9,6 +9,7 @@ import HummingbirdTesting
 import Membership
 import MembershipSQL
 import MembershipSQLite
+import PeezAPI
 import Synchronization
 import TestSupport
 import Testing
@@ -103,9 +104,19 @@ struct Reply: Sendable {
     var headers: HTTPFields
     var body: [UInt8]
 
-    var json: [String: Any] { (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any] ?? [:] }
-    var errorCode: String? { (json["error"] as? [String: Any])?["code"] as? String }
-    var errorFields: [String: String] { ((json["error"] as? [String: Any])?["fields"] as? [String: String]) ?? [:] }
+    /// The body as the API's type for it (PeezAPI); a body that is not one fails with the status and the body.
+    func decoded<T: Decodable>(_ type: T.Type) throws -> T {
+        do { return try JSONDecoder().decode(T.self, from: Data(body)) } catch { throw HarnessError(reply: self) }
+    }
+
+    /// The error the body carries, in the service's error shape.
+    var error: ServiceErrorBody.Detail? { try? decoded(ServiceErrorBody.self).error }
+    var errorCode: String? { error?.code }
+    var errorFields: [String: String] { error?.fields ?? [:] }
+    /// The body as JSON values, for the few tests that look at the wire itself (a null sent, not left out).
+    var rawJSON: [String: Any] { (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any] ?? [:] }
+    /// The body's text, for a failure's message.
+    var text: String { String(decoding: body, as: UTF8.self) }
 }
 
 extension TestClientProtocol {
@@ -150,7 +161,8 @@ extension TestClientProtocol {
     /// The member's current card token.
     func cardToken(_ uuid: String) async throws -> String {
         let reply = try await send(.get, "/v1/members/\(uuid)/card", secret: ServerHarness.backendSecret)
-        guard reply.status == .ok, let token = reply.json["token"] as? String else { throw HarnessError(reply: reply) }
+        guard reply.status == .ok else { throw HarnessError(reply: reply) }
+        let token = try reply.decoded(CardBody.self).token
         return token
     }
 
