@@ -146,35 +146,28 @@ public struct SQLMembershipStore: MembershipStore {
             neighbourhood: neighbourhood,
             createdAt: now
         )
-        _ = try await database.writeStatement(
-            "INSERT INTO vendors (id, name, category, neighbourhood, created_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING",
-            [.text(vendor.id.uuidString), .text(vendor.name), .text(category), .text(neighbourhood), .int(now)]
-        )
+        let insert = VendorRecord.insert(vendor)
+        _ = try await database.writeStatement(insert.sql + " ON CONFLICT (id) DO NOTHING", insert.binds)
         guard let stored = try await self.vendor(id: id) else { throw MembershipError(.notFound, "The vendor \(id.lowercasedText) was not stored.") }
         return stored
     }
 
     public func vendor(id: UUID) async throws -> Vendor? {
         try await database.read { db in
-            try await db.query("SELECT \(VendorRecord.columns) FROM vendors WHERE id = ?", [.text(id.uuidString)]).first.map(VendorRecord.vendor)
+            try await db.query("SELECT \(VendorRecord.columns.joined(separator: ", ")) FROM vendors WHERE id = ?", [.text(id.uuidString)]).first.map(VendorRecord.vendor)
         }
     }
 
     public func saveCredential(_ credential: APICredential) async throws {
         try await database.write { db in
-            try await db.execute(
-                "INSERT INTO credentials (id, role, vendor_id, secret_hash, label, created_at) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (secret_hash) DO NOTHING",
-                [
-                    .text(credential.id.uuidString), .text(credential.role.rawValue), credential.vendorID.map { .text($0.uuidString) } ?? .null,
-                    .text(credential.secretHash), .text(credential.label), .int(credential.createdAt),
-                ]
-            )
+            let insert = CredentialRecord.insert(credential)
+            try await db.execute(insert.sql + " ON CONFLICT (secret_hash) DO NOTHING", insert.binds)
         }
     }
 
     public func credential(secretHash: String) async throws -> APICredential? {
         try await database.read { db in
-            try await db.query("SELECT \(CredentialRecord.columns) FROM credentials WHERE secret_hash = ?", [.text(secretHash)])
+            try await db.query("SELECT \(CredentialRecord.columns.joined(separator: ", ")) FROM credentials WHERE secret_hash = ?", [.text(secretHash)])
                 .first.map(CredentialRecord.credential)
         }
     }
