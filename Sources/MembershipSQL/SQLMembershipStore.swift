@@ -154,7 +154,9 @@ public struct SQLMembershipStore: MembershipStore {
 
     public func vendor(id: UUID) async throws -> Vendor? {
         try await database.read { db in
-            try await db.query("SELECT \(VendorRecord.columns.joined(separator: ", ")) FROM vendors WHERE id = ?", [.text(id.uuidString)]).first.map(VendorRecord.vendor)
+            try await db.query("SELECT \(VendorRecord.columns.joined(separator: ", ")) FROM vendors WHERE id = ?", [.text(id.uuidString)]).first.map(
+                VendorRecord.vendor
+            )
         }
     }
 
@@ -167,8 +169,11 @@ public struct SQLMembershipStore: MembershipStore {
 
     public func credential(secretHash: String) async throws -> APICredential? {
         try await database.read { db in
-            try await db.query("SELECT \(CredentialRecord.columns.joined(separator: ", ")) FROM credentials WHERE secret_hash = ?", [.text(secretHash)])
-                .first.map(CredentialRecord.credential)
+            try await db.query(
+                "SELECT \(CredentialRecord.columns.joined(separator: ", ")) FROM credentials WHERE secret_hash = ?",
+                [.text(secretHash)]
+            )
+            .first.map(CredentialRecord.credential)
         }
     }
 }
