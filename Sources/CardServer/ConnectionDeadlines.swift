@@ -118,7 +118,8 @@ final class ConnectionDeadline {
         guard let context else { return }
         let body = #"{"error":{"code":""# + code + #"","message":""# + message + #""}}"#
         let head = "HTTP/1.1 \(status)\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\(headers)Connection: close\r\n\r\n"
-        context.writeAndFlush(NIOAny(context.channel.allocator.buffer(string: head + body))).whenComplete { _ in context.close(promise: nil) }
+        let channel = context.channel
+        context.writeAndFlush(NIOAny(channel.allocator.buffer(string: head + body))).whenComplete { _ in channel.close(promise: nil) }
         cancel()
     }
 }

@@ -3,7 +3,7 @@ import Hummingbird
 import Logging
 import Membership
 import NIOCore
-public import PeezAPI
+import PeezAPI
 
 /// Reading request bodies and writing JSON responses, with errors a client can act on.
 enum JSONExchange {

@@ -1,4 +1,4 @@
-public import CardCrypto
+import CardCrypto
 import CardToken
 public import Foundation
 public import Membership

@@ -1,4 +1,4 @@
-public import CardToken
+import CardToken
 import Foundation
 import PeezBasics
 

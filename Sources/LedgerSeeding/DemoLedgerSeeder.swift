@@ -1,6 +1,6 @@
 import CardToken
 import Foundation
-public import Membership
+import Membership
 public import MembershipSQL
 import PeezBasics
 

@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// The one source of the current time, in whole seconds since the epoch, as every time here is. Built once at
 /// the top (the command line's ``system`` clock, a test's own) and handed to every service, so a test can move

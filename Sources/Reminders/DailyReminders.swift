@@ -1,6 +1,6 @@
 import CardToken
 import CoreMetrics
-public import Foundation
+import Foundation
 public import Membership
 import PeezBasics
 

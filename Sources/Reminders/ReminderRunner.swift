@@ -1,5 +1,5 @@
 import CardToken
-public import Foundation
+import Foundation
 public import Membership
 import PeezBasics
 

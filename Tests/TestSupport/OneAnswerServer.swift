@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 import Glibc
 
 /// A loopback server that answers every connection with the same raw bytes, then closes it: a peer that
