@@ -53,13 +53,14 @@ public struct CardService: Sendable {
         if let kept = try await store.card(memberUUID: memberUUID) {
             card = kept
         } else {
-            guard let head = try await store.ledgerHead(of: .uuid(memberUUID)) else {
+            guard let basis = try await store.cardBasis(memberUUID: memberUUID) else {
                 throw MembershipError(.notFound, "No member has uuid \(memberUUID.lowercasedText).")
             }
+            let head = basis.head
             // Signed and drawn here, kept in one write: a card first read is shown at once.
             var signed = try sign(for: head.member, coverageEnd: head.coverageEnd, now: now())
             signed.png = try picture(of: signed)
-            card = try await store.keepCard(signed, forVersion: head.version)
+            card = try await store.keepCard(signed, signedFrom: basis)
             if card == signed { CardMetrics.cardIssued() }
         }
         if let png = card.png { return (card, png) }

@@ -4,12 +4,27 @@ public import Foundation
 public protocol CardStore: Sendable {
     /// The member's stored card, if it is still current (nothing it shows has changed since it was made).
     func card(memberUUID: UUID) async throws -> StoredCard?
-    /// Keeps `card` as made for the ledger at `version`, unless a card for that version or a later one is kept,
-    /// and returns the card now kept for the member (this one, or the one that was there first). A card is kept
-    /// to be served again, not for the record: the write need not wait for the disk, and a card lost in a crash
-    /// is signed again.
-    func keepCard(_ card: StoredCard, forVersion version: Int64) async throws -> StoredCard
+    /// What to sign the member's card from: the head of the ledger, marked with when it was read. Nil for an
+    /// unknown member.
+    func cardBasis(memberUUID: UUID) async throws -> CardBasis?
+    /// Keeps `card`, signed from `basis`, unless a card for that version or a later one is kept, and returns
+    /// the card now kept for the member (this one, or the one that was there first). A card is kept to be
+    /// served again, not for the record: the write need not wait for the disk, and a card lost in a crash is
+    /// signed again. A card whose ledger changed after its basis was read is stored but never served from memory.
+    func keepCard(_ card: StoredCard, signedFrom basis: CardBasis) async throws -> StoredCard
     /// Keeps the picture of `card` (rendered since it was kept) with it, and returns the card as it now stands
     /// (as given, if the member's card has changed meanwhile). Not durable either: a picture lost is drawn again.
     func keepPicture(of card: StoredCard) async throws -> StoredCard
+}
+
+/// The head of a member's ledger a card is signed from, and the store's mark of when it was read.
+public struct CardBasis: Sendable, Hashable {
+    public let head: LedgerHead
+    /// The store's own mark (opaque to callers): changes heard after it keep the card out of memory.
+    public let readMark: UInt64
+
+    public init(head: LedgerHead, readMark: UInt64) {
+        self.head = head
+        self.readMark = readMark
+    }
 }

@@ -10,7 +10,7 @@ import Synchronization
 /// for as long as a change takes to be announced (a notification's trip, about a millisecond on a LAN).
 final class CardCache: Sendable {
     /// The cache's state when a read began.
-    struct Ticket { fileprivate let generation: UInt64 }
+    struct Ticket { let generation: UInt64 }
 
     private struct State {
         var cards: [UUID: StoredCard] = [:]

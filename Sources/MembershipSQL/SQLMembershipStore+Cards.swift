@@ -13,14 +13,20 @@ extension SQLMembershipStore {
         return card
     }
 
-    public func keepCard(_ card: StoredCard, forVersion version: Int64) async throws -> StoredCard {
-        let ticket = cardCache?.ticket()
-        let save = Self.saveCard(card, version: version)
+    public func cardBasis(memberUUID: UUID) async throws -> CardBasis? {
+        // The mark before the read: a change heard after it keeps a card signed from this head out of memory.
+        let mark = cardCache?.ticket().generation ?? 0
+        guard let head = try await ledgerHead(of: .uuid(memberUUID)) else { return nil }
+        return CardBasis(head: head, readMark: mark)
+    }
+
+    public func keepCard(_ card: StoredCard, signedFrom basis: CardBasis) async throws -> StoredCard {
+        let save = Self.saveCard(card, version: basis.head.version)
         let saved = try await database.writeStatement(save.sql + " RETURNING member_uuid", save.binds, durable: false)
         if saved.isEmpty, let stored = try await self.card(memberUUID: card.memberUUID) {
             return stored  // another read kept a card for this version (or a sale one for a later version) first
         }
-        if let ticket { cardCache?.keep(card, readAfter: ticket) }
+        cardCache?.keep(card, readAfter: CardCache.Ticket(generation: basis.readMark))
         return card
     }
 

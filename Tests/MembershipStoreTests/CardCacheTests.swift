@@ -81,6 +81,24 @@ struct SharedDatabaseCardTests {
         }
     }
 
+    @Test func aCardSignedFromAHeadACancellationOvertookIsNeverServedFromMemory() async throws {
+        try await StoreKind.withPostgresInstances(2) { stores in
+            let (a, b) = (stores[0], stores[1])
+            try await Self.waitUntil { b.database.memberChanges?.isListening == true }
+            let (vendor, member) = try await Sample.vendorAndMember(in: a)
+            let sale = try await activate(a, member: member, vendor: vendor, months: 1, now: 2_000)
+            // b reads the head to sign from; a cancels the sale (forgetting the stored card) before b keeps its
+            // card, and b hears of it first. b's card, signed for the cancelled coverage, must not be served.
+            let basis = try #require(try await b.cardBasis(memberUUID: member.uuid))
+            let generation = b.cardCache?.ticket().generation
+            _ = try await a.cancelPeriod(id: sale.period.id, now: 3_000)
+            try await Self.waitUntil { b.cardCache?.ticket().generation != generation }
+            let stale = try Sample.mint(basis.head.member, basis.head.coverageEnd, 2_500)
+            _ = try await b.keepCard(stale, signedFrom: basis)
+            #expect(try await b.card(memberUUID: member.uuid) == nil, "no current card: the next read signs one for what the ledger says now")
+        }
+    }
+
     @Test func whileTheListenerIsDownCardsAreReadFromTheDatabase() async throws {
         try await StoreKind.withPostgresInstances(2) { stores in
             let (a, b) = (stores[0], stores[1])

@@ -101,9 +101,9 @@ extension SQLMembershipStore {
     /// The member's current card: the kept one, or one minted with `mintCard` and kept now.
     func currentCard(memberUUID: UUID, now: Int64, mintCard: CardMinting) async throws -> StoredCard {
         if let card = try await card(memberUUID: memberUUID) { return card }
-        guard let head = try await ledgerHead(of: .uuid(memberUUID)) else {
+        guard let basis = try await cardBasis(memberUUID: memberUUID) else {
             throw MembershipError(.notFound, "No member has uuid \(memberUUID).")
         }
-        return try await keepCard(try mintCard(head.member, head.coverageEnd, now), forVersion: head.version)
+        return try await keepCard(try mintCard(basis.head.member, basis.head.coverageEnd, now), signedFrom: basis)
     }
 }
