@@ -27,9 +27,10 @@ extension Peez.Card {
                 (2026-12-31T18:00:00+01:00) or seconds since the epoch.
 
                 Example:
-                  peez card issue --key Keys/development/signing-key.pem \\
-                    --member PEEZ-20251103-00002 --expires 2026-12-31 \\
-                    --name "Ahmed Mohamed" --png card.png --terminal
+                  key=Keys/development/signing-key.pem
+                  peez card issue --key $key --member PEEZ-20251103-00002 --expires 2026-12-31
+                  peez card issue --key $key --member PEEZ-20251103-00002 --png card.png
+                  peez card issue --key $key --member PEEZ-20251103-00002 --terminal
                 """
         )
 

@@ -15,8 +15,8 @@ extension Peez {
                 PEEZ_VENDOR_SECRET (enrol keeps it in the counter's folder, mode 0600), never from the command line.
 
                 Examples:
-                  PEEZ_VENDOR_SECRET=peez_vendor_... peez counter enroll \\
-                    --server https://cards.peez.dz
+                  export PEEZ_VENDOR_SECRET=peez_vendor_...
+                  peez counter enroll --server https://cards.peez.dz
                   peez counter sync
                   # then scan: one verdict per scanned line
                   peez counter
@@ -54,8 +54,8 @@ extension Peez.Counter {
                 (kept in the folder for every later sync and sale).
 
                 Example:
-                  PEEZ_VENDOR_SECRET=peez_vendor_... peez counter enroll \\
-                    --server https://cards.peez.dz --expect-kid 46211e5d86abc761
+                  export PEEZ_VENDOR_SECRET=peez_vendor_...
+                  peez counter enroll --server https://peez.dz --expect-kid 46211e5d86abc761
                 """
         )
 

@@ -13,8 +13,8 @@ struct Peez: AsyncParsableCommand {
 
             Examples:
               peez keys generate --out Keys/mine
-              peez card issue --key Keys/mine/signing-key.pem \\
-                --member PEEZ-20251103-00002 --expires 2026-12-31 --png card.png
+              key=Keys/mine/signing-key.pem
+              peez card issue --key $key --member PEEZ-20251103-00002 --png card.png
               peez verify --keys Keys/public PEEZ1:...
               # one token per line, as a handheld scanner types them:
               peez verify --keys Keys/public -

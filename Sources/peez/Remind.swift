@@ -23,8 +23,8 @@ extension Peez {
 
                 Examples:
                   # the receiver's secrets in PEEZ_WEBHOOK_SECRETS:
-                  peez remind run --database var/peez.sqlite \\
-                    --sink webhook:https://api.peez.dz/hooks/reminders
+                  export PEEZ_REMIND_SINK=webhook:https://api.peez.dz/hooks/reminders
+                  peez remind run --database var/peez.sqlite
                   peez remind status
                 """,
             subcommands: [Run.self, Status.self, Requeue.self, NewSecret.self],
@@ -104,11 +104,9 @@ extension Peez.Remind {
 
                 Examples:
                   peez remind run --database var/peez.sqlite --sink jsonl:var/reminders.jsonl
-                  PEEZ_WEBHOOK_SECRETS=whsec_… peez remind run \\
-                    --database-url postgres://… \\
-                    --sink webhook:https://api.peez.dz/hooks/reminders
-                  peez remind run --database var/peez.sqlite --dry-run \\
-                    --now 2026-12-24T09:00:00+01:00
+                  export PEEZ_WEBHOOK_SECRETS=whsec_…  PEEZ_DATABASE_URL=postgres://…
+                  peez remind run --sink webhook:https://api.peez.dz/hooks/reminders
+                  peez remind run --database peez.sqlite --dry-run --now 2026-12-24T08:00:00Z
                 """
         )
 
@@ -285,8 +283,8 @@ extension Peez.Remind {
                 Examples:
                   peez remind requeue --state failed --state exhausted
                   peez remind requeue --from 2026-12-01 --to 2026-12-07
-                  peez remind requeue \\
-                    --id rem_6f1c2a7e-8d4b-4e9a-9c3f-2b7d5e1a0c44_1798758000_3d_push
+                  id=rem_6f1c2a7e-8d4b-4e9a-9c3f-2b7d5e1a0c44_1798758000_3d_push
+                  peez remind requeue --id $id
                 """
         )
 

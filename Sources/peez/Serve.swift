@@ -27,13 +27,12 @@ extension Peez {
                 Examples:
                   # SQLite under var/, the development key:
                   peez serve --development
-                  peez serve --signing-key /etc/peez/signing-key.pem \\
-                    --published-keys /etc/peez/public \\
-                    --database-url postgres://peez@db:5432/peez --host 0.0.0.0 --port 8080
-                  peez serve --signing-key /var/lib/peez/keys/signing-key.pem \\
-                    --host 0.0.0.0 --port 8443 \\
-                    --tls-certificate /etc/peez/tls/fullchain.pem \\
-                    --tls-key /etc/peez/tls/key.pem
+                  # PostgreSQL, key and TLS from the environment (as /etc/peez/peez.env):
+                  export PEEZ_SIGNING_KEY=/etc/peez/signing-key.pem
+                  export PEEZ_DATABASE_URL=postgres://peez@db:5432/peez
+                  export PEEZ_TLS_CERTIFICATE=/etc/peez/tls/fullchain.pem
+                  export PEEZ_TLS_KEY=/etc/peez/tls/key.pem
+                  peez serve --published-keys /etc/peez/public --host 0.0.0.0 --port 8443
                 """
         )
 

@@ -325,7 +325,8 @@ struct PeezCLITests {
     }
 
     /// A wrapped example is a trap: its second half, pasted, runs as a command of its own. At 80 columns (a
-    /// terminal's usual width) every example line stays whole: indented, and within the width.
+    /// terminal's usual width) every example line stays whole: indented, within the width, and a command of its
+    /// own (no backslash continuing it on the next line).
     @Test("examples are never wrapped into lines a shell would run", arguments: commands)
     func examplesAreNeverWrapped(command: [String]) throws {
         let help = try ProcessRunner.run(["COLUMNS=80", PeezCommand.binary] + command + ["--help"])
@@ -344,6 +345,7 @@ struct PeezCLITests {
                 line.hasPrefix("  ") && line.count <= 80,
                 "peez \(command.joined(separator: " ")) --help at 80 columns wraps an example: '\(line)'"
             )
+            #expect(!line.hasSuffix("\\"), "peez \(command.joined(separator: " ")) --help: an example continues on the next line: '\(line)'")
         }
     }
 
@@ -372,11 +374,10 @@ struct PeezCLITests {
         }
     }
 
-    /// The `peez …` commands of a help text's examples, continuation lines joined, comments dropped.
+    /// The `peez …` commands of a help text's examples (one a line), comments dropped.
     static func exampleInvocations(_ help: String) -> [(line: String, words: [String])] {
         var invocations: [(line: String, words: [String])] = []
         var inExamples = false
-        var pending = ""
         for line in help.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) {
             if line.hasPrefix("Example") {
                 inExamples = true
@@ -389,16 +390,10 @@ struct PeezCLITests {
             guard inExamples else { continue }
             var text = line.trimmingCharacters(in: .whitespaces)
             if let comment = text.range(of: "#") { text = String(text[..<comment.lowerBound]).trimmingCharacters(in: .whitespaces) }
-            if text.hasSuffix("\\") {
-                pending += String(text.dropLast()) + " "
-                continue
-            }
-            let whole = pending + text
-            pending = ""
-            let words = whole.split(separator: " ").map(String.init)
+            let words = text.split(separator: " ").map(String.init)
             // `peez …`, or inside a command substitution: `"$(peez remind new-secret)"`.
             guard let start = words.firstIndex(where: { $0 == "peez" || $0.hasSuffix("(peez") }) else { continue }
-            invocations.append((whole, words[(start + 1)...].map { $0.trimmingCharacters(in: CharacterSet(charactersIn: ")\"")) }))
+            invocations.append((text, words[(start + 1)...].map { $0.trimmingCharacters(in: CharacterSet(charactersIn: ")\"")) }))
         }
         return invocations
     }
