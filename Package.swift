@@ -220,6 +220,7 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .testTarget(name: "PeezBasicsTests", dependencies: ["PeezBasics"], swiftSettings: strictSettings),
+        .testTarget(name: "PeezAPITests", dependencies: ["PeezAPI", "Membership"], swiftSettings: strictSettings),
         .testTarget(
             name: "CounterAppTests",
             dependencies: ["CounterApp", "CardWire", "CardCrypto", "CardToken", "PeezBasics", "Membership", "TestSupport"],

@@ -93,69 +93,6 @@ struct ScanRoutes {
     }
 }
 
-/// The body of a scan report, every field of every entry checked at once: first each field's kind (as the
-/// API document gives it), then the values by ``ScanLogEntry/problems``, the rules the counter logs by.
-enum ScanReportRequest {
-    /// An entry's fields and their kinds, as the API document gives them.
-    enum Entry: FieldRules {
-        enum CodingKeys: String, CodingKey, CaseIterable { case seq, at, verdict, member, token_id, offline, trust_age, clock_wrong }
-        static let fields: [CodingKeys: (kind: FieldKind, required: Bool)] = [
-            .seq: (.integer, true), .at: (.integer, true), .verdict: (.oneOf(CounterScan.verdicts), true), .member: (.text, false),
-            .token_id: (.text, false), .offline: (.boolean, true), .trust_age: (.integer, true), .clock_wrong: (.boolean, false),
-        ]
-    }
-
-    /// The report in `bytes`: 400 when it is not a JSON object, 422 naming every field of every entry that is wrong.
-    static func report(from bytes: [UInt8]) throws -> ScanReport {
-        guard let object = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any] else {
-            throw APIError.badRequest("The body is not a JSON object.")
-        }
-        var problems: [String: String] = [:]
-        let counterID = (object["counter_id"] as? String).flatMap { UUID(strictText: $0) }
-        if counterID == nil { problems["counter_id"] = "must be the counter's UUID" }
-        let entries = object["entries"] as? [Any] ?? []
-        if !(object["entries"] is [Any]) || !(1...CounterScan.maxPerReport).contains(entries.count) {
-            problems["entries"] = "must be a list of 1 to \(CounterScan.maxPerReport) scan-log entries"
-        }
-        var decoded: [ScanLogEntry] = []
-        for (index, value) in entries.prefix(CounterScan.maxPerReport).enumerated() {
-            let name = "entries[\(index)]"
-            guard let fields = value as? [String: Any] else {
-                problems[name] = "must be an object"
-                continue
-            }
-            // The kinds first; then the value rules on every field whose kind is right, so one answer names all.
-            var entryProblems = Entry.problems(in: fields)
-            let checked = CheckedFields<Entry.CodingKeys>(fields)
-            let wellTyped = { (field: Entry.CodingKeys) in entryProblems[field.stringValue] == nil }
-            let number = { (field: Entry.CodingKeys, fallback: Int64) in wellTyped(field) ? checked.integer(field) ?? fallback : fallback }
-            let text = { (field: Entry.CodingKeys) in wellTyped(field) ? checked.text(field) : nil }
-            let flag = { (field: Entry.CodingKeys) in wellTyped(field) ? checked.boolean(field) ?? false : false }
-            let entry = ScanLogEntry(
-                seq: Int(clamping: number(.seq, 1)),
-                at: number(.at, ScanLogEntry.timeRange.lowerBound),
-                verdict: text(.verdict) ?? CounterScan.verdicts[0],
-                member: text(.member),
-                tokenID: text(.token_id),
-                offline: flag(.offline),
-                trustAge: number(.trust_age, 0),
-                clockWrong: flag(.clock_wrong)
-            )
-            entryProblems.merge(entry.problems) { kind, _ in kind }
-            if entryProblems.isEmpty { decoded.append(entry) }
-            for (field, problem) in entryProblems { problems["\(name).\(field)"] = problem }
-        }
-        guard problems.isEmpty, let counterID else {
-            throw MembershipError(
-                .invalidFields,
-                problems.count == 1 ? "A field is missing or invalid." : "\(problems.count) fields are missing or invalid.",
-                fields: problems
-            )
-        }
-        return ScanReport(counterID: counterID, entries: decoded)
-    }
-}
-
 struct ReportedScanBody: Codable {
     var vendor_id: String
     var vendor_name: String

@@ -1,23 +1,24 @@
 public import Foundation
-import Membership
+public import Membership
 
 /// Reading a request body into its typed request: every field problem at once, then the typed value.
 public enum RequestDecoding {
     /// Reads `T` from `bytes`, parsed once: ``MalformedRequestBody`` when it is not a JSON object, a domain
     /// `invalidFields` error naming every field that is missing or of the wrong kind, all at once.
     public static func decode<T: RequestFields>(_ type: T.Type, from bytes: [UInt8]) throws -> T {
-        guard let object = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any] else {
-            throw MalformedRequestBody("The body is not a JSON object.")
-        }
+        guard let object = JSONValue(parsing: bytes)?.object else { throw MalformedRequestBody("The body is not a JSON object.") }
         let problems = T.problems(in: object)
-        guard problems.isEmpty else {
-            throw MembershipError(
-                .invalidFields,
-                problems.count == 1 ? "A field is missing or invalid." : "\(problems.count) fields are missing or invalid.",
-                fields: problems
-            )
-        }
+        guard problems.isEmpty else { throw invalidFields(problems) }
         return T(checked: CheckedFields(object))
+    }
+
+    /// The domain error naming every field that is missing or wrong (answered 422).
+    public static func invalidFields(_ problems: [String: String]) -> MembershipError {
+        MembershipError(
+            .invalidFields,
+            problems.count == 1 ? "A field is missing or invalid." : "\(problems.count) fields are missing or invalid.",
+            fields: problems
+        )
     }
 
     /// `value` in its canonical JSON form (keys sorted, absent and null alike): what a request means rather

@@ -15,37 +15,22 @@ public enum FieldKind: Sendable {
     case oneOf([String])
 
     /// What is wrong with `value` for this kind, or nil.
-    public func problem(_ value: Any) -> String? {
-        switch self {
-        case .text:
-            return value is String ? nil : "must be text"
-        case .wholeNumber:
-            // JSONSerialization keeps an integer literal as an integer NSNumber, a literal with a fraction or an
-            // exponent as a double, and true/false as a boolean ("c"); only the first is a whole number here.
-            guard let number = value as? NSNumber, ["i", "s", "l", "q", "I", "S", "L", "Q"].contains(String(cString: number.objCType))
-            else { return "must be a whole number" }
-            return number.uint64Value > UInt64(Int64.max) && String(cString: number.objCType) == "Q" ? "must be a whole number within 64 bits" : nil
-        case .integer:
-            guard let number = value as? NSNumber else { return "must be a whole number" }
-            switch String(cString: number.objCType) {
-            case "i", "s", "l", "q", "I", "S", "L": return nil
-            case "Q": return number.uint64Value <= UInt64(Int64.max) ? nil : "must be a whole number within 64 bits"
-            case "d", "f":
-                let double = number.doubleValue
-                return double == double.rounded() && abs(double) < 0x1p63 ? nil : "must be a whole number"
-            default: return "must be a whole number"
-            }
-        case .boolean:
-            guard let number = value as? NSNumber, String(cString: number.objCType) == "c" else { return "must be true or false" }
+    public func problem(_ value: JSONValue) -> String? {
+        switch (self, value) {
+        case (.text, .string), (.wholeNumber, .integer), (.integer, .integer), (.boolean, .bool):
             return nil
-        case .uuid:
-            guard let text = value as? String, UUID(strictText: text) != nil else {
-                return "must be a UUID, e.g. 6f1c2a7e-8d4b-4e9a-9c3f-2b7d5e1a0c44"
-            }
+        case (.text, _): return "must be text"
+        case (.wholeNumber, _): return "must be a whole number"
+        case (.integer, .number(let number)):
+            return number == number.rounded() && abs(number) < 0x1p63 ? nil : "must be a whole number"
+        case (.integer, _): return "must be a whole number"
+        case (.boolean, _): return "must be true or false"
+        case (.uuid, .string(let text)) where UUID(strictText: text) != nil:
             return nil
-        case .oneOf(let choices):
-            guard let text = value as? String, choices.contains(text) else { return "must be one of: " + choices.joined(separator: ", ") }
+        case (.uuid, _): return "must be a UUID, e.g. 6f1c2a7e-8d4b-4e9a-9c3f-2b7d5e1a0c44"
+        case (.oneOf(let choices), .string(let text)) where choices.contains(text):
             return nil
+        case (.oneOf(let choices), _): return "must be one of: " + choices.joined(separator: ", ")
         }
     }
 }
@@ -68,11 +53,11 @@ public protocol RequestFields: FieldRules, Sendable {
 extension FieldRules {
     /// Field name → problem, for every declared field of `object` that is missing or of the wrong kind. Fields
     /// not declared are ignored; null is absent.
-    public static func problems(in object: [String: Any]) -> [String: String] {
+    public static func problems(in object: [String: JSONValue]) -> [String: String] {
         var problems: [String: String] = [:]
         for (field, rule) in fields {
             let name = field.stringValue
-            guard let value = object[name], !(value is NSNull) else {
+            guard let value = object[name], value != .null else {
                 if rule.required { problems[name] = "is required" }
                 continue
             }
@@ -85,19 +70,30 @@ extension FieldRules {
 /// A body's fields once their kinds are checked: each read as its kind, absent (or null) as nil. A field whose
 /// kind was not checked reads as nil too, never as a guess.
 public struct CheckedFields<Field: CodingKey> {
-    let object: [String: Any]
+    let object: [String: JSONValue]
 
-    /// The fields of `object`, to be read once their kinds are checked (``RequestFields/problems(in:)``).
-    public init(_ object: [String: Any]) { self.object = object }
+    /// The fields of `object`, to be read once their kinds are checked (``FieldRules/problems(in:)``).
+    public init(_ object: [String: JSONValue]) { self.object = object }
 
-    private func value(_ field: Field) -> Any? {
-        guard let value = object[field.stringValue], !(value is NSNull) else { return nil }
-        return value
+    public func text(_ field: Field) -> String? {
+        if case .string(let text)? = object[field.stringValue] { return text }
+        return nil
     }
 
-    public func text(_ field: Field) -> String? { value(field) as? String }
-    public func integer(_ field: Field) -> Int64? { (value(field) as? NSNumber)?.int64Value }
-    public func boolean(_ field: Field) -> Bool? { value(field) as? Bool }
+    /// An integer literal, or a whole number written with a fraction or an exponent (7.0) within 64 bits.
+    public func integer(_ field: Field) -> Int64? {
+        switch object[field.stringValue] {
+        case .integer(let number)?: return number
+        case .number(let number)? where number == number.rounded() && abs(number) < 0x1p63: return Int64(number)
+        default: return nil
+        }
+    }
+
+    public func boolean(_ field: Field) -> Bool? {
+        if case .bool(let flag)? = object[field.stringValue] { return flag }
+        return nil
+    }
+
     public func uuid(_ field: Field) -> UUID? { text(field).flatMap(UUID.init(strictText:)) }
 
     /// A field the kind check found present: its value, or (unreachable after the check) the type's zero.
