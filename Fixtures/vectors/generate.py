@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Generates the PEEZ1 card-token test vectors from an implementation independent of the Swift one.
+"""Generates the PEEZ1 card-token and PEEZP1 presentation test vectors from an implementation independent of the Swift one.
 
 CBOR, Base45 and COSE_Sign1 are written here by hand (so malformed inputs can be built byte by byte);
 Ed25519 comes from the `cryptography` package. Ed25519 is deterministic and the claims are fixed, so
@@ -83,6 +83,15 @@ def load(name):
 
 PRIMARY, PRIMARY_KID, PRIMARY_PEM = load("vectors-primary")
 OTHER, OTHER_KID, OTHER_PEM = load("vectors-other")
+DEVICE, _, _ = load("vectors-device")
+DEVICE_OTHER, _, _ = load("vectors-device-other")
+
+def raw(key):
+    return key.public_key().public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
+
+def cnf(key):
+    """The cnf claim (RFC 8747): a COSE_Key of type OKP (1) on Ed25519 (6) holding the raw key under -2."""
+    return {1: {1: 1, -1: 6, -2: raw(key)}}
 
 def claims(sub="PEEZ-20251103-00002", exp=NOW + 20 * DAY, iat=NOW - 10 * DAY,
            cti=bytes.fromhex("a1b2c3d4e5f60718"), name="Ahmed Mohamed", extra=None, drop=()):
@@ -92,17 +101,30 @@ def claims(sub="PEEZ-20251103-00002", exp=NOW + 20 * DAY, iat=NOW - 10 * DAY,
     m.update(extra or {})
     return m
 
-def token(payload, key=PRIMARY, kid=PRIMARY_KID, protected=None, unprotected=None,
-          signature=None, tamper=None, outer=None, trailing=b""):
-    """Builds a token; each keyword replaces one part so exactly one rule is broken."""
+def cose(payload, key=PRIMARY, kid=PRIMARY_KID, protected=None, unprotected=None,
+         signature=None, tamper=None, outer=None, trailing=b""):
+    """Builds a COSE_Sign1; each keyword replaces one part so exactly one rule is broken."""
     protected = enc({1: -8, 4: kid}) if protected is None else protected
     payload = enc(payload) if not isinstance(payload, bytes) else payload
     sig_structure = enc(["Signature1", protected, b"", payload])
     sig = key.sign(sig_structure) if signature is None else signature
     if tamper: sig = tamper(sig)
     items = [protected, {} if unprotected is None else unprotected, payload, sig]
-    cose = enc(Tag(18, items) if outer is None else outer(items)) + trailing
-    return "PEEZ1:" + b45(cose)
+    return enc(Tag(18, items) if outer is None else outer(items)) + trailing
+
+def token(payload, **parts):
+    return "PEEZ1:" + b45(cose(payload, **parts))
+
+PRESENTATION_TYPE = "application/peez-presentation"
+SKEW, DISPLAY = 30, 30
+
+def presentation(card, made_at=NOW - 10, device=DEVICE, protected=None, payload=None, tamper=None):
+    """A presentation of `card` (COSE bytes) made at `made_at` and signed by `device`."""
+    protected = enc({1: -8, 3: PRESENTATION_TYPE}) if protected is None else protected
+    payload = enc({1: card, 2: made_at}) if payload is None else payload
+    sig = device.sign(enc(["Signature1", protected, b"", payload]))
+    if tamper: sig = tamper(sig)
+    return "PEEZP1:" + b45(enc(Tag(18, [protected, {}, payload, sig])))
 
 def ok(c, kid=PRIMARY_KID):
     e = {"verdict": "valid", "sub": c[2], "exp": c[4], "iat": c[6], "cti": c[7].hex(), "kid": kid.hex()}
@@ -114,7 +136,8 @@ def ok(c, kid=PRIMARY_KID):
 V = []
 # The spec's verification step that refuses a token with this verdict; a malformed token names its step.
 STEP = {"unsupported_algorithm": 6, "unknown_key": 7, "bad_signature": 8, "bad_claims": 9,
-        "expired": 10, "no_paid_period": 10, "not_yet_valid": 10, "revoked": 11}
+        "expired": 10, "no_paid_period": 10, "not_yet_valid": 10, "revoked": 11, "presentation_required": 12,
+        "card_not_bound": 14, "bad_device_signature": 15, "stale_presentation": 16, "future_presentation": 16}
 def vector(id, description, tok, expected, keys=("primary",), revocations=None, now=NOW, step=None, windows=None):
     if isinstance(expected, str): expected = {"verdict": expected}
     if expected["verdict"] != "valid":
@@ -236,20 +259,107 @@ vector("bad-claims-issued-after-key-retired", "signed 301 s after its key's reti
 vector("bad-claims-issued-before-key-published", "dated a day before its key was published", token(c),
        {"verdict": "bad_claims", "kid": PRIMARY_KID.hex()}, windows={"primary": {"published_at": c[6] + DAY, "retired_at": None}})
 
-missing = [v["id"] for v in V if v["expected"]["verdict"] == "malformed" and not 1 <= v["expected"]["step"] <= 6]
+# Device-bound cards and their presentations.
+bound = claims(extra={8: cnf(DEVICE)})
+card = cose(bound)
+def shown(c, made_at):
+    return dict(ok(c), presented_at=made_at)
+vector("presentation-valid", "a bound card presented by its device 10 s ago", presentation(card), shown(bound, NOW - 10))
+vector("presentation-valid-oldest", "made 60 s ago: the skew (30 s) plus the display period (30 s)",
+       presentation(card, made_at=NOW - SKEW - DISPLAY), shown(bound, NOW - SKEW - DISPLAY))
+vector("presentation-valid-newest", "made 30 s ahead of the counter's clock: the skew",
+       presentation(card, made_at=NOW + SKEW), shown(bound, NOW + SKEW))
+vector("presentation-valid-scanner-line-ending", "CR LF around the presentation, as scanners send",
+       " " + presentation(card) + "\r\n", shown(bound, NOW - 10))
+vector("presentation-stale", "made 61 s ago: a picture of an old presentation",
+       presentation(card, made_at=NOW - SKEW - DISPLAY - 1), dict(shown(bound, NOW - 61), verdict="stale_presentation"))
+vector("presentation-stale-hours", "made two hours ago", presentation(card, made_at=NOW - 7200),
+       dict(shown(bound, NOW - 7200), verdict="stale_presentation"))
+vector("presentation-future", "made 31 s ahead of the counter's clock",
+       presentation(card, made_at=NOW + SKEW + 1), dict(shown(bound, NOW + SKEW + 1), verdict="future_presentation"))
+vector("presentation-wrong-device-key", "the card is bound to one phone, the presentation signed by another",
+       presentation(card, device=DEVICE_OTHER), dict(ok(bound), verdict="bad_device_signature"))
+unbound = claims()
+vector("presentation-of-unbound-card", "a card without cnf, presented", presentation(cose(unbound)),
+       dict(ok(unbound), verdict="card_not_bound"))
+vector("bound-card-shown-bare", "a bound card shown as a card, not in a presentation", token(bound),
+       dict(ok(bound), verdict="presentation_required"))
+c = dict(bound); c[4] = NOW - 400
+vector("bound-card-shown-bare-expired", "an expired bound card shown bare: the card's own steps come first", token(c),
+       dict(ok(c), verdict="expired"))
+vector("presentation-expired-card", "an expired bound card presented: the card's steps before the device's",
+       presentation(cose(c)), dict(ok(c), verdict="expired"))
+old_card = claims(extra={8: cnf(DEVICE_OTHER)}, cti=bytes.fromhex("0102030405060708"), iat=NOW - 3 * DAY)
+vector("presentation-device-key-replaced", "the old phone presents its card after the member's key was replaced: "
+       "cards issued before the replacement are revoked", presentation(cose(old_card), device=DEVICE_OTHER),
+       dict(ok(old_card), verdict="revoked"), revocations={"token_ids": [], "members": {old_card[2]: NOW - DAY}})
+vector("presentation-card-unknown-key", "the card inside is signed by a key the counter does not trust",
+       presentation(cose(bound, key=OTHER, kid=OTHER_KID)), {"verdict": "unknown_key", "kid": OTHER_KID.hex()})
+
+flip = lambda s: bytes([s[0] ^ 1]) + s[1:]
+vector("presentation-flip-device-signature", "one bit of the device's signature flipped", presentation(card, tamper=flip),
+       dict(ok(bound), verdict="bad_device_signature"))
+ts = enc({1: card, 2: NOW - 10})
+sig = DEVICE.sign(enc(["Signature1", enc({1: -8, 3: PRESENTATION_TYPE}), b"", ts]))
+moved = enc({1: card, 2: NOW - 11})
+vector("presentation-flip-time", "the time changed after the device signed it (a screenshot made to look fresh)",
+       "PEEZP1:" + b45(enc(Tag(18, [enc({1: -8, 3: PRESENTATION_TYPE}), {}, moved, sig]))), dict(ok(bound), verdict="bad_device_signature"))
+vector("presentation-flip-card-signature", "one bit of the card's signature flipped inside a valid presentation",
+       presentation(cose(bound, tamper=flip)), {"verdict": "bad_signature", "kid": PRIMARY_KID.hex()})
+forged_key = bytearray(enc(bound)); at = forged_key.find(raw(DEVICE)); forged_key[at] ^= 1
+forged = cose(Raw(bytes(forged_key)), signature=PRIMARY.sign(enc(["Signature1", enc({1: -8, 4: PRIMARY_KID}), b"", enc(bound)])))
+vector("presentation-flip-bound-key", "one bit of the card's device key flipped (to bind another phone)",
+       presentation(forged), {"verdict": "bad_signature", "kid": PRIMARY_KID.hex()})
+vector("presentation-flip-content-type", "the content type altered: \"application/peez-presentatioo\"",
+       presentation(card, protected=enc({1: -8, 3: "application/peez-presentatioo"})), "malformed", step=6)
+vector("presentation-no-content-type", "the protected header names no content type", presentation(card, protected=enc({1: -8})),
+       "malformed", step=6)
+vector("presentation-es256", "the protected header names ES256", presentation(card, protected=enc({1: -7, 3: PRESENTATION_TYPE})),
+       "unsupported_algorithm")
+good = presentation(card)
+vector("presentation-flip-base45", "a character of the Base45 text changed to one outside the alphabet",
+       good[:20] + "#" + good[21:], "malformed", step=3)
+vector("presentation-lowercase-prefix", "the prefix is case-sensitive", "peezp1:" + good[7:], "malformed", step=2)
+vector("presentation-payload-extra-key", "the payload holds a third entry", presentation(card, payload=enc({1: card, 2: NOW - 10, 3: 0})),
+       "malformed", step=13)
+vector("presentation-payload-time-as-text", "the time is text", presentation(card, payload=enc({1: card, 2: "now"})), "malformed", step=13)
+vector("presentation-payload-card-as-array", "the card is not a byte string", presentation(card, payload=enc({1: [card], 2: NOW - 10})),
+       "malformed", step=13)
+vector("presentation-card-is-bundle", "the envelope inside names a content type, as a counter bundle does",
+       presentation(cose(bound, protected=enc({1: -8, 3: "application/peez-counter-bundle+json", 4: PRIMARY_KID}))), "malformed", step=6)
+vector("presentation-card-not-cose", "the card bytes are not a COSE_Sign1", presentation(enc([1, 2, 3])), "malformed", step=5)
+vector("presentation-card-trailing-byte", "a byte after the card's COSE item", presentation(card + b"\x00"), "malformed", step=4)
+vector("card-prefix-around-presentation", "a presentation's Base45 behind the card's prefix", "PEEZ1:" + good[7:], "malformed", step=6)
+bad_cnf = claims(extra={8: {1: {1: 1, -1: 7, -2: raw(DEVICE)}}})
+vector("bad-claims-cnf-wrong-curve", "cnf names curve 7 (Ed448)", token(bad_cnf), {"verdict": "bad_claims", "kid": PRIMARY_KID.hex()})
+bad_cnf = claims(extra={8: {1: {1: 1, -1: 6, -2: raw(DEVICE)[:31]}}})
+vector("bad-claims-cnf-short-key", "cnf holds a 31-byte key", token(bad_cnf), {"verdict": "bad_claims", "kid": PRIMARY_KID.hex()})
+bad_cnf = claims(extra={8: {1: {1: 1, -1: 6, -2: bytes(32)}}})
+vector("bad-claims-cnf-small-order-key", "cnf holds the all-zero key, a point of small order", token(bad_cnf),
+       {"verdict": "bad_claims", "kid": PRIMARY_KID.hex()})
+bad_cnf = claims(extra={8: {3: b"kid"}})
+vector("bad-claims-cnf-kid-only", "cnf names a key by kid (3) only, which a verifier cannot use", token(bad_cnf),
+       {"verdict": "bad_claims", "kid": PRIMARY_KID.hex()})
+
+missing = [v["id"] for v in V if v["expected"]["verdict"] == "malformed" and v["expected"]["step"] not in (1, 2, 3, 4, 5, 6, 13)]
 assert not missing, f"malformed vectors without their step: {missing}"
+ids = [v["id"] for v in V]; assert len(ids) == len(set(ids)), "vector ids repeat"
 
 manifest = {
-    "format": "PEEZ1 card token test vectors",
+    "format": "PEEZ1 card token and PEEZP1 presentation test vectors",
     "spec": "Docs/card-token.md",
     "how_to_use": "For each vector: trust the named public keys, verify `token` at `now` (seconds since the epoch) "
                   "with `leeway` seconds and the given revocation list (and, where `key_windows` is given, each named key "
                   "trusted only for cards issued inside its `published_at`/`retired_at` window), and expect `expected.verdict` and, for every refusal, `expected.step`: the "
-                  "spec's verification step (1-11) that refuses the token; where "
-                  "`expected` lists claims or a kid, they must match too.",
+                  "spec's verification step (1-16) that refuses the token; where "
+                  "`expected` lists claims or a kid, they must match too. A `PEEZP1:` presentation is checked with the "
+                  "`presentation_window` below (its `made_at` no older than now - skew - display_period, no newer than "
+                  "now + skew); `expected.presented_at` is its time, given once its device signature verified.",
+    "presentation_window": {"skew": SKEW, "display_period": DISPLAY},
     "generator": "Fixtures/vectors/generate.py (independent Python implementation; Ed25519 from the cryptography package)",
     "public_keys": {"primary": PRIMARY_PEM, "other": OTHER_PEM},
     "signing_keys": {"primary": "Fixtures/keys/vectors-primary.pem", "other": "Fixtures/keys/vectors-other.pem"},
+    "device_keys": {"device": "Fixtures/keys/vectors-device.pem", "device-other": "Fixtures/keys/vectors-device-other.pem"},
     "vectors": V,
 }
 with open(os.path.join(HERE, "card-token-vectors.json"), "w", encoding="utf-8") as f:

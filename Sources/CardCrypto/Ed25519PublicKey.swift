@@ -70,6 +70,11 @@ public final class Ed25519PublicKey: CardVerificationKey, @unchecked Sendable {
         return result == 1
     }
 
+    /// A key from the raw 32 bytes of another (a card's device key), or nil when OpenSSL refuses them.
+    public func keyOfSameKind(rawRepresentation raw: [UInt8]) -> (any CardVerificationKey)? {
+        try? Ed25519PublicKey(rawRepresentation: raw)
+    }
+
     /// The spec's kid for a raw public key: the first 8 bytes of its SHA-256.
     public static func keyID(forRawKey raw: [UInt8]) -> KeyID {
         KeyID(bytes: Array(SHA256.hash(raw).prefix(KeyID.byteCount)))!

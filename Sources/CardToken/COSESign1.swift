@@ -80,11 +80,15 @@ public struct COSESign1: Sendable, Hashable {
         self.contentType = contentType
     }
 
-    /// Parses an envelope from already strictly decoded CBOR (verification steps 5 and 6).
+    /// The parts of a COSE_Sign1 envelope, read from already strictly decoded CBOR (verification steps 5 and 6
+    /// for every envelope): the shape `18([bstr, {}, bstr, bstr(64)])` and a protected header that is a strict
+    /// map naming EdDSA. What else the header must hold is the caller's to check.
     ///
-    /// Throws `notCOSESign1` for the wrong shape, `invalidProtectedHeader` for a header without alg or an
-    /// 8-byte kid, and `unsupportedAlgorithm` when alg is present but not EdDSA.
-    public init(cbor: CBORValue) throws(CardTokenError) {
+    /// Throws `notCOSESign1` for the wrong shape, `invalidProtectedHeader` for a header that is not a map or
+    /// names no algorithm, and `unsupportedAlgorithm` when it names another algorithm than EdDSA.
+    public static func parts(
+        of cbor: CBORValue
+    ) throws(CardTokenError) -> (protectedHeader: [UInt8], header: CBORValue, payload: [UInt8], signature: [UInt8]) {
         guard case .tagged(Self.tag, .array(let items)) = cbor else {
             throw CardTokenError(.notCOSESign1, "the item is not a tag-18 (COSE_Sign1) array")
         }
@@ -117,16 +121,26 @@ public struct COSESign1: Sendable, Hashable {
         guard algorithm.int64Value == Self.algorithmEdDSA else {
             throw CardTokenError(.unsupportedAlgorithm, "the algorithm is \(algorithm), only EdDSA (-8) is accepted")
         }
+        return (protectedHeader, header, payload, signature)
+    }
+
+    /// The content type (3) a protected header names, nil when none; `invalidProtectedHeader` if it is not text.
+    static func contentType(in header: CBORValue) throws(CardTokenError) -> String? {
+        guard let value = header[.int(HeaderKey.contentType)] else { return nil }
+        guard case .text(let text) = value else {
+            throw CardTokenError(.invalidProtectedHeader, "the protected header's content type (3) is not text")
+        }
+        return text
+    }
+
+    /// Parses an envelope signed by a key named by its kid (a card, or a signed document) from already strictly
+    /// decoded CBOR (verification steps 5 and 6): ``parts(of:)``, and an 8-byte kid.
+    public init(cbor: CBORValue) throws(CardTokenError) {
+        let (protectedHeader, header, payload, signature) = try Self.parts(of: cbor)
         guard case .bytes(let kidBytes)? = header[.int(HeaderKey.keyID)], let keyID = KeyID(bytes: kidBytes) else {
             throw CardTokenError(.invalidProtectedHeader, "the protected header has no 8-byte kid (4)")
         }
-        var contentType: String?
-        if let value = header[.int(HeaderKey.contentType)] {
-            guard case .text(let text) = value else {
-                throw CardTokenError(.invalidProtectedHeader, "the protected header's content type (3) is not text")
-            }
-            contentType = text
-        }
+        let contentType = try Self.contentType(in: header)
         self.init(protectedHeader: protectedHeader, payload: payload, signature: signature, keyID: keyID, contentType: contentType)
     }
 }

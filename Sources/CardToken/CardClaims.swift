@@ -12,6 +12,8 @@ public struct CardClaims: Hashable, Sendable {
         public static let expiration: Int64 = 4
         public static let issuedAt: Int64 = 6
         public static let tokenID: Int64 = 7
+        /// `cnf` (RFC 8747): the device key a bound card must be presented with.
+        public static let confirmation: Int64 = 8
         public static let name: Int64 = -65537
     }
 
@@ -25,13 +27,24 @@ public struct CardClaims: Hashable, Sendable {
     public var tokenID: TokenID
     /// The member's display name, if the card shows one.
     public var name: String?
+    /// `cnf`: the member's device key. A card that names one is bound: it is accepted only inside a fresh
+    /// presentation signed by that key.
+    public var deviceKey: DeviceKey?
 
-    public init(subject: String, expiresAt: Int64, issuedAt: Int64, tokenID: TokenID = .random(), name: String? = nil) {
+    public init(
+        subject: String,
+        expiresAt: Int64,
+        issuedAt: Int64,
+        tokenID: TokenID = .random(),
+        name: String? = nil,
+        deviceKey: DeviceKey? = nil
+    ) {
         self.subject = subject
         self.expiresAt = expiresAt
         self.issuedAt = issuedAt
         self.tokenID = tokenID
         self.name = name
+        self.deviceKey = deviceKey
     }
 
     /// As much of `name` as a card shows: whole characters, at most ``maxNameBytes`` of UTF-8.
@@ -69,6 +82,7 @@ public struct CardClaims: Hashable, Sendable {
             CBORMapEntry(.int(Key.issuedAt), .unsigned(UInt64(clamping: issuedAt))),
             CBORMapEntry(.int(Key.tokenID), .bytes(tokenID.bytes)),
         ]
+        if let deviceKey { entries.append(CBORMapEntry(.int(Key.confirmation), deviceKey.confirmationClaim)) }
         if let name { entries.append(CBORMapEntry(.int(Key.name), .text(name))) }
         return .map(entries)
     }
@@ -106,7 +120,8 @@ public struct CardClaims: Hashable, Sendable {
             }
             name = text
         }
-        self.init(subject: subject, expiresAt: expiresAt, issuedAt: issuedAt, tokenID: tokenID, name: name)
+        let deviceKey = try claim(Key.confirmation).map { value throws(CardTokenError) in try DeviceKey(confirmationClaim: value) }
+        self.init(subject: subject, expiresAt: expiresAt, issuedAt: issuedAt, tokenID: tokenID, name: name, deviceKey: deviceKey)
         try validate()
     }
 }

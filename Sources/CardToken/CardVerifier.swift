@@ -1,6 +1,7 @@
 import PeezBasics
 
-/// Checks card tokens offline, following the "Verifying" section of the card-token spec step by step.
+/// Checks card tokens and presentations offline, following the "Verifying" sections of the card-token spec
+/// step by step.
 ///
 /// Every input, however broken or hostile, gets exactly one ``VerificationResult``; nothing is allocated
 /// beyond the format's bounds.
@@ -14,14 +15,22 @@ public struct CardVerifier: Sendable {
     public var revocations: RevocationList
     /// Seconds of clock skew tolerated on `exp` and `iat`.
     public var leeway: Int64
+    /// How far a presentation's time may be from `now`.
+    public var presentationWindow: PresentationWindow
 
-    public init(trustedKeys: TrustedKeySet, revocations: RevocationList = RevocationList(), leeway: Int64 = CardVerifier.defaultLeeway) {
+    public init(
+        trustedKeys: TrustedKeySet,
+        revocations: RevocationList = RevocationList(),
+        leeway: Int64 = CardVerifier.defaultLeeway,
+        presentationWindow: PresentationWindow = .standard
+    ) {
         self.trustedKeys = trustedKeys
         self.revocations = revocations
         self.leeway = leeway
+        self.presentationWindow = presentationWindow
     }
 
-    /// The verdict on `text` at `now` (seconds since the epoch).
+    /// The verdict on `text` (a card or a presentation) at `now` (seconds since the epoch).
     public func verify(_ text: String, now: Int64) -> VerificationResult {
         var text = text
         return text.withUTF8 { verify(utf8: $0, now: now) }
@@ -35,15 +44,33 @@ public struct CardVerifier: Sendable {
     }
 
     func verify(bytes text: [UInt8], now: Int64) -> VerificationResult {
+        if text.trimmingASCIIWhitespace().starts(with: Presentation.prefixBytes) {
+            return verifyPresentation(text, now: now)
+        }
         // Steps 1-6: the text, Base45, CBOR and the envelope.
         let envelope: COSESign1
         let claimsValue: CBORValue
         do {
             (envelope, claimsValue) = try Self.open(text)
         } catch {
-            let verdict: Verdict = error.code == .unsupportedAlgorithm ? .unsupportedAlgorithm : .malformed
-            return VerificationResult(verdict: verdict, detail: error.reason, step: Self.step(refusing: error, text: text))
+            return Self.refusal(opening: error, step: Self.step(refusing: error, text: text))
         }
+        var result = verify(envelope, claims: claimsValue, now: now)
+        // Step 12: a bound card is accepted only inside a presentation from its device.
+        if result.verdict == .valid, result.claims?.deviceKey != nil {
+            result = VerificationResult(
+                verdict: .presentationRequired,
+                detail: "this card is bound to the member's phone and must be shown from it (a presentation), not as a picture of the card",
+                keyID: result.keyID,
+                claims: result.claims,
+                step: 12
+            )
+        }
+        return result
+    }
+
+    /// Steps 7 to 11 on an opened card.
+    func verify(_ envelope: COSESign1, claims claimsValue: CBORValue, now: Int64) -> VerificationResult {
         let keyID = envelope.keyID
 
         // Step 7: a trusted key bears the kid.
@@ -104,6 +131,12 @@ public struct CardVerifier: Sendable {
         return VerificationResult(verdict: .valid, keyID: keyID, claims: claims)
     }
 
+    /// The verdict for an envelope that could not be opened.
+    static func refusal(opening error: CardTokenError, step: Int) -> VerificationResult {
+        let verdict: Verdict = error.code == .unsupportedAlgorithm ? .unsupportedAlgorithm : .malformed
+        return VerificationResult(verdict: verdict, detail: error.reason, step: step)
+    }
+
     /// The step (1 to 6) at which ``open(_:)`` refused `text` with `error`; the payload's CBOR is held to
     /// step 4's rules.
     static func step(refusing error: CardTokenError, text: some Collection<UInt8>) -> Int {
@@ -121,21 +154,34 @@ public struct CardVerifier: Sendable {
     /// Throws `unsupportedAlgorithm` for a foreign algorithm and another ``CardTokenError`` for anything
     /// malformed. The signature is not checked.
     public static func open(_ text: some Collection<UInt8>) throws(CardTokenError) -> (COSESign1, CBORValue) {
+        try openCard(try decodeText(text, prefix: CardTokenFormat.prefixBytes))
+    }
+
+    /// Steps 1 to 3: the bytes a `prefix` text carries in Base45.
+    static func decodeText(_ text: some Collection<UInt8>, prefix: [UInt8]) throws(CardTokenError) -> [UInt8] {
         let trimmed = text.trimmingASCIIWhitespace()
         guard !trimmed.isEmpty else {
             throw CardTokenError(.missingPrefix, "the text is empty")
         }
-        guard trimmed.starts(with: CardTokenFormat.prefixBytes) else {
-            throw CardTokenError(.missingPrefix, "the text does not start with \(CardTokenFormat.prefix)")
+        guard trimmed.starts(with: prefix) else {
+            throw CardTokenError(
+                .missingPrefix,
+                "the text does not start with \(CardTokenFormat.prefix) (a card) or \(Presentation.prefix) (a presentation)"
+            )
         }
-        let base45 = trimmed.dropFirst(CardTokenFormat.prefixBytes.count)
+        let base45 = trimmed.dropFirst(prefix.count)
         guard base45.count <= CardTokenFormat.maxBase45Length else {
             throw CardTokenError(
                 .sizeLimitExceeded,
-                "the token is \(base45.count) characters; at most \(CardTokenFormat.maxBase45Length) can be a card"
+                "the text is \(base45.count) characters of Base45; at most \(CardTokenFormat.maxBase45Length) can be a card or a presentation"
             )
         }
-        let envelope = try COSESign1(cbor: try CBORDecoder.decode(try Base45.decode(base45)))
+        return try Base45.decode(base45)
+    }
+
+    /// Steps 4 to 6 on a card's bytes, and the strict decoding of its payload.
+    static func openCard(_ bytes: [UInt8]) throws(CardTokenError) -> (COSESign1, CBORValue) {
+        let envelope = try COSESign1(cbor: try CBORDecoder.decode(bytes))
         if let contentType = envelope.contentType {
             // A signed document of another kind (a counter bundle) is never a card, whoever signed it.
             throw CardTokenError(.invalidProtectedHeader, "the protected header names a content type (\(contentType.prefix(64))); a card has none")

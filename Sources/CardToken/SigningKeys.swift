@@ -12,6 +12,9 @@ public protocol CardVerificationKey: Sendable {
     var keyID: KeyID { get }
     /// Whether `signature` is a valid Ed25519 signature of `message` by this key.
     func isValidSignature(_ signature: [UInt8], for message: [UInt8]) -> Bool
+    /// Another Ed25519 public key of the same implementation, made from its raw 32 bytes (a bound card's
+    /// device key, which must verify the card's presentation), or nil when the bytes are not a usable key.
+    func keyOfSameKind(rawRepresentation: [UInt8]) -> (any CardVerificationKey)?
 }
 
 /// The keys a verifier trusts, found by kid, each with the window in which it may sign. Several keys may share

@@ -12,6 +12,9 @@ struct SharedKeyTests {
         func isValidSignature(_ signature: [UInt8], for message: [UInt8]) -> Bool {
             key.isValidSignature(signature, for: message)
         }
+        func keyOfSameKind(rawRepresentation: [UInt8]) -> (any CardVerificationKey)? {
+            key.keyOfSameKind(rawRepresentation: rawRepresentation)
+        }
     }
 
     @Test func keysSharingAKidAreEachTried() throws {

@@ -18,6 +18,7 @@ struct CardTokenVectorTests {
         )
         if vector.expected.verdict != "valid" { #expect(vector.expected.step != nil, "every refusal names its step") }
         if let kid = vector.expected.kid { #expect(result.keyID?.hex == kid) }
+        #expect(result.presentedAt == vector.expected.presented_at)
         if let sub = vector.expected.sub {
             let claims = try #require(result.claims)
             #expect(claims.subject == sub)
@@ -43,7 +44,7 @@ struct CardTokenVectorTests {
             "other": CardIssuer(signingKey: try VectorManifest.signingKey("other")),
         ]
         let reproducible = VectorManifest.shared.vectors.filter {
-            $0.expected.verdict == "valid" && !$0.id.contains("unknown-claim")
+            $0.expected.verdict == "valid" && !$0.id.contains("unknown-claim") && $0.token.contains("PEEZ1:")
         }
         #expect(reproducible.count >= 6)
         for vector in reproducible {
@@ -58,5 +59,50 @@ struct CardTokenVectorTests {
             let trimmed = vector.token.trimmingCharacters(in: .whitespacesAndNewlines)
             #expect(try issuer.issue(claims) == trimmed, "\(vector.id)")
         }
+    }
+
+    @Test("the Swift phone side writes the presentation vectors byte for byte")
+    func presentationMakerReproducesIndependentVectors() throws {
+        let device = try VectorManifest.signingKey("device")
+        let publicKey = try DeviceKey(rawRepresentation: device.publicKey.rawRepresentation)
+        let issuer = CardIssuer(signingKey: try VectorManifest.signingKey("primary"))
+        let presentations = VectorManifest.shared.vectors.filter { $0.expected.verdict == "valid" && $0.token.contains("PEEZP1:") }
+        #expect(presentations.count >= 3)
+        for vector in presentations {
+            let card = try issuer.issue(
+                CardClaims(
+                    subject: vector.expected.sub!,
+                    expiresAt: vector.expected.exp!,
+                    issuedAt: vector.expected.iat!,
+                    tokenID: TokenID(hex: vector.expected.cti!)!,
+                    name: vector.expected.name,
+                    deviceKey: publicKey
+                )
+            )
+            let maker = try PresentationMaker(cardToken: card, deviceKey: device, publicKey: publicKey)
+            let trimmed = vector.token.trimmingCharacters(in: .whitespacesAndNewlines)
+            #expect(try maker.present(at: vector.expected.presented_at!) == trimmed, "\(vector.id)")
+        }
+    }
+
+    @Test("a card is presented only with the device key it is bound to")
+    func presentationMakerRefusesAnotherDevicesCard() throws {
+        let device = try VectorManifest.signingKey("device")
+        let other = try VectorManifest.signingKey("device-other")
+        let issuer = CardIssuer(signingKey: try VectorManifest.signingKey("primary"))
+        let boundToOther = try issuer.issue(
+            CardClaims(
+                subject: "PEEZ-20251103-00002",
+                expiresAt: 2_000,
+                issuedAt: 1_000,
+                deviceKey: try DeviceKey(rawRepresentation: other.publicKey.rawRepresentation)
+            )
+        )
+        let unbound = try issuer.issue(CardClaims(subject: "PEEZ-20251103-00002", expiresAt: 2_000, issuedAt: 1_000))
+        let publicKey = try DeviceKey(rawRepresentation: device.publicKey.rawRepresentation)
+        #expect(throws: CardTokenError(.invalidClaims, "")) {
+            try PresentationMaker(cardToken: boundToOther, deviceKey: device, publicKey: publicKey)
+        }
+        #expect(throws: CardTokenError(.invalidClaims, "")) { try PresentationMaker(cardToken: unbound, deviceKey: device, publicKey: publicKey) }
     }
 }

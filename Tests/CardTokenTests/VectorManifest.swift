@@ -19,6 +19,8 @@ struct VectorManifest: Decodable {
             var name: String?
             /// The spec's step that refuses the token (every refusal names one).
             var step: Int?
+            /// A presentation's time, once its device signature verified.
+            var presented_at: Int64?
         }
         var id: String
         var description: String
@@ -33,7 +35,13 @@ struct VectorManifest: Decodable {
         var testDescription: String { id }
     }
 
+    struct Window: Decodable {
+        var skew: Int64
+        var display_period: Int64
+    }
+
     var public_keys: [String: String]
+    var presentation_window: Window
     var vectors: [Vector]
 
     static let fixtures = URL(fileURLWithPath: #filePath)
@@ -55,7 +63,12 @@ struct VectorManifest: Decodable {
             revokedTokenIDs: Set(vector.revocations.token_ids.map { TokenID(hex: $0)! }),
             revokedBefore: vector.revocations.members
         )
-        return CardVerifier(trustedKeys: keys, revocations: revocations, leeway: vector.leeway)
+        return CardVerifier(
+            trustedKeys: keys,
+            revocations: revocations,
+            leeway: vector.leeway,
+            presentationWindow: PresentationWindow(skew: presentation_window.skew, displayPeriod: presentation_window.display_period)
+        )
     }
 
     /// A signing key of the vectors, read without the file-mode check (git does not keep 0600).
