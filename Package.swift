@@ -84,7 +84,7 @@ let package = Package(
         // The membership domain: members, periods, activations, rules; the storage interface. No I/O.
         .target(name: "Membership", dependencies: ["PeezBasics", "CardToken"], swiftSettings: strictSettings),
         // One SQL implementation of the storage interface, over an async connection either store provides.
-        .target(name: "MembershipSQL", dependencies: ["PeezBasics", "Membership"], swiftSettings: strictSettings),
+        .target(name: "MembershipSQL", dependencies: ["PeezBasics", "CardToken", "Membership"], swiftSettings: strictSettings),
         .target(
             name: "MembershipSQLite",
             dependencies: ["MembershipSQL", "CPeezSQLite"],

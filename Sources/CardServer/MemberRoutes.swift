@@ -18,6 +18,8 @@ struct MemberRoutes {
         router.on("/v1/members/{uuid}/card", method: .get, use: card)
         router.on("/v1/members/{uuid}/card.png", method: .get, use: cardPNG)
         router.on("/v1/members/{uuid}/subscription", method: .get, use: subscription)
+        router.on("/v1/members/{uuid}/device-key", method: .post, use: registerDeviceKey)
+        router.on("/v1/members/{uuid}/device-key", method: .delete, use: removeDeviceKey)
     }
 
     @Sendable func create(_ request: Request, context: ServerRequestContext) async throws -> Response {
@@ -87,6 +89,22 @@ struct MemberRoutes {
             periods: periods.reversed().map { PeriodBody($0, now: now) }
         )
         return try JSONExchange.response(body)
+    }
+
+    /// Binds the member's cards to a new phone: earlier cards are revoked, the next card names the key.
+    @Sendable func registerDeviceKey(_ request: Request, context: ServerRequestContext) async throws -> Response {
+        _ = try context.require(.backend, .admin)
+        let body = try await JSONExchange.decode(DeviceKeyRequest.self, request, context: context)
+        let key = try body.deviceKey()
+        let (member, _) = try await store.replaceDeviceKey(memberUUID: try memberUUID(context), with: key, now: cards.now())
+        return try JSONExchange.response(MemberBody(member))
+    }
+
+    /// Unbinds the member's cards (a lost phone): earlier cards are revoked, the next card is bound to nothing.
+    @Sendable func removeDeviceKey(_ request: Request, context: ServerRequestContext) async throws -> Response {
+        _ = try context.require(.backend, .admin)
+        let (member, _) = try await store.replaceDeviceKey(memberUUID: try memberUUID(context), with: nil, now: cards.now())
+        return try JSONExchange.response(MemberBody(member))
     }
 
     private func memberUUID(_ context: ServerRequestContext) throws -> UUID {

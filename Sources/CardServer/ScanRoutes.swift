@@ -105,6 +105,8 @@ struct ReportedScanBody: Codable {
     var offline: Bool
     var trust_age_seconds: Int64
     var clock_wrong: Bool
+    /// When the phone made the presentation scanned; null for a card shown bare.
+    var presented_at: Int64?
     var received_at: String
 
     init(_ reported: ReportedScan) {
@@ -120,6 +122,7 @@ struct ReportedScanBody: Codable {
         offline = scan.offline
         trust_age_seconds = scan.trustAge
         clock_wrong = scan.clockWrong
+        presented_at = scan.presentedAt
         received_at = AlgiersCalendar.iso8601(reported.receivedAt)
     }
 }
@@ -133,6 +136,8 @@ struct SharedCardBody: Codable {
     var token_id: String
     var membership_id: String?
     var seconds_apart: Int64
+    /// Both scans are of one presentation (the same time made): a copy, not merely a card at two places.
+    var same_presentation: Bool
     var earlier: ReportedScanBody
     var later: ReportedScanBody
 
@@ -140,6 +145,7 @@ struct SharedCardBody: Codable {
         token_id = sighting.earlier.scan.tokenID ?? ""
         membership_id = sighting.earlier.scan.membershipID
         seconds_apart = sighting.secondsApart
+        same_presentation = sighting.earlier.scan.presentedAt != nil && sighting.earlier.scan.presentedAt == sighting.later.scan.presentedAt
         earlier = ReportedScanBody(sighting.earlier)
         later = ReportedScanBody(sighting.later)
     }

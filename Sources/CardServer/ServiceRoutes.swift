@@ -27,6 +27,8 @@ struct ServiceRoutes {
         let body = try await JSONExchange.decode(VerifyRequest.self, request, context: context)
         let result = try await cards.verify(body.token)
         var answer = VerifyBody(verdict: result.verdict.rawValue, detail: result.detail.isEmpty ? nil : result.detail, kid: result.keyID?.hex)
+        answer.step = result.step
+        answer.presented_at = result.presentedAt
         if let claims = result.claims {
             answer.sub = claims.subject
             answer.name = claims.name

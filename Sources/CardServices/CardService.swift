@@ -33,7 +33,8 @@ public struct CardService: Sendable {
             subject: member.membershipID,
             expiresAt: max(0, coverageEnd ?? now),
             issuedAt: max(0, now),
-            name: CardClaims.fittingName(member.name)
+            name: CardClaims.fittingName(member.name),
+            deviceKey: member.deviceKey
         )
         return StoredCard(
             memberUUID: member.uuid,

@@ -26,6 +26,14 @@ public struct DeviceKey: Hashable, Sendable {
     /// The key as base64url without padding (43 characters), as the device-key route takes it.
     public var base64url: String { Base64URL.encode(rawRepresentation) }
 
+    /// A device key from base64url text (no padding), or `invalidClaims` naming what is wrong.
+    public init(base64url text: String) throws(CardTokenError) {
+        guard let raw = Base64URL.decode(text) else {
+            throw CardTokenError(.invalidClaims, "the key is not base64url without padding (A-Z, a-z, 0-9, - and _)")
+        }
+        try self.init(rawRepresentation: raw)
+    }
+
     // MARK: The cnf claim
 
     enum COSEKeyLabel {
@@ -97,5 +105,22 @@ public struct DeviceKey: Hashable, Sendable {
         var unsigned = raw
         unsigned[31] &= 0x7F
         return smallOrderPoints.contains(unsigned)
+    }
+}
+
+extension DeviceKey: Codable {
+    /// Written as its base64url text.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(base64url)
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        do {
+            try self.init(base64url: try container.decode(String.self))
+        } catch let error as CardTokenError {
+            throw DecodingError.dataCorruptedError(in: container, debugDescription: error.reason)
+        }
     }
 }

@@ -32,10 +32,14 @@ public struct CounterVerdict: Sendable {
     public enum Warning: Sendable, Equatable, CustomStringConvertible {
         /// The last successful sync was this many hours ago.
         case trustAge(hours: Int64)
+        /// This counter scanned the same presentation before, at this time: the same person again.
+        case samePresentation(firstScannedAt: Int64)
 
         public var description: String {
             switch self {
             case .trustAge(let hours): return "trust data is \(hours) h old"
+            case .samePresentation(let first):
+                return "the same presentation was scanned here at \(AlgiersCalendar.minuteStamp(first)) (Algiers): the same person"
             }
         }
     }

@@ -34,7 +34,15 @@ public struct ScanLog: Sendable {
     /// returns the entry as written. The entry is made by ``ScanLogEntry/recorded(seq:deviceTime:verdict:member:tokenID:offline:lastSyncAt:newestServerTime:tolerance:)``,
     /// the rules the service reads it by: a wrong clock is recorded as such.
     @discardableResult
-    public func append(deviceTime: Int64, verdict: String, member: String?, tokenID: String?, offline: Bool, state: CounterState) throws -> Entry {
+    public func append(
+        deviceTime: Int64,
+        verdict: String,
+        member: String?,
+        tokenID: String?,
+        presentedAt: Int64? = nil,
+        offline: Bool,
+        state: CounterState
+    ) throws -> Entry {
         Self.turns.lock()
         defer { Self.turns.unlock() }
         let (count, head) = try readHead()
@@ -45,6 +53,7 @@ public struct ScanLog: Sendable {
             member: member,
             tokenID: tokenID,
             offline: offline,
+            presentedAt: presentedAt,
             lastSyncAt: state.lastSyncAt,
             newestServerTime: state.newestServerTime,
             tolerance: CounterVerdict.clockTolerance
@@ -92,12 +101,13 @@ public struct ScanLog: Sendable {
         func field(_ text: String) -> String {
             text.contains(where: { ",\"\r\n".contains($0) }) ? "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : text
         }
-        var out = "seq,time,verdict,member,token_id,offline,trust_age_seconds,clock_wrong\r\n"
+        var out = "seq,time,verdict,member,token_id,offline,trust_age_seconds,clock_wrong,presented_at\r\n"
         for entry in entries {
             out +=
                 [
                     String(entry.seq), AlgiersCalendar.iso8601(entry.at), entry.verdict, entry.member ?? "", entry.tokenID ?? "",
                     entry.offline ? "yes" : "no", String(entry.trustAge), entry.clockWrong ? "yes" : "no",
+                    entry.presentedAt.map(AlgiersCalendar.iso8601) ?? "",
                 ].map(field).joined(separator: ",") + "\r\n"
         }
         return out

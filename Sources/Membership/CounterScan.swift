@@ -1,3 +1,4 @@
+import CardToken
 public import Foundation
 
 /// One verdict a vendor's counter gave, as its scan log recorded it and its sync reported it: never the token,
@@ -22,6 +23,9 @@ public struct CounterScan: Sendable, Equatable {
     public var trustAge: Int64
     /// The counter's clock was wrong (read earlier than its last sync or the service's time it had seen).
     public var clockWrong: Bool
+    /// When the phone made the presentation scanned (by the phone's clock), nil for a card shown bare. The
+    /// token id and this time name one presentation: seen at two counters, it was copied.
+    public var presentedAt: Int64?
 
     public init(
         counterID: UUID,
@@ -32,7 +36,8 @@ public struct CounterScan: Sendable, Equatable {
         tokenID: String?,
         offline: Bool,
         trustAge: Int64,
-        clockWrong: Bool = false
+        clockWrong: Bool = false,
+        presentedAt: Int64? = nil
     ) {
         self.counterID = counterID
         self.seq = seq
@@ -43,6 +48,7 @@ public struct CounterScan: Sendable, Equatable {
         self.offline = offline
         self.trustAge = trustAge
         self.clockWrong = clockWrong
+        self.presentedAt = presentedAt
     }
 
     /// The scan `entry` of the log of counter `counterID` reports.
@@ -56,15 +62,13 @@ public struct CounterScan: Sendable, Equatable {
             tokenID: entry.tokenID,
             offline: entry.offline,
             trustAge: entry.trustAge,
-            clockWrong: entry.clockWrong
+            clockWrong: entry.clockWrong,
+            presentedAt: entry.presentedAt
         )
     }
 
     /// Verdict codes a counter gives: the verifier's, and `cannot_confirm`.
-    public static let verdicts = [
-        "valid", "malformed", "unsupported_algorithm", "unknown_key", "bad_signature", "bad_claims",
-        "expired", "no_paid_period", "not_yet_valid", "revoked", "cannot_confirm",
-    ]
+    public static let verdicts = Verdict.allCases.map(\.rawValue) + ["cannot_confirm"]
     /// Scans one report may carry.
     public static let maxPerReport = 500
 }

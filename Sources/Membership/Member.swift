@@ -1,4 +1,4 @@
-import CardToken
+public import CardToken
 public import Foundation
 import PeezBasics
 
@@ -17,6 +17,9 @@ public struct Member: Sendable, Hashable, Codable {
     public var language: Language
     /// Seconds since the epoch.
     public var createdAt: Int64
+    /// The public key of the member's phone, once the backend registered one: the member's cards are then bound
+    /// to it, and accepted only in presentations it signs.
+    public var deviceKey: DeviceKey?
 
     public init(
         uuid: UUID,
@@ -26,7 +29,8 @@ public struct Member: Sendable, Hashable, Codable {
         email: String,
         neighbourhood: String,
         language: Language,
-        createdAt: Int64
+        createdAt: Int64,
+        deviceKey: DeviceKey? = nil
     ) {
         self.uuid = uuid
         self.membershipID = membershipID
@@ -36,6 +40,7 @@ public struct Member: Sendable, Hashable, Codable {
         self.neighbourhood = neighbourhood
         self.language = language
         self.createdAt = createdAt
+        self.deviceKey = deviceKey
     }
 
     /// The languages the app speaks.

@@ -24,15 +24,29 @@ public struct ScanLogEntry: Codable, Sendable, Equatable {
     /// The device's clock read earlier than its last sync or the service's time already seen: set back or
     /// wrong, so ``at`` is only the device's word and the trust data's age is not known.
     public var clockWrong: Bool
+    /// When the phone made the presentation scanned (its clock, within ``timeRange``), nil for a card shown
+    /// bare; given once the presentation's device signature verified.
+    public var presentedAt: Int64?
 
     enum CodingKeys: String, CodingKey {
         case seq, at, verdict, member, offline
         case tokenID = "token_id"
         case trustAge = "trust_age"
         case clockWrong = "clock_wrong"
+        case presentedAt = "presented_at"
     }
 
-    public init(seq: Int, at: Int64, verdict: String, member: String?, tokenID: String?, offline: Bool, trustAge: Int64, clockWrong: Bool = false) {
+    public init(
+        seq: Int,
+        at: Int64,
+        verdict: String,
+        member: String?,
+        tokenID: String?,
+        offline: Bool,
+        trustAge: Int64,
+        clockWrong: Bool = false,
+        presentedAt: Int64? = nil
+    ) {
         self.seq = seq
         self.at = at
         self.verdict = verdict
@@ -41,6 +55,7 @@ public struct ScanLogEntry: Codable, Sendable, Equatable {
         self.offline = offline
         self.trustAge = trustAge
         self.clockWrong = clockWrong
+        self.presentedAt = presentedAt
     }
 
     /// Logs written before `clock_wrong` existed lack it: false.
@@ -54,6 +69,7 @@ public struct ScanLogEntry: Codable, Sendable, Equatable {
         offline = try container.decode(Bool.self, forKey: .offline)
         trustAge = try container.decode(Int64.self, forKey: .trustAge)
         clockWrong = try container.decodeIfPresent(Bool.self, forKey: .clockWrong) ?? false
+        presentedAt = try container.decodeIfPresent(Int64.self, forKey: .presentedAt)
     }
 
     /// Scan times the service takes: from 2024-01-01 to the end of 2099 (UTC). Outside it a device's clock is
@@ -73,6 +89,7 @@ public struct ScanLogEntry: Codable, Sendable, Equatable {
         member: String?,
         tokenID: String?,
         offline: Bool,
+        presentedAt: Int64? = nil,
         lastSyncAt: Int64,
         newestServerTime: Int64,
         tolerance: Int64
@@ -87,7 +104,8 @@ public struct ScanLogEntry: Codable, Sendable, Equatable {
             tokenID: tokenID,
             offline: offline,
             trustAge: clockWrong ? 0 : deviceTime - lastSyncAt,
-            clockWrong: clockWrong
+            clockWrong: clockWrong,
+            presentedAt: presentedAt.flatMap { timeRange.contains($0) ? $0 : nil }
         )
     }
 
@@ -103,6 +121,9 @@ public struct ScanLogEntry: Codable, Sendable, Equatable {
         if !CounterScan.verdicts.contains(verdict) { problems["verdict"] = "must be one of: " + CounterScan.verdicts.joined(separator: ", ") }
         if let member, !Member.isMembershipID(member) { problems["member"] = "must look like PEEZ-20251103-00002" }
         if let tokenID, !Self.isTokenID(tokenID) { problems["token_id"] = "must be 16 lowercase hex digits" }
+        if let presentedAt, !Self.timeRange.contains(presentedAt) {
+            problems["presented_at"] = "must be a time from 2024-01-01 to 2099-12-31, as at is"
+        }
         if trustAge < 0 { problems["trust_age"] = "must be 0 or more seconds (a device whose clock is wrong sends clock_wrong instead)" }
         return problems
     }

@@ -152,6 +152,11 @@ enum Migrations {
             ),
             // An answer is stored only for a sale, always 201 Created: the status was never written.
             ("008_idempotency_without_status", ["ALTER TABLE idempotency_keys DROP COLUMN response_status"]),
+            // The public key of the member's phone (base64url), to which the member's cards are bound; null: none.
+            ("009_member_device_key", ["ALTER TABLE members ADD COLUMN device_key TEXT"]),
+            // A scan of a presentation: when the phone made it. A card's token id and this time name one
+            // presentation, which seen at two counters was copied.
+            ("010_counter_scans_presented_at", ["ALTER TABLE counter_scans ADD COLUMN presented_at BIGINT"]),
         ]
     }
 

@@ -1,3 +1,4 @@
+public import CardToken
 public import Foundation
 public import Membership
 
@@ -68,18 +69,7 @@ extension SQLMembershipStore {
             changed[index].cancelledAt = now
             let laidOut = CoverageSchedule.laidOut(changed)
             // Every card issued before now shows coverage that no longer exists.
-            let version = revocationVersion + 1
-            let revocations =
-                [SQLStatement("INSERT INTO revocation_changes (version, changed_at) VALUES (?, ?)", [.int(version), .int(now)])]
-                + (ledger.storedCardTokenID.map {
-                    [SQLStatement("INSERT INTO revocations (token_id, created_at, version) VALUES (?, ?, ?)", [.text($0), .int(now), .int(version)])]
-                } ?? [])
-                + [
-                    SQLStatement(
-                        "INSERT INTO revocations (membership_id, revoked_before, created_at, version) VALUES (?, ?, ?, ?)",
-                        [.text(head.member.membershipID), .int(now), .int(now), .int(version)]
-                    )
-                ]
+            let revocations = Self.revokingCards(of: ledger, version: revocationVersion + 1, now: now)
             let coverageEnd = CoverageSchedule.coverageEnd(laidOut)
             try await database.writeBatch(
                 [
@@ -94,6 +84,52 @@ extension SQLMembershipStore {
         }
         cardCache?.forget(memberUUID)
         return result
+    }
+
+    public func replaceDeviceKey(memberUUID: UUID, with key: DeviceKey?, now: Int64) async throws -> (member: Member, changed: Bool) {
+        let result = try await withLedgerRetry {
+            guard
+                let (ledger, revocationVersion) = try await database.read({ db -> (Ledger, Int64)? in
+                    guard let ledger = try await Self.ledger(db, where: "m.uuid = ?", [.text(memberUUID.uuidString)]) else { return nil }
+                    return (ledger, try await Self.revocationVersion(db))
+                })
+            else {
+                throw MembershipError(.notFound, "No member has uuid \(memberUUID.lowercasedText).")
+            }
+            let head = ledger.head
+            guard head.member.deviceKey != key else { return (head.member, false) }
+            var member = head.member
+            member.deviceKey = key
+            // The old phone's cards (and any card bound to no phone) stop working; the next card names the new key.
+            try await database.writeBatch(
+                [
+                    Self.recordChange(of: memberUUID, version: head.version + 1, kind: "device_key", now: now),
+                    SQLStatement(
+                        "UPDATE members SET device_key = ?, ledger_version = ? WHERE uuid = ?",
+                        [key.map { .text($0.base64url) } ?? .null, .int(head.version + 1), .text(memberUUID.uuidString)]
+                    ),
+                    SQLStatement("DELETE FROM cards WHERE member_uuid = ?", [.text(memberUUID.uuidString)]),
+                ] + Self.revokingCards(of: ledger, version: revocationVersion + 1, now: now)
+            )
+            return (member, true)
+        }
+        if result.1 { cardCache?.forget(memberUUID) }
+        return result
+    }
+
+    /// The revocation list's next version, revoking the member's stored card by its token id and every card
+    /// of the member issued before `now`.
+    static func revokingCards(of ledger: Ledger, version: Int64, now: Int64) -> [SQLStatement] {
+        [SQLStatement("INSERT INTO revocation_changes (version, changed_at) VALUES (?, ?)", [.int(version), .int(now)])]
+            + (ledger.storedCardTokenID.map {
+                [SQLStatement("INSERT INTO revocations (token_id, created_at, version) VALUES (?, ?, ?)", [.text($0), .int(now), .int(version)])]
+            } ?? [])
+            + [
+                SQLStatement(
+                    "INSERT INTO revocations (membership_id, revoked_before, created_at, version) VALUES (?, ?, ?, ?)",
+                    [.text(ledger.head.member.membershipID), .int(now), .int(now), .int(version)]
+                )
+            ]
     }
 
     /// Runs `attempt` until its batch commits without another writer having taken the member's next version.

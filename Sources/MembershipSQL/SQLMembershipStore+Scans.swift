@@ -10,13 +10,14 @@ extension SQLMembershipStore {
             for scan in scans {
                 let inserted = try await db.query(
                     """
-                    INSERT INTO counter_scans (vendor_id, counter_id, seq, scanned_at, verdict, membership_id, token_id, offline, trust_age, clock_wrong, received_at)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (vendor_id, counter_id, seq) DO NOTHING RETURNING seq
+                    INSERT INTO counter_scans (vendor_id, counter_id, seq, scanned_at, verdict, membership_id, token_id, offline, trust_age, clock_wrong, presented_at, received_at)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (vendor_id, counter_id, seq) DO NOTHING RETURNING seq
                     """,
                     [
                         .text(vendorID.uuidString), .text(scan.counterID.uuidString), .int(scan.seq), .int(scan.scannedAt), .text(scan.verdict),
                         scan.membershipID.map(SQLValue.text) ?? .null, scan.tokenID.map(SQLValue.text) ?? .null,
-                        .int(scan.offline ? 1 : 0), .int(scan.trustAge), .int(scan.clockWrong ? 1 : 0), .int(now),
+                        .int(scan.offline ? 1 : 0), .int(scan.trustAge), .int(scan.clockWrong ? 1 : 0),
+                        scan.presentedAt.map(SQLValue.int) ?? .null, .int(now),
                     ]
                 )
                 stored += inserted.count
@@ -55,27 +56,30 @@ extension SQLMembershipStore {
         // makes a pair no farther apart), so each scan is compared with the one before it only: a sort and a
         // scan, not every pair. The sort holds only keys; the whole rows are read back for the pairs kept.
         // Times are bounded where they enter, and a difference of two non-negative times cannot overflow.
+        //
+        // One presentation (a token id and the time the phone made it) scanned at two counters, even of one
+        // shop, is a copy passed on within its minute: such a neighbouring pair is reported too.
         let row = database.dialect.rowIdentity
-        let columns = [
-            "vendor_id", "counter_id", "seq", "scanned_at", "verdict", "membership_id", "token_id", "offline", "trust_age", "clock_wrong",
-            "received_at",
-        ]
+        let columns = Self.scanColumnNames
         let earlier = columns.map { "a.\($0) AS a_\($0)" }.joined(separator: ", ") + ", va.name AS a_vendor_name"
         let later = columns.map { "b.\($0) AS b_\($0)" }.joined(separator: ", ") + ", vb.name AS b_vendor_name"
         let rows = try await database.readReport { db in
             try await db.query(
                 """
                 WITH recent AS (
-                    SELECT \(row) AS row_id, token_id, scanned_at, vendor_id FROM counter_scans
+                    SELECT \(row) AS row_id, token_id, scanned_at, vendor_id, counter_id, presented_at FROM counter_scans
                     WHERE token_id IS NOT NULL AND scanned_at >= ? ORDER BY scanned_at DESC LIMIT ?
                 ), neighbours AS (
-                    SELECT row_id, token_id, scanned_at, vendor_id, LAG(row_id) OVER card_time AS p_row_id,
-                        LAG(vendor_id) OVER card_time AS p_vendor_id, LAG(scanned_at) OVER card_time AS p_scanned_at
+                    SELECT row_id, token_id, scanned_at, vendor_id, counter_id, presented_at, LAG(row_id) OVER card_time AS p_row_id,
+                        LAG(vendor_id) OVER card_time AS p_vendor_id, LAG(scanned_at) OVER card_time AS p_scanned_at,
+                        LAG(counter_id) OVER card_time AS p_counter_id, LAG(presented_at) OVER card_time AS p_presented_at
                     FROM recent WINDOW card_time AS (PARTITION BY token_id ORDER BY scanned_at, vendor_id, row_id)
                 ), closest AS (
                     SELECT row_id, p_row_id, token_id, scanned_at,
                         ROW_NUMBER() OVER (PARTITION BY token_id ORDER BY scanned_at - p_scanned_at, scanned_at DESC) AS closeness
-                    FROM neighbours WHERE p_vendor_id IS NOT NULL AND p_vendor_id <> vendor_id AND scanned_at - p_scanned_at <= ?
+                    FROM neighbours
+                    WHERE p_vendor_id IS NOT NULL AND scanned_at - p_scanned_at <= ?
+                        AND (p_vendor_id <> vendor_id OR (p_counter_id <> counter_id AND p_presented_at = presented_at))
                 )
                 SELECT \(earlier), \(later) FROM closest
                 JOIN counter_scans a ON a.\(row) = closest.p_row_id
@@ -92,12 +96,14 @@ extension SQLMembershipStore {
         return try rows.map { SharedCardSighting(earlier: try Self.reportedScan($0, "a_"), later: try Self.reportedScan($0, "b_")) }
     }
 
+    /// The columns of `counter_scans` a reported scan is read from.
+    private static let scanColumnNames = [
+        "vendor_id", "counter_id", "seq", "scanned_at", "verdict", "membership_id", "token_id", "offline", "trust_age", "clock_wrong",
+        "presented_at", "received_at",
+    ]
+
     private static func scanColumns(_ scans: String, _ vendors: String, prefix: String = "") -> String {
-        [
-            "vendor_id", "counter_id", "seq", "scanned_at", "verdict", "membership_id", "token_id", "offline", "trust_age", "clock_wrong",
-            "received_at",
-        ]
-        .map { "\(scans).\($0) AS \(prefix)\($0)" }.joined(separator: ", ") + ", \(vendors).name AS \(prefix)vendor_name"
+        scanColumnNames.map { "\(scans).\($0) AS \(prefix)\($0)" }.joined(separator: ", ") + ", \(vendors).name AS \(prefix)vendor_name"
     }
 
     private static func reportedScan(_ row: SQLRow, _ prefix: String) throws -> ReportedScan {
@@ -113,7 +119,8 @@ extension SQLMembershipStore {
             tokenID: try row.optionalText(prefix + "token_id"),
             offline: try row.int(prefix + "offline") != 0,
             trustAge: try row.int(prefix + "trust_age"),
-            clockWrong: try row.int(prefix + "clock_wrong") != 0
+            clockWrong: try row.int(prefix + "clock_wrong") != 0,
+            presentedAt: try row.optionalInt(prefix + "presented_at")
         )
         return ReportedScan(
             scan: scan,

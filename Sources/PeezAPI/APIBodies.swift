@@ -1,4 +1,4 @@
-import CardToken
+public import CardToken
 public import Foundation
 public import Membership
 import PeezBasics
@@ -15,6 +15,27 @@ public struct MemberBody: Codable, Sendable {
     public var neighbourhood: String
     public var language: String
     public var created_at: String
+    /// The member's device key (base64url), to which every new card is bound; null: the cards are bound to
+    /// nothing and are shown bare.
+    public var device_key: String?
+
+    enum CodingKeys: String, CodingKey {
+        case uuid, membership_id, name, phone, email, neighbourhood, language, created_at, device_key
+    }
+
+    /// `device_key` is always sent, null when none is registered.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(uuid, forKey: .uuid)
+        try container.encode(membership_id, forKey: .membership_id)
+        try container.encode(name, forKey: .name)
+        try container.encode(phone, forKey: .phone)
+        try container.encode(email, forKey: .email)
+        try container.encode(neighbourhood, forKey: .neighbourhood)
+        try container.encode(language, forKey: .language)
+        try container.encode(created_at, forKey: .created_at)
+        try container.encode(device_key, forKey: .device_key)
+    }
 
     public init(_ member: Member) {
         uuid = member.uuid.lowercasedText
@@ -25,6 +46,35 @@ public struct MemberBody: Codable, Sendable {
         neighbourhood = member.neighbourhood
         language = member.language.rawValue
         created_at = AlgiersCalendar.iso8601(member.createdAt)
+        device_key = member.deviceKey?.base64url
+    }
+}
+
+/// `POST /v1/members/{uuid}/device-key`: the public key of the member's phone.
+public struct DeviceKeyRequest: RequestFields, Codable {
+    public enum CodingKeys: String, CodingKey, CaseIterable { case public_key }
+    public static let fields: [CodingKeys: (kind: FieldKind, required: Bool)] = [.public_key: (.text, true)]
+
+    /// The raw 32-byte Ed25519 public key, base64url without padding.
+    public var public_key: String
+
+    public init(public_key: String) { self.public_key = public_key }
+
+    public init(checked body: CheckedFields<CodingKeys>) {
+        self.init(public_key: body.required(.public_key))
+    }
+
+    /// The key, or `invalidFields` naming what is wrong with it.
+    public func deviceKey() throws(MembershipError) -> DeviceKey {
+        do {
+            return try DeviceKey(base64url: public_key)
+        } catch {
+            throw MembershipError(
+                .invalidFields,
+                "The device key is not usable.",
+                fields: ["public_key": "must be a raw Ed25519 public key (32 bytes) in base64url without padding: \(error.reason)"]
+            )
+        }
     }
 }
 
@@ -300,6 +350,10 @@ public struct VerifyBody: Codable, Sendable {
     public var exp: Int64?
     public var iat: Int64?
     public var cti: String?
+    /// The spec's step that refused the text; absent for a valid one.
+    public var step: Int?
+    /// When the phone made the presentation (seconds since the epoch), once its device signature verified.
+    public var presented_at: Int64?
     /// The member's live coverage, for an authentic card.
     public var coverage: CoverageBody?
 

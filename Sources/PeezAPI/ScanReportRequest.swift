@@ -12,10 +12,11 @@ public enum ScanReportRequest {
 
     /// An entry's fields and their kinds, as the API document gives them.
     enum Entry: FieldRules {
-        enum CodingKeys: String, CodingKey, CaseIterable { case seq, at, verdict, member, token_id, offline, trust_age, clock_wrong }
+        enum CodingKeys: String, CodingKey, CaseIterable { case seq, at, verdict, member, token_id, offline, trust_age, clock_wrong, presented_at }
         static let fields: [CodingKeys: (kind: FieldKind, required: Bool)] = [
             .seq: (.integer, true), .at: (.integer, true), .verdict: (.oneOf(CounterScan.verdicts), true), .member: (.text, false),
             .token_id: (.text, false), .offline: (.boolean, true), .trust_age: (.integer, true), .clock_wrong: (.boolean, false),
+            .presented_at: (.integer, false),
         ]
     }
 
@@ -65,7 +66,8 @@ public enum ScanReportRequest {
             tokenID: text(.token_id),
             offline: flag(.offline),
             trustAge: number(.trust_age, 0),
-            clockWrong: flag(.clock_wrong)
+            clockWrong: flag(.clock_wrong),
+            presentedAt: wellTyped(.presented_at) ? checked.integer(.presented_at) : nil
         )
         problems.merge(entry.problems) { kind, _ in kind }
         return (problems.isEmpty ? entry : nil, problems)

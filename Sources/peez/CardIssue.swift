@@ -1,6 +1,5 @@
-public import ArgumentParser
+import ArgumentParser
 import CardCrypto
-import CardQR
 import CardToken
 import Foundation
 
@@ -9,13 +8,11 @@ extension Peez {
     struct Card: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "card",
-            abstract: "Issue signed membership card tokens.",
-            subcommands: [Issue.self]
+            abstract: "Issue signed membership card tokens, and present a bound card as its phone does.",
+            subcommands: [Issue.self, Present.self]
         )
     }
 }
-
-extension QRErrorCorrection: ExpressibleByArgument {}
 
 extension Peez.Card {
     /// `peez card issue`: sign one card.
@@ -28,9 +25,12 @@ extension Peez.Card {
 
                 Example:
                   key=Keys/development/signing-key.pem
-                  peez card issue --key $key --member PEEZ-20251103-00002 --expires 2026-12-31
-                  peez card issue --key $key --member PEEZ-20251103-00002 --png card.png
-                  peez card issue --key $key --member PEEZ-20251103-00002 --terminal
+                  m=PEEZ-20251103-00002
+                  peez card issue --key $key --member $m --expires 2026-12-31
+                  peez card issue --key $key --member $m --expires 2026-12-31 --png card.png
+                  peez card issue --key $key --member $m --expires 2026-12-31 --terminal
+                  pub=phone/device-key.pub.pem
+                  peez card issue --key $key --member $m --expires 2026-12-31 --device-key $pub
                 """
         )
 
@@ -49,23 +49,13 @@ extension Peez.Card {
         @Option(help: "The display name shown by verifiers (at most 128 UTF-8 bytes).")
         var name: String?
 
-        @Option(help: "Write the QR code as a PNG file.")
-        var png: String?
+        @Option(
+            help:
+                "Bind the card to this device public key (a PEM from peez keys generate --device): it is then accepted only in presentations that key signs."
+        )
+        var deviceKey: String?
 
-        @Option(help: "Write the QR code as an SVG file.")
-        var svg: String?
-
-        @Flag(help: "Show the QR code in this terminal.")
-        var terminal = false
-
-        @Option(help: "QR error correction: L, M, Q or H.")
-        var errorCorrection: QRErrorCorrection = .medium
-
-        @Option(help: "Pixels per QR module in the PNG and SVG.")
-        var moduleSize = 8
-
-        @Option(help: "Blank modules around the QR code.")
-        var quietZone = 4
+        @OptionGroup var picture: QROutputOptions
 
         func validate() throws {
             guard !member.isEmpty else { throw ValidationError("--member must not be empty") }
@@ -78,7 +68,6 @@ extension Peez.Card {
             if let name, name.utf8.count > CardClaims.maxNameBytes {
                 throw ValidationError("--name is \(name.utf8.count) UTF-8 bytes; at most \(CardClaims.maxNameBytes) fit on a card")
             }
-            try QRLayout(moduleSize: moduleSize, quietZone: quietZone).validate()
         }
 
         func run() async throws {
@@ -87,31 +76,12 @@ extension Peez.Card {
                 subject: member,
                 expiresAt: CardDates.parseExpiry(expires)!,
                 issuedAt: issuedAt.flatMap(CardDates.parseInstant) ?? CardDates.now(),
-                name: name
+                name: name,
+                deviceKey: try deviceKey.map { path in try DeviceKey(rawRepresentation: try KeyFiles.loadPublicKey(path: path).rawRepresentation) }
             )
             let token = try CardIssuer(signingKey: signingKey).issue(claims)
             print(token)
-
-            guard png != nil || svg != nil || terminal else { return }
-            let matrix = try QRMatrix.encode(token, errorCorrection: errorCorrection)
-            let layout = QRLayout(moduleSize: moduleSize, quietZone: quietZone)
-            if let png {
-                try write(Data(try PNGRenderer(layout: layout).render(matrix)), to: png)
-            }
-            if let svg {
-                try write(Data(try SVGRenderer(layout: layout).render(matrix).utf8), to: svg)
-            }
-            if terminal {
-                printError(TerminalRenderer().render(matrix))
-            }
-        }
-
-        private func write(_ data: Data, to path: String) throws {
-            do {
-                try data.write(to: URL(fileURLWithPath: path), options: .atomic)
-            } catch {
-                throw ValidationError("cannot write \(path): \(error.localizedDescription)")
-            }
+            try picture.draw(token)
         }
     }
 }

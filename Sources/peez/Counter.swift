@@ -178,22 +178,25 @@ extension Peez.Counter {
             let texts = language.texts
             let log = store.scanLog
             var tally = CounterReport.Tally()
+            var recent = RecentPresentations()
             let report = CounterReport(colour: CounterReport.wantsColour(), bell: bell, json: json, texts: texts)
             func answer(_ token: some Collection<UInt8>, file: String? = nil) {
                 let now = CardDates.now()
                 let (state, trust) = trustData.current()
-                answer(CounterVerdict.judge(token, trust: trust, state: state, now: now), state: state, now: now, file: file)
+                let verdict = CounterVerdict.judge(token, trust: trust, state: state, now: now)
+                answer(verdict.noting(in: &recent, now: now), state: state, now: now, file: file)
             }
             func answer(_ verdict: CounterVerdict, state: CounterState, now: Int64, file: String? = nil) {
                 report.write(verdict, tally: &tally, now: now, file: file)
-                var claims: CardClaims?
-                if case .card(let result) = verdict.outcome { claims = result.claims }
+                var result: VerificationResult?
+                if case .card(let card) = verdict.outcome { result = card }
                 do {
                     try log.append(
                         deviceTime: now,
                         verdict: verdict.code,
-                        member: claims?.subject,
-                        tokenID: claims?.tokenID.hex,
+                        member: result?.claims?.subject,
+                        tokenID: result?.claims?.tokenID.hex,
+                        presentedAt: result?.presentedAt,
                         offline: true,
                         state: state
                     )

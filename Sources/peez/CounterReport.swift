@@ -72,6 +72,7 @@ struct CounterReport {
         for warning in verdict.warnings {
             switch warning {
             case .trustAge(let hours): lines.append("  ! " + texts.text("warning.trust_age", ["hours": String(hours)]))
+            case .samePresentation(let first): lines.append("  ! " + texts.text("warning.same_presentation", ["time": texts.time(first)]))
             }
         }
         let counts = Word.allCases.compactMap { key in tally.counts[key.rawValue].map { "\(texts.text("word." + key.rawValue).lowercased()) \($0)" } }

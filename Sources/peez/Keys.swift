@@ -19,31 +19,45 @@ extension Peez.Keys {
     /// `peez keys generate`: a new key pair on disk.
     struct Generate: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Generate an Ed25519 key pair and print its kid.",
+            abstract: "Generate an Ed25519 key pair and print its kid (with --device, its public key for the device-key route).",
             discussion: """
                 Writes OUT/NAME.pem (PKCS#8 private key, mode 0600) and OUT/NAME.pub.pem (public key), the same \
                 formats as `openssl genpkey -algorithm ed25519` and `openssl pkey -pubout`. Never overwrites a file.
 
-                Example:
+                With --device the pair plays a member's phone (the app keeps its key in the phone's secure storage): \
+                the name defaults to device-key, and what is printed is the raw public key in base64url, the body \
+                POST /v1/members/{uuid}/device-key takes as public_key.
+
+                Examples:
                   peez keys generate --out Keys/production --name 2026-11
+                  peez keys generate --device --out phone
                 """
         )
 
         @Option(help: "The folder to write the key pair into (created if missing).")
         var out: String
 
-        @Option(help: "The file name stem of the pair.")
-        var name: String = "signing-key"
+        @Option(help: "The file name stem of the pair (default: signing-key, or device-key with --device).")
+        var name: String?
+
+        @Flag(help: "Make a device key pair (a member's phone) and print its public key in base64url.")
+        var device = false
 
         func validate() throws {
-            guard !name.isEmpty, !name.contains("/") else {
+            if let name, name.isEmpty || name.contains("/") {
                 throw ValidationError("--name must be a plain file name stem, without '/'")
             }
         }
 
         func run() async throws {
             let key = try Ed25519PrivateKey.generate()
-            let written = try KeyFiles.writeKeyPair(key, directory: out, name: name)
+            let written = try KeyFiles.writeKeyPair(key, directory: out, name: name ?? (device ? "device-key" : "signing-key"))
+            if device {
+                print(try DeviceKey(rawRepresentation: key.publicKey.rawRepresentation).base64url)
+                printError("device private key: \(written.privateKeyPath) (mode 0600: it signs this phone's presentations)")
+                printError("device public key:  \(written.publicKeyPath) (the line above is the same key, for POST /v1/members/{uuid}/device-key)")
+                return
+            }
             print(key.keyID.hex)
             printError("private key: \(written.privateKeyPath) (mode 0600, keep it secret)")
             printError("public key:  \(written.publicKeyPath) (copy it into the verifiers' key set)")

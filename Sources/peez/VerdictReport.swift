@@ -29,6 +29,9 @@ struct VerdictReport {
                 parts.append("\(CoverageSchedule.daysLeft(until: claims.expiresAt, now: now)) day(s) left")
             }
         }
+        if let presentedAt = result.presentedAt, result.verdict == .valid {
+            parts.append("presented from the phone \(max(0, now - presentedAt)) s ago")
+        }
         if result.verdict != .valid && !result.detail.isEmpty {
             parts.append("[\(result.verdict.rawValue): \(result.detail)]")
         }
@@ -44,6 +47,7 @@ struct VerdictReport {
             fields.append(("iat", String(claims.issuedAt)))
             fields.append(("cti", JSONText.string(claims.tokenID.hex)))
         }
+        if let presentedAt = result.presentedAt { fields.append(("presented_at", String(presentedAt))) }
         if let keyID = result.keyID { fields.append(("kid", JSONText.string(keyID.hex))) }
         if let step = result.step { fields.append(("step", String(step))) }
         if !result.detail.isEmpty { fields.append(("detail", JSONText.string(result.detail))) }

@@ -9,7 +9,8 @@ extension Peez {
     /// `peez verify`: the counter verifier.
     struct Verify: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Verify card tokens offline: signature, dates and revocation.",
+            abstract:
+                "Verify card tokens and presentations offline: signature, dates, revocation and, for a card bound to a phone, its fresh presentation.",
             discussion: """
                 Give a token as an argument, or - to read one token per line from standard input (a handheld \
                 scanner types a line per scan); each line is answered as it arrives and bad input never stops it. \
@@ -17,8 +18,13 @@ extension Peez {
                 order, with a summary on standard error. With --image, every QR code in each PNG or JPEG photo or \
                 screenshot (or in each such file of a folder) is verified, the file named before its verdict.
 
+                A card bound to the member's phone is accepted only inside a presentation (PEEZP1:) its phone \
+                signed within the window: made no more than --presentation-skew seconds ahead of this clock, and \
+                no more than --presentation-skew plus --display-period seconds before it.
+
                 Verdicts: valid, malformed, unsupported_algorithm, unknown_key, bad_signature, bad_claims, \
-                expired, no_paid_period, not_yet_valid, revoked.
+                expired, no_paid_period, not_yet_valid, revoked, presentation_required, card_not_bound, \
+                bad_device_signature, stale_presentation, future_presentation.
 
                 Examples:
                   peez verify --keys Keys/public PEEZ1:6BFOXN*TS0BI$ZD...
@@ -42,6 +48,12 @@ extension Peez {
         @Option(help: "Seconds of clock skew tolerated on expiry and issue time.")
         var leeway: Int64 = CardVerifier.defaultLeeway
 
+        @Option(help: "Seconds a presentation's time may differ from this clock, either way.")
+        var presentationSkew: Int64 = PresentationWindow.standard.skew
+
+        @Option(help: "Seconds a phone shows one presentation; it is accepted that much longer.")
+        var displayPeriod: Int64 = PresentationWindow.standard.displayPeriod
+
         @Flag(help: "Print one JSON object per token per line.")
         var json = false
 
@@ -60,12 +72,18 @@ extension Peez {
             }
             guard !keys.isEmpty else { throw ValidationError("--keys needs at least one PEM file or folder") }
             guard leeway >= 0 else { throw ValidationError("--leeway must be zero or more seconds") }
+            guard (0...86_400).contains(presentationSkew) else { throw ValidationError("--presentation-skew must be 0 to 86400 seconds") }
+            guard (1...3_600).contains(displayPeriod) else { throw ValidationError("--display-period must be 1 to 3600 seconds") }
             guard (1...256).contains(jobs ?? 1) else { throw ValidationError("--jobs must be 1 to 256") }
             guard (now ?? 0) >= 0 else { throw ValidationError("--now must be seconds since 1970, not before") }
         }
 
         func run() async throws {
-            var verifier = CardVerifier(trustedKeys: try TrustedKeyFiles.load(paths: keys), leeway: leeway)
+            var verifier = CardVerifier(
+                trustedKeys: try TrustedKeyFiles.load(paths: keys),
+                leeway: leeway,
+                presentationWindow: PresentationWindow(skew: presentationSkew, displayPeriod: displayPeriod)
+            )
             if let revocations {
                 verifier.revocations = try RevocationFile.load(path: revocations)
             }

@@ -40,6 +40,8 @@ struct AuthorizationTests {
         ("/v1/members/{member}/card", .get, [.admin, .backend]),
         ("/v1/members/{member}/card.png", .get, [.admin, .backend]),
         ("/v1/members/{member}/subscription", .get, [.admin, .backend]),
+        ("/v1/members/{member}/device-key", .post, [.admin, .backend]),
+        ("/v1/members/{member}/device-key", .delete, [.admin, .backend]),
         ("/v1/activations", .post, [.vendor]),
         ("/v1/activations", .get, [.admin, .vendor]),
         ("/v1/activations/{period}/cancel", .post, [.admin]),
@@ -141,6 +143,8 @@ struct AuthorizationTests {
         case ("/v1/members/{member}", .patch): return ["language": "ar"]
         case ("/v1/activations", .post): return ["card_token": token, "months": 1, "amount_dzd": 300]
         case ("/v1/verify", .post): return ["token": token]
+        case ("/v1/members/{member}/device-key", .post):
+            return ["public_key": try! DeviceKey(rawRepresentation: Ed25519PrivateKey.generate().publicKey.rawRepresentation).base64url]
         case ("/v1/vendors", .post): return ["name": "V", "category": "pressing", "neighbourhood": "usto"]
         case ("/v1/counter/scans", .post):
             return [

@@ -29,7 +29,7 @@ struct ScanReportTests {
                     "counter_id": "must be the counter's UUID",
                     "entries[1].seq": "must be 1 or more",
                     "entries[1].verdict":
-                        "must be one of: valid, malformed, unsupported_algorithm, unknown_key, bad_signature, bad_claims, expired, no_paid_period, not_yet_valid, revoked, cannot_confirm",
+                        "must be one of: valid, malformed, unsupported_algorithm, unknown_key, bad_signature, bad_claims, expired, no_paid_period, not_yet_valid, revoked, presentation_required, card_not_bound, bad_device_signature, stale_presentation, future_presentation, cannot_confirm",
                     "entries[2].seq": "must be a whole number",
                     "entries[2].offline": "must be true or false",
                     "entries[2].token_id": "must be 16 lowercase hex digits",

@@ -123,7 +123,7 @@ struct ScanLogTests {
         ])
         #expect(
             csv
-                == "seq,time,verdict,member,token_id,offline,trust_age_seconds,clock_wrong\r\n1,2027-01-15T09:00:00+01:00,valid,\"PEEZ,\"\"odd\"\"\",,yes,60,no\r\n"
+                == "seq,time,verdict,member,token_id,offline,trust_age_seconds,clock_wrong,presented_at\r\n1,2027-01-15T09:00:00+01:00,valid,\"PEEZ,\"\"odd\"\"\",,yes,60,no,\r\n"
         )
     }
 }

@@ -301,7 +301,8 @@ struct PeezCLITests {
     /// Every command and command group, by the words that name it.
     static let commands: [[String]] = [
         [], ["serve"], ["admin"], ["admin", "create-token"], ["keys"], ["keys", "generate"],
-        ["keys", "show"], ["keys", "rotate"], ["keys", "retire"], ["card"], ["card", "issue"], ["verify"],
+        ["keys", "show"], ["keys", "rotate"], ["keys", "retire"], ["card"], ["card", "issue"], ["card", "present"],
+        ["verify"],
         ["counter"], ["counter", "session"], ["counter", "enroll"], ["counter", "sync"], ["counter", "log"],
         ["counter", "activate"], ["counter", "pending"], ["counter", "retry"], ["remind"], ["remind", "run"],
         ["remind", "status"], ["remind", "requeue"], ["remind", "new-secret"], ["backup"], ["dev"], ["dev", "seed"],

@@ -1,10 +1,11 @@
+import CardToken
 import Foundation
 import Membership
 
 /// The `members` table: its columns in one place, and a member read from a row.
 enum MemberRecord {
     static let table = "members"
-    static let columns = ["uuid", "membership_id", "name", "phone", "email", "neighbourhood", "language", "created_at"]
+    static let columns = ["uuid", "membership_id", "name", "phone", "email", "neighbourhood", "language", "created_at", "device_key"]
 
     /// The columns of `members` under the alias `alias`, each named `prefix` + its own name.
     static func select(_ alias: String, prefix: String = "") -> String {
@@ -16,6 +17,7 @@ enum MemberRecord {
         [
             .text(member.uuid.uuidString), .text(member.membershipID), .text(member.name), .text(member.phone), .text(member.email),
             .text(member.neighbourhood), .text(member.language.rawValue), .int(member.createdAt),
+            member.deviceKey.map { .text($0.base64url) } ?? .null,
         ]
     }
 
@@ -33,7 +35,11 @@ enum MemberRecord {
             email: try read.text("email"),
             neighbourhood: try read.text("neighbourhood"),
             language: try read.value("language", as: Member.Language.self),
-            createdAt: try read.int("created_at")
+            createdAt: try read.int("created_at"),
+            deviceKey: try read.optionalText("device_key").map { text in
+                guard let key = try? DeviceKey(base64url: text) else { throw SQLError.unexpectedValue("\(table).device_key") }
+                return key
+            }
         )
     }
 }
