@@ -64,6 +64,43 @@ for (index, measurement) in core.enumerated() {
 }
 
 print("")
+// Presentations: a bound card, signed again by the member's phone every 30 s.
+let phone = try Ed25519PrivateKey.generate()
+let phoneKey = try DeviceKey(rawRepresentation: phone.publicKey.rawRepresentation)
+let boundClaims = CardClaims(subject: claims.subject, expiresAt: claims.expiresAt, issuedAt: claims.issuedAt, name: claims.name, deviceKey: phoneKey)
+let boundCard = try issuer.sign(boundClaims)
+let maker = try PresentationMaker(cardToken: try issuer.issue(boundClaims), deviceKey: phone, publicKey: phoneKey)
+let presentation = try maker.present(at: now - 10)
+precondition(verifier.verify(presentation, now: now).verdict == .valid)
+let presentationPayload = Presentation(card: boundCard.encoded(), madeAt: now - 10).payload
+let presentationInput = COSESign1.signatureInput(protectedHeader: Presentation.protectedHeader, payload: presentationPayload)
+let presentationSignature = try phone.sign(presentationInput)
+let rawPhoneKey = Baselines.loadPrivateKey(try phone.pemRepresentation())
+precondition(
+    Baselines.rawVerify(rawPublicKey, boundCard.signature, boundCard.signatureInput)
+        && Baselines.rawVerify(rawPhoneKey, presentationSignature, presentationInput)
+)
+let presentationMatrix = try QRMatrix.encode(presentation)
+print(
+    "Presentations: \(presentation.utf8.count) characters, QR version \(presentationMatrix.version) (\(presentationMatrix.size) modules) at error correction M"
+)
+var presentations = [
+    Measurement("verify presentation (card, device signature, time)") { _ = verifier.verify(presentation, now: now) },
+    Measurement("raw EVP Ed25519 verify ×2, same two messages") {
+        _ =
+            Baselines.rawVerify(rawPublicKey, boundCard.signature, boundCard.signatureInput)
+            && Baselines.rawVerify(rawPhoneKey, presentationSignature, presentationInput)
+    },
+    Measurement("presentation QR PNG, 8 px/module (text → PNG)") { _ = try renderer.render(try QRMatrix.encode(presentation)) },
+    Measurement("phone: make + draw (sign, QR, PNG)") { _ = try renderer.render(try QRMatrix.encode(try maker.present(at: now))) },
+]
+try measure(&presentations, rounds: rounds, seconds: seconds)
+for (index, measurement) in presentations.enumerated() {
+    let note = index == 0 ? String(format: "%.1f %% of raw verify ×2", 100 * measurement.median / presentations[1].median) : ""
+    print(row([measurement.name, rate(measurement.median), note], widths))
+}
+
+print("")
 print("PNG compression settings (same matrix, 8 px/module): rate and size")
 var sweep: [(PNGRenderer.Compression, Measurement)] = []
 for level: Int32 in [1, 6, 9] {

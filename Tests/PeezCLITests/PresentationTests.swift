@@ -1,0 +1,131 @@
+import Foundation
+import TestSupport
+import Testing
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The device-bound card end to end, against a real `peez serve`: a phone's key registered, the card minted
+/// bound to it, presentations made by `peez card present`, and the real counters (`peez counter`, typed lines
+/// and pictures), `peez verify` in batch and the service's scan report all judging them alike.
+@Suite("Cards bound to the phone, end to end")
+struct PresentationTests {
+    static let admin = "peez_admin_DEVELOPMENT_ONLY_not_a_secret"
+    static let backend = "peez_backend_DEVELOPMENT_ONLY_not_a_secret"
+    static let vendor = "peez_vendor_DEVELOPMENT_ONLY_not_a_secret"
+    static let demoMember = "00000000-0000-4000-8000-000000000001"
+
+    static func peez(_ arguments: [String], environment: [String: String] = [:], input: String? = nil) throws -> ProcessResult {
+        try ProcessRunner.run(environment.map { "\($0.key)=\($0.value)" } + [PeezCommand.binary] + arguments, input: input.map { Data($0.utf8) })
+    }
+
+    @Test func aBoundCardCountsOnlyAsAFreshPresentationFromItsPhoneAtEveryVerifier() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let service = try ServiceProcess(arguments: ["--development", "--database", folder.file("ledger.sqlite")], port: TestPorts.unused())
+        defer { service.killHard() }
+        try await service.waitUntilReady()
+        let server = "http://127.0.0.1:\(service.port)"
+
+        // The phone makes its key; the backend registers it; the next card is bound to it.
+        let generated = try Self.peez(["keys", "generate", "--device", "--out", folder.file("phone")])
+        #expect(generated.status == 0, "\(generated.standardError)")
+        let publicKey = generated.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
+        let registered = try await service.request(
+            "POST",
+            "/v1/members/\(Self.demoMember)/device-key",
+            secret: Self.backend,
+            json: ["public_key": publicKey]
+        )
+        #expect(registered.status == 200 && registered.body["device_key"] as? String == publicKey, "\(registered.body)")
+        let card = try #require(
+            try await service.request("GET", "/v1/members/\(Self.demoMember)/card", secret: Self.backend).body["token"] as? String
+        )
+        let deviceKey = folder.file("phone/device-key.pem")
+        func present(_ extra: [String] = []) throws -> String {
+            let made = try Self.peez(["card", "present", "--device-key", deviceKey, "--card", card] + extra)
+            #expect(made.status == 0, "\(made.standardError)")
+            return made.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        let fresh = try present(["--png", folder.file("presentation.png")])
+        let stale = try present(["--at", String(Int(Date().timeIntervalSince1970) - 120)])
+
+        // Two shops' counters, enrolled and synced after the key was registered.
+        let baker = try await service.request(
+            "POST",
+            "/v1/vendors",
+            secret: Self.admin,
+            json: ["name": "Boulangerie El Bahia", "category": "boulangerie-patisserie", "neighbourhood": "gambetta"]
+        )
+        let bakerSecret = try #require(baker.body["api_secret"] as? String)
+        func counter(_ name: String, _ secret: String) -> [String: String] {
+            ["PEEZ_COUNTER_HOME": folder.file(name), "PEEZ_VENDOR_SECRET": secret, "LANG": "C.UTF-8"]
+        }
+        let butcher = counter("butcher", Self.vendor)
+        let bakery = counter("bakery", bakerSecret)
+        for shop in [butcher, bakery] {
+            #expect(try Self.peez(["counter", "enroll", "--server", server], environment: shop).status == 0)
+        }
+
+        let session = try Self.peez(
+            ["counter", "--sync-every", "0"],
+            environment: butcher,
+            input: [card, fresh, fresh, stale].joined(separator: "\n") + "\n"
+        )
+        let verdicts = session.standardOutput.components(separatedBy: "]\n").dropLast()
+        #expect(verdicts.count == 4, "\(session.standardOutput)")
+        #expect(verdicts[0].contains("  INVALID  ") && verdicts[0].contains("bound to the member's phone"), "the card shown bare: \(verdicts[0])")
+        #expect(verdicts[1].contains("  VALID  ") && verdicts[1].contains("paid until"), "\(verdicts[1])")
+        #expect(verdicts[2].contains("  VALID  ") && verdicts[2].contains("same presentation was scanned here"), "scanned twice: \(verdicts[2])")
+        #expect(verdicts[3].contains("  INVALID  ") && verdicts[3].contains("an old presentation"), "a screenshot: \(verdicts[3])")
+        let pictured = try Self.peez(["counter", "--image", folder.file("presentation.png")], environment: butcher)
+        #expect(pictured.status == 0 && pictured.standardOutput.contains("  VALID  "), "\(pictured.standardOutput)\(pictured.standardError)")
+
+        // The same presentation, passed on to another shop within its minute: valid there too, and reported.
+        let copied = try Self.peez(["counter", "--sync-every", "0"], environment: bakery, input: fresh + "\n")
+        #expect(copied.standardOutput.contains("  VALID  "), "\(copied.standardOutput)")
+        for shop in [butcher, bakery] {
+            let synced = try Self.peez(["counter", "sync"], environment: shop)
+            #expect(synced.status == 0, "\(synced.standardError)")
+        }
+        let scans = try #require(
+            try await service.request("GET", "/v1/scans?membership_id=PEEZ-20251103-00001", secret: Self.admin).body["scans"] as? [[String: Any]]
+        )
+        #expect(scans.count == 6, "\(scans)")
+        #expect(
+            scans.filter { $0["presented_at"] != nil }.count == 5,
+            "every presentation whose signature verified is logged with its time: \(scans)"
+        )
+        let shared = try await service.request("GET", "/v1/scans/shared?within=600", secret: Self.admin)
+        let sighting = try #require((shared.body["cards"] as? [[String: Any]])?.first, "\(shared.body)")
+        #expect(sighting["same_presentation"] as? Bool == true, "\(sighting)")
+
+        // Batch verification from a key set file: the answers in input order, the same verdicts.
+        let keys = try await service.request("GET", "/v1/keys", secret: Self.vendor)
+        try keys.data.write(to: URL(fileURLWithPath: folder.file("keys.json")))
+        let batch = try Self.peez(
+            ["verify", "--keys", folder.file("keys.json"), "--json", "--jobs", "2", "-"],
+            input: [fresh, stale, card, "PEEZP1:" + String(fresh.dropFirst(7).reversed())].joined(separator: "\n") + "\n"
+        )
+        let answers = batch.standardOutput.split(separator: "\n").map { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        #expect(
+            answers.map { $0?["verdict"] as? String } == ["valid", "stale_presentation", "presentation_required", "malformed"],
+            "\(batch.standardOutput)"
+        )
+        #expect(answers.map { $0?["step"] as? Int } == [nil, 16, 12, 3])
+
+        // A new phone: the old phone's presentations are refused once the counter syncs.
+        let newPhone = try Self.peez(["keys", "generate", "--device", "--out", folder.file("new-phone")]).standardOutput
+        let replaced = try await service.request(
+            "POST",
+            "/v1/members/\(Self.demoMember)/device-key",
+            secret: Self.backend,
+            json: ["public_key": newPhone.trimmingCharacters(in: .whitespacesAndNewlines)]
+        )
+        #expect(replaced.status == 200)
+        #expect(try Self.peez(["counter", "sync"], environment: butcher).status == 0)
+        let oldPhone = try Self.peez(["counter", "--sync-every", "0"], environment: butcher, input: try present() + "\n")
+        #expect(oldPhone.standardOutput.contains("  REVOKED  "), "\(oldPhone.standardOutput)")
+    }
+}
