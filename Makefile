@@ -3,7 +3,7 @@ SHELL := /bin/bash
 .DEFAULT_GOAL := help
 
 # Debian packages the build, the tests and the tools need; `make deps` installs whichever are missing.
-DEB_PACKAGES := pkg-config openssl libssl-dev libqrencode-dev libpng-dev libjpeg-dev libzbar-dev libsqlite3-dev zbar-tools tzdata postgresql postgresql-client wrk curl python3-venv dpkg-dev debootstrap systemd systemd-container
+DEB_PACKAGES := pkg-config jq tmux openssl libssl-dev libqrencode-dev libpng-dev libjpeg-dev libzbar-dev libsqlite3-dev zbar-tools tzdata postgresql postgresql-client wrk curl python3-venv dpkg-dev debootstrap systemd systemd-container
 SWIFT_BUILD_FLAGS ?=
 SWIFT_SOURCES := Sources Tests Benchmarks Fuzz Package.swift
 FUZZ_RUNS ?= 3000000

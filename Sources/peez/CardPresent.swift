@@ -3,6 +3,7 @@ import CardCrypto
 import CardQR
 import CardToken
 import Foundation
+import PeezBasics
 
 extension Peez.Card {
     /// `peez card present`: what the member's phone shows for a bound card.
@@ -68,7 +69,7 @@ extension Peez.Card {
                 let presentation = try maker.present(at: now)
                 let drawing = TerminalRenderer().render(try picture.matrix(of: presentation))
                 let caption =
-                    "\(maker.claims.name ?? maker.claims.subject) · \(maker.claims.subject) · made \(CardDates.display(now)) · next in \(displayPeriod) s · Ctrl-C to stop"
+                    "\(maker.claims.name ?? maker.claims.subject) · \(maker.claims.subject) · made \(AlgiersCalendar.iso8601(now)) · next in \(displayPeriod) s · Ctrl-C to stop"
                 // Clear the screen and draw from its top-left corner, so the code stays in place.
                 FileHandle.standardOutput.write(Data(("\u{1B}[2J\u{1B}[H" + drawing + caption + "\n").utf8))
                 try await Task.sleep(for: .seconds(displayPeriod))

@@ -129,3 +129,47 @@ struct PresentationTests {
         #expect(oldPhone.standardOutput.contains("  REVOKED  "), "\(oldPhone.standardOutput)")
     }
 }
+
+/// `peez card present --watch` as a person sees it: a terminal (tmux), its screen captured.
+@Suite("peez card present --watch, on a terminal")
+struct PresentationWatchTests {
+    @Test func theTerminalShowsAFreshPresentationEveryDisplayPeriodInPlace() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let phone = try PresentationTests.peez(["keys", "generate", "--device", "--out", folder.file("phone")])
+        #expect(phone.status == 0)
+        let key = repositoryRoot.appendingPathComponent("Keys/development/signing-key.pem").path
+        let card = try PresentationTests.peez([
+            "card", "issue", "--key", key, "--member", "PEEZ-20251103-00002", "--name", "Ahmed Mohamed", "--expires", "2099-12-31",
+            "--device-key", folder.file("phone/device-key.pub.pem"),
+        ]).standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
+        let session = "peez-watch-\(UUID().uuidString.prefix(8))"
+        let command = [
+            PeezCommand.binary, "card", "present", "--device-key", folder.file("phone/device-key.pem"), "--card", card, "--watch", "--display-period",
+            "2",
+        ]
+        let started = try ProcessRunner.run(["tmux", "new-session", "-d", "-s", session, "-x", "160", "-y", "100"] + command)
+        #expect(started.status == 0, "\(started.standardError)")
+        defer { _ = try? ProcessRunner.run(["tmux", "kill-session", "-t", session]) }
+
+        func screen() throws -> String { try ProcessRunner.run(["tmux", "capture-pane", "-p", "-t", session]).standardOutput }
+        func caption(_ screen: String) -> String? { screen.split(separator: "\n").first { $0.contains("next in 2 s") }.map(String.init) }
+        var first = ""
+        for _ in 0..<50 where caption(first) == nil {
+            try await Task.sleep(for: .milliseconds(100))
+            first = try screen()
+        }
+        let firstCaption = try #require(caption(first), "the caption under the code: \(first)")
+        #expect(firstCaption.contains("Ahmed Mohamed · PEEZ-20251103-00002 · made "), "\(firstCaption)")
+        #expect(first.contains("█") || first.contains("▀"), "the QR code is drawn: \(first)")
+        let firstDrawnLine = first.split(separator: "\n", omittingEmptySubsequences: false).firstIndex { $0.contains("▀") || $0.contains("█") }
+        #expect((firstDrawnLine ?? 99) <= 2, "drawn from the top of the cleared screen (below its quiet zone): \(first)")
+
+        try await Task.sleep(for: .milliseconds(2_600))
+        let second = try screen()
+        let secondCaption = try #require(caption(second), "\(second)")
+        #expect(secondCaption != firstCaption, "a new time after the display period")
+        #expect(second != first, "a new code after the display period")
+        #expect(second.components(separatedBy: "next in 2 s").count == 2, "redrawn in place, not scrolled: \(second)")
+    }
+}
