@@ -377,6 +377,35 @@ struct StoreConformanceTests {
     }
 
     @Test(arguments: StoreKind.available)
+    func aNewDeviceKeyIsKeptAndRevokesEarlierCardsWhileTheSameKeyAgainChangesNothing(kind: StoreKind) async throws {
+        try await kind.withStore { store in
+            let (vendor, member) = try await Sample.vendorAndMember(in: store)
+            let now = Sample.january31
+            _ = try await activate(store, member: member, vendor: vendor, months: 1, now: now)
+            let card = try #require(try await store.card(memberUUID: member.uuid))
+            let phone = try DeviceKey(rawRepresentation: (0..<32).map { UInt8($0 * 7 + 3) })
+
+            let (bound, changed) = try await store.replaceDeviceKey(memberUUID: member.uuid, with: phone, now: now + 60)
+            #expect(changed && bound.deviceKey == phone)
+            #expect(try await store.member(uuid: member.uuid)?.deviceKey == phone, "kept in the members row")
+            #expect(try await store.cardBasis(memberUUID: member.uuid)?.head.member.deviceKey == phone, "the next card is signed for it")
+            #expect(try await store.card(memberUUID: member.uuid) == nil, "the stored card, bound to nothing, is forgotten")
+            var revocations = try await store.revocations()
+            #expect(revocations.tokenIDs.contains(card.tokenID) && revocations.members[member.membershipID] == now + 60)
+
+            let (again, changedAgain) = try await store.replaceDeviceKey(memberUUID: member.uuid, with: phone, now: now + 120)
+            #expect(!changedAgain && again.deviceKey == phone)
+            #expect(try await store.revocations().version == revocations.version, "the same key again revokes nothing")
+
+            let (unbound, removed) = try await store.replaceDeviceKey(memberUUID: member.uuid, with: nil, now: now + 180)
+            #expect(removed && unbound.deviceKey == nil)
+            revocations = try await store.revocations()
+            #expect(revocations.members[member.membershipID] == now + 180)
+            await #expect(throws: MembershipError(.notFound, "")) { try await store.replaceDeviceKey(memberUUID: UUID(), with: phone, now: now) }
+        }
+    }
+
+    @Test(arguments: StoreKind.available)
     func aRevocationDeltaHoldsExactlyTheChangesAfterItsVersionEvenUnderConcurrentCancels(kind: StoreKind) async throws {
         try await kind.withStore { store in
             let vendor = try await store.createVendor(name: "Boucherie", category: "boucherie", neighbourhood: "usto", now: Sample.january31)
