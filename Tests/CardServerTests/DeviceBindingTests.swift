@@ -73,6 +73,24 @@ struct DeviceBindingTests {
         }
     }
 
+    @Test func aShopSellsMonthsToTheMemberWhosePresentationItScannedAndTheNewCardIsBoundToo() async throws {
+        try await ServerHarness.withLiveServer { harness, client in
+            let uuid = try await client.createMember()
+            let phone = try Phone()
+            #expect(try await Self.register(phone, for: uuid, client: client).status == .ok)
+            let card = try await client.cardToken(uuid)
+            let sold = try await client.activate(token: try phone.present(card, at: harness.now), months: 2)
+            #expect(sold.status == .created, "\(sold.text)")
+            let renewed = try await client.cardToken(uuid)
+            let claims = try #require(
+                CardVerifier(trustedKeys: TrustedKeySet([harness.signingKey.publicKey])).verify(renewed, now: harness.now).claims
+            )
+            #expect(claims.deviceKey == phone.publicKey && claims.expiresAt > harness.now + 50 * 86_400, "the sold card is bound to the same phone")
+            let shown = try await Self.verify(try phone.present(renewed, at: harness.now), client: client)
+            #expect(shown.verdict == "valid" && shown.coverage?.status == "active", "\(shown)")
+        }
+    }
+
     @Test func replacingTheKeyRevokesTheOldPhonesCards() async throws {
         try await ServerHarness.withLiveServer { harness, client in
             let uuid = try await client.createMember()
