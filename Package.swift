@@ -30,6 +30,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.30.0"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.30.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
+        .package(url: "https://github.com/weichsel/ZIPFoundation", from: "0.9.20"),
     ],
     targets: [
         // C libraries from Debian packages: module maps and shims only.
@@ -104,6 +105,19 @@ let package = Package(
 
         // Demo and load-test ledgers (peez dev seed, the benchmarks): never part of a production store.
         .target(name: "LedgerSeeding", dependencies: ["PeezBasics", "Membership", "MembershipSQL"], swiftSettings: strictSettings),
+
+        // Apple Wallet passes: the pass's content, its manifest, its CMS signature through OpenSSL and the archive;
+        // and the checks `peez wallet check` makes of a pass file.
+        .target(
+            name: "WalletPass",
+            dependencies: ["PeezBasics", "CardToken", "CardCrypto", "CPeezOpenSSL", .product(name: "ZIPFoundation", package: "ZIPFoundation")],
+            exclude: ["images/make-images.py"],
+            resources: [
+                .embedInCode("images/icon.png"), .embedInCode("images/icon@2x.png"), .embedInCode("images/icon@3x.png"),
+                .embedInCode("images/logo.png"), .embedInCode("images/logo@2x.png"), .embedInCode("images/logo@3x.png"),
+            ],
+            swiftSettings: strictSettings
+        ),
 
         // Wire documents (key set, revocation list): one Codable type each, for the server, the CLI and the tests.
         .target(name: "CardWire", dependencies: ["CardToken", "CardCrypto"], swiftSettings: strictSettings),
@@ -202,6 +216,7 @@ let package = Package(
             dependencies: ["CardScan", "CardQR", "CardCrypto", "CardToken", "PeezBasics"],
             swiftSettings: strictSettings
         ),
+        .testTarget(name: "WalletPassTests", dependencies: ["WalletPass", "TestSupport"], swiftSettings: strictSettings),
         .testTarget(name: "MembershipTests", dependencies: ["Membership", "PeezBasics"], swiftSettings: strictSettings),
         .testTarget(
             name: "MembershipStoreTests",

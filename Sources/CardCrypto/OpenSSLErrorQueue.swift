@@ -1,9 +1,9 @@
 import CPeezOpenSSL
 
 /// OpenSSL's thread-local error queue.
-enum OpenSSLErrorQueue {
+public enum OpenSSLErrorQueue {
     /// Empties the queue and returns its messages joined, or a fallback when it was empty.
-    static func drain() -> String {
+    public static func drain() -> String {
         var messages: [String] = []
         var buffer = [CChar](repeating: 0, count: 256)
         while true {

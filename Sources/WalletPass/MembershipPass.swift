@@ -1,0 +1,168 @@
+import Foundation
+import PeezBasics
+
+/// A member's card as an Apple Wallet store card: what `pass.json` says, and the localized labels.
+public struct MembershipPass: Sendable, Hashable {
+    /// The pass's serial number: the member's uuid, lower case.
+    public var serialNumber: String
+    public var memberName: String
+    public var membershipID: String
+    /// The current card token, exactly the text the card's QR PNG holds.
+    public var cardToken: String
+    /// When the paid time ends (seconds since the epoch); nil for a member who never paid.
+    public var coverageEnd: Int64?
+    /// The card no longer stands (cancelled, revoked): Wallet shows the pass as void.
+    public var voided: Bool
+    /// The secret Wallet sends back to the web service for this pass.
+    public var authenticationToken: String
+    /// Where Wallet registers for updates and fetches the latest pass.
+    public var webServiceURL: String
+    /// A note Wallet shows when the coverage end changes (a renewal), or a reminder it carries; a key of the
+    /// localized strings, `%@` standing for the new value.
+    public var coverageChangeMessage: String
+
+    public init(
+        serialNumber: String,
+        memberName: String,
+        membershipID: String,
+        cardToken: String,
+        coverageEnd: Int64?,
+        voided: Bool,
+        authenticationToken: String,
+        webServiceURL: String,
+        coverageChangeMessage: String = "COVERAGE_CHANGED"
+    ) {
+        self.serialNumber = serialNumber
+        self.memberName = memberName
+        self.membershipID = membershipID
+        self.cardToken = cardToken
+        self.coverageEnd = coverageEnd
+        self.voided = voided
+        self.authenticationToken = authenticationToken
+        self.webServiceURL = webServiceURL
+        self.coverageChangeMessage = coverageChangeMessage
+    }
+
+    /// `pass.json` for the pass type and team of the signing identity, keys sorted.
+    public func json(passTypeIdentifier: String, teamIdentifier: String, now: Int64) throws -> [UInt8] {
+        let end = coverageEnd.map(AlgiersCalendar.iso8601)
+        let barcode = Barcode(format: "PKBarcodeFormatQR", message: cardToken, messageEncoding: "iso-8859-1", altText: membershipID)
+        let document = Document(
+            formatVersion: 1,
+            passTypeIdentifier: passTypeIdentifier,
+            teamIdentifier: teamIdentifier,
+            serialNumber: serialNumber,
+            organizationName: "PEEZ",
+            description: "DESCRIPTION",
+            foregroundColor: "rgb(255, 255, 255)",
+            backgroundColor: "rgb(18, 44, 37)",
+            labelColor: "rgb(150, 214, 190)",
+            authenticationToken: authenticationToken,
+            webServiceURL: webServiceURL,
+            expirationDate: end ?? AlgiersCalendar.iso8601(now),
+            voided: voided,
+            barcodes: [barcode],
+            barcode: barcode,
+            storeCard: Fields(
+                primaryFields: [Field(key: "member", label: "MEMBER", value: memberName)],
+                secondaryFields: [
+                    Field(
+                        key: "coverage_end",
+                        label: "PAID_UNTIL",
+                        value: end ?? "NOT_PAID",
+                        dateStyle: end == nil ? nil : "PKDateStyleMedium",
+                        changeMessage: coverageChangeMessage
+                    )
+                ],
+                auxiliaryFields: [Field(key: "membership_id", label: "MEMBERSHIP_ID", value: membershipID)],
+                backFields: [Field(key: "about", label: "ABOUT", value: "ABOUT_TEXT")]
+            )
+        )
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return Array(try encoder.encode(document))
+    }
+
+    struct Document: Encodable {
+        var formatVersion: Int
+        var passTypeIdentifier: String
+        var teamIdentifier: String
+        var serialNumber: String
+        var organizationName: String
+        var description: String
+        var foregroundColor: String
+        var backgroundColor: String
+        var labelColor: String
+        var authenticationToken: String
+        var webServiceURL: String
+        var expirationDate: String
+        var voided: Bool
+        var barcodes: [Barcode]
+        /// The single barcode of passes before iOS 9, for older phones.
+        var barcode: Barcode
+        var storeCard: Fields
+    }
+
+    struct Barcode: Encodable {
+        var format: String
+        var message: String
+        var messageEncoding: String
+        var altText: String
+    }
+
+    struct Fields: Encodable {
+        var primaryFields: [Field]
+        var secondaryFields: [Field]
+        var auxiliaryFields: [Field]
+        var backFields: [Field]
+    }
+
+    struct Field: Encodable {
+        var key: String
+        var label: String
+        var value: String
+        var dateStyle: String?
+        var changeMessage: String?
+    }
+
+    /// The localized strings of the pass's labels, by language (`en`, `fr`, `ar`): what `pass.strings` holds.
+    public static let strings: [String: [(String, String)]] = [
+        "en": [
+            ("DESCRIPTION", "PEEZ membership card"), ("MEMBER", "Member"), ("PAID_UNTIL", "Paid until"), ("NOT_PAID", "Not paid"),
+            ("MEMBERSHIP_ID", "Membership"), ("ABOUT", "PEEZ"),
+            ("ABOUT_TEXT", "5 to 8 % off at PEEZ partner shops in Oran. Renew in cash at any partner shop: 300 DZD a month."),
+            ("COVERAGE_CHANGED", "Paid until %@"),
+            ("REMINDER", "Your PEEZ membership ends %@: renew at any partner shop."),
+        ],
+        "fr": [
+            ("DESCRIPTION", "Carte de membre PEEZ"), ("MEMBER", "Membre"), ("PAID_UNTIL", "Payé jusqu'au"), ("NOT_PAID", "Non payé"),
+            ("MEMBERSHIP_ID", "Adhésion"), ("ABOUT", "PEEZ"),
+            (
+                "ABOUT_TEXT",
+                "5 à 8 % de remise chez les commerces partenaires PEEZ à Oran. Renouvelez en espèces chez tout partenaire : 300 DA par mois."
+            ),
+            ("COVERAGE_CHANGED", "Payé jusqu'au %@"),
+            ("REMINDER", "Votre adhésion PEEZ se termine le %@ : renouvelez chez un commerce partenaire."),
+        ],
+        "ar": [
+            ("DESCRIPTION", "بطاقة عضوية PEEZ"), ("MEMBER", "العضو"), ("PAID_UNTIL", "مدفوع حتى"), ("NOT_PAID", "غير مدفوع"),
+            ("MEMBERSHIP_ID", "رقم العضوية"), ("ABOUT", "PEEZ"),
+            ("ABOUT_TEXT", "تخفيض من 5 إلى 8 % لدى المحلات الشريكة لـ PEEZ في وهران. جدّد نقدًا لدى أي محل شريك: 300 دج شهريًا."),
+            ("COVERAGE_CHANGED", "مدفوع حتى %@"),
+            ("REMINDER", "تنتهي عضويتك في PEEZ يوم %@: جدّدها لدى أي محل شريك."),
+        ],
+    ]
+
+    /// One language's `pass.strings`: `"KEY" = "value";` lines, UTF-16 with a byte order mark, as Wallet reads
+    /// strings files.
+    public static func stringsFile(_ language: String) -> [UInt8] {
+        let lines = (strings[language] ?? []).map { key, value in "\"\(escaped(key))\" = \"\(escaped(value))\";\n" }.joined()
+        var out: [UInt8] = [0xFF, 0xFE]
+        for unit in lines.utf16 { out += [UInt8(unit & 0xFF), UInt8(unit >> 8)] }
+        return out
+    }
+
+    private static func escaped(_ text: String) -> String {
+        text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"").replacingOccurrences(of: "\n", with: "\\n")
+    }
+}
