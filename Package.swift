@@ -191,7 +191,7 @@ let package = Package(
             name: "peez",
             dependencies: [
                 "CardToken", "CardCrypto", "CardQR", "CardScan", "CardWire", "Membership", "MembershipSQL", "MembershipSQLite", "MembershipPostgres",
-                "PeezBasics", "LedgerSeeding", "PeezAPI", "CardServices", "CounterApp", "Reminders", "CardServer",
+                "PeezBasics", "LedgerSeeding", "PeezAPI", "CardServices", "CounterApp", "Reminders", "CardServer", "WalletPass",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -216,7 +216,7 @@ let package = Package(
             dependencies: ["CardScan", "CardQR", "CardCrypto", "CardToken", "PeezBasics"],
             swiftSettings: strictSettings
         ),
-        .testTarget(name: "WalletPassTests", dependencies: ["WalletPass", "TestSupport"], swiftSettings: strictSettings),
+        .testTarget(name: "WalletPassTests", dependencies: ["WalletPass", "CardCrypto", "CardToken", "TestSupport"], swiftSettings: strictSettings),
         .testTarget(name: "MembershipTests", dependencies: ["Membership", "PeezBasics"], swiftSettings: strictSettings),
         .testTarget(
             name: "MembershipStoreTests",

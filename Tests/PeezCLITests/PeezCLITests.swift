@@ -305,7 +305,8 @@ struct PeezCLITests {
         ["verify"],
         ["counter"], ["counter", "session"], ["counter", "enroll"], ["counter", "sync"], ["counter", "log"],
         ["counter", "activate"], ["counter", "pending"], ["counter", "retry"], ["remind"], ["remind", "run"],
-        ["remind", "status"], ["remind", "requeue"], ["remind", "new-secret"], ["backup"], ["dev"], ["dev", "seed"],
+        ["remind", "status"], ["remind", "requeue"], ["remind", "new-secret"], ["wallet"], ["wallet", "check"], ["backup"], ["dev"],
+        ["dev", "seed"],
     ]
 
     @Test("help is exactly its stored snapshot (PEEZ_UPDATE_SNAPSHOTS=1 rewrites them)", arguments: commands)
@@ -350,7 +351,10 @@ struct PeezCLITests {
         }
     }
 
-    @Test("every command that does something shows an example", arguments: commands.filter { !["admin", "keys", "card"].contains($0.last ?? "") })
+    @Test(
+        "every command that does something shows an example",
+        arguments: commands.filter { !["admin", "keys", "card", "wallet"].contains($0.last ?? "") }
+    )
     func helpHasAnExample(command: [String]) throws {
         let help = try PeezCommand.run(command + ["--help"])
         #expect(help.standardOutput.contains("OVERVIEW:"))
