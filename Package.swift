@@ -130,7 +130,7 @@ let package = Package(
         .target(
             name: "CardServices",
             dependencies: [
-                "PeezBasics", "CardToken", "CardCrypto", "CardQR", "CardWire", "Membership", "PeezAPI",
+                "PeezBasics", "CardToken", "CardCrypto", "CardQR", "CardWire", "Membership", "PeezAPI", "WalletPass",
                 .product(name: "CoreMetrics", package: "swift-metrics"),
             ],
             swiftSettings: strictSettings
@@ -169,7 +169,7 @@ let package = Package(
         .target(
             name: "CardServer",
             dependencies: [
-                "PeezBasics", "CardToken", "CardCrypto", "CardWire", "Membership", "PeezAPI", "CardServices",
+                "PeezBasics", "CardToken", "CardCrypto", "CardWire", "Membership", "PeezAPI", "CardServices", "WalletPass",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
@@ -226,7 +226,8 @@ let package = Package(
         .testTarget(
             name: "CardServerTests",
             dependencies: [
-                "CardServer", "PeezAPI", "CardServices", "CounterApp", "Reminders", "CardWire", "CardCrypto", "CardToken", "PeezBasics", "Membership",
+                "CardServer", "WalletPass", "PeezAPI", "CardServices", "CounterApp", "Reminders", "CardWire", "CardCrypto", "CardToken", "PeezBasics",
+                "Membership",
                 "MembershipSQL", "MembershipSQLite", "TestSupport",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),

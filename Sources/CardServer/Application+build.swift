@@ -1,5 +1,6 @@
 public import CardServices
 import CoreMetrics
+import Foundation
 public import Hummingbird
 import HummingbirdCore
 import HummingbirdTLS
@@ -40,7 +41,7 @@ public enum ServerMetrics {
 
 /// The router: every route of the API, behind error rendering, request metrics and authentication. Its
 /// `routes` list what it serves (a test holds them to the OpenAPI document).
-public func buildRouter(cards: CardService, metrics: PrometheusCollectorRegistry) -> Router<ServerRequestContext> {
+public func buildRouter(cards: CardService, metrics: PrometheusCollectorRegistry, wallet: WalletService? = nil) -> Router<ServerRequestContext> {
     // HEAD is answered on every GET route, as GET with no body (RFC 9110 §9.3.2).
     let router = Router(context: ServerRequestContext.self, options: .autoGenerateHeadEndpoints)
     // Metrics outermost: they count the answer actually sent, errors rendered by ErrorMiddleware included.
@@ -56,6 +57,12 @@ public func buildRouter(cards: CardService, metrics: PrometheusCollectorRegistry
     ScanRoutes(cards: cards).register(on: router)
     service.register(on: router)
     PlaceRoutes().register(on: router)
+    WalletRoutes(
+        wallet: wallet,
+        base: wallet.flatMap { URL(string: $0.webServiceURL)?.path }.map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 }
+            ?? WalletRoutes.defaultBase
+    )
+    .register(on: router)
     allowedMethods.load(router.routes.map { ("\($0.path)", $0.method) })
     return router
 }
@@ -69,6 +76,7 @@ public func buildApplication(
     cards: CardService,
     metrics: PrometheusCollectorRegistry,
     configuration: ServerConfiguration,
+    wallet: WalletService? = nil,
     services: [any Service] = [],
     beforeServerStarts: (@Sendable () async throws -> Void)? = nil,
     logger: Logger = Logger(label: "peez.server")
@@ -76,7 +84,7 @@ public func buildApplication(
     let (limits, tls) = (configuration.limits, configuration.tls?.configuration)
     let registry = ConnectionRegistry(limits: limits)
     var application = Application(
-        router: buildRouter(cards: cards, metrics: metrics),
+        router: buildRouter(cards: cards, metrics: metrics, wallet: wallet),
         server: HTTPServerBuilder { responder in
             let http = DeadlineHTTP1Channel(base: HTTP1Channel(responder: responder), limits: limits, registry: registry)
             guard let tls else { return http }

@@ -22,7 +22,13 @@ public struct Authenticator: RouterMiddleware {
         var context = context
         if let header = request.headers[.authorization] {
             // The scheme name is case-insensitive (RFC 9110 §11.1); the header is bounded before any work.
-            guard header.utf8.count <= 512, header.prefix(7).lowercased() == "bearer " else {
+            guard header.utf8.count <= 512 else { throw APIError.unauthenticated("The Authorization header is too long.") }
+            if header.prefix(10).lowercased() == "applepass " {
+                // Wallet's own scheme: checked by the Wallet web service against the pass it names.
+                context.passToken = String(header.dropFirst(10)).trimmingCharacters(in: .whitespaces)
+                return try await next(request, context)
+            }
+            guard header.prefix(7).lowercased() == "bearer " else {
                 throw APIError.unauthenticated("The Authorization header must be 'Bearer <secret>'.")
             }
             let hash = APISecret.hash(String(header.dropFirst(7)).trimmingCharacters(in: .whitespaces), sha256: SHA256.hash)

@@ -6,6 +6,9 @@ public struct ServerRequestContext: RequestContext {
     public var coreContext: CoreRequestContextStorage
     /// The caller's credential; nil until ``Authenticator`` found one.
     public var credential: APICredential?
+    /// The pass authentication token Wallet sent as `Authorization: ApplePass <token>`; only the Wallet web
+    /// service's routes read it, and it is no credential for any other.
+    public var passToken: String?
 
     public init(source: ApplicationRequestContextSource) {
         self.coreContext = .init(source: source)

@@ -157,6 +157,25 @@ enum Migrations {
             // A scan of a presentation: when the phone made it. A card's token id and this time name one
             // presentation, which seen at two counters was copied.
             ("010_counter_scans_presented_at", ["ALTER TABLE counter_scans ADD COLUMN presented_at BIGINT"]),
+            (
+                "011_wallet",
+                [
+                    // Apple Wallet: one pass per member (its serial number is the member's uuid), its token hashed.
+                    """
+                    CREATE TABLE wallet_passes (
+                        member_uuid TEXT PRIMARY KEY REFERENCES members(uuid), token_hash TEXT NOT NULL, issued_at BIGINT NOT NULL)
+                    """,
+                    // A device registered for a pass's updates: one row however often it registers.
+                    """
+                    CREATE TABLE wallet_registrations (
+                        device_id TEXT NOT NULL, member_uuid TEXT NOT NULL REFERENCES wallet_passes(member_uuid),
+                        push_token TEXT NOT NULL, registered_at BIGINT NOT NULL, PRIMARY KEY (device_id, member_uuid))
+                    """,
+                    "CREATE INDEX wallet_registrations_by_member ON wallet_registrations (member_uuid)",
+                    // What devices log, the newest lines only.
+                    "CREATE TABLE wallet_logs (seq \(dialect.serialPrimaryKey), received_at BIGINT NOT NULL, line TEXT NOT NULL)",
+                ]
+            ),
         ]
     }
 

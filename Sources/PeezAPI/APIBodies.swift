@@ -439,3 +439,29 @@ extension ActivationBody {
         )
     }
 }
+
+/// What Wallet sends to register a device for a pass's updates: `{"pushToken": "…"}`.
+public struct WalletRegistrationRequest: RequestFields, Codable {
+    public enum CodingKeys: String, CodingKey, CaseIterable { case pushToken }
+    public static let fields: [CodingKeys: (kind: FieldKind, required: Bool)] = [.pushToken: (.text, true)]
+
+    public var pushToken: String
+
+    public init(pushToken: String) { self.pushToken = pushToken }
+
+    public init(checked body: CheckedFields<CodingKeys>) {
+        self.init(pushToken: body.required(.pushToken))
+    }
+}
+
+/// What Wallet answers a device asking which of its passes changed: `{"serialNumbers": […], "lastUpdated": "…"}`.
+public struct WalletUpdatedPassesBody: Codable, Sendable {
+    public var serialNumbers: [String]
+    /// The tag to send as `passesUpdatedSince` next time (opaque to Wallet: seconds since the epoch here).
+    public var lastUpdated: String
+
+    public init(serialNumbers: [String], lastUpdated: String) {
+        self.serialNumbers = serialNumbers
+        self.lastUpdated = lastUpdated
+    }
+}

@@ -24,6 +24,10 @@ extension Peez {
                 TLS: put a reverse proxy in front, or give --tls-certificate and --tls-key (PEM; or PEEZ_TLS_CERTIFICATE \
                 and PEEZ_TLS_KEY) and the service speaks https itself. Counters send the vendor secret only over https.
 
+                Apple Wallet: give all six --wallet-… settings (or their PEEZ_WALLET_… variables); without them the \
+                Wallet routes answer 404. They are checked at start: a certificate for another pass type or team, a \
+                key that is not its, or a WWDR intermediate that did not issue it stops the start with one sentence.
+
                 Examples:
                   # SQLite under var/, the development key:
                   peez serve --development
@@ -73,6 +77,8 @@ extension Peez {
         @Option(help: "Where the daily reminders go: jsonl:PATH or webhook:URL (or PEEZ_REMIND_SINK; secrets in PEEZ_WEBHOOK_SECRETS).")
         var remindSink: String?
 
+        @OptionGroup var wallet: WalletOptions
+
         func validate() throws {
             guard (1...65_535).contains(port) else { throw ValidationError("--port must be 1 to 65535") }
             guard (1...600).contains(startTimeout) else { throw ValidationError("--start-timeout must be 1 to 600 seconds") }
@@ -103,6 +109,7 @@ extension Peez {
                 cards: cards,
                 metrics: ServerMetrics.bootstrap(),
                 configuration: settings.server,
+                wallet: settings.wallet.map { WalletService(cards: cards, identity: $0.identity, webServiceURL: $0.webServiceURL) },
                 services: database.services,
                 beforeServerStarts: {
                     await database.poolStarted()

@@ -5,6 +5,7 @@ import CardServices
 import CardToken
 import CardWire
 import Foundation
+import WalletPass
 
 /// Everything `peez serve` runs with, made from its options and the environment and checked once, before
 /// anything opens: the signing key and the key set it publishes, TLS, where and how the server listens, and
@@ -19,6 +20,8 @@ struct ServeConfiguration {
     var reminders: (at: String, sink: String?)?
     /// How the start-up line names the store.
     var storeName: String
+    /// Apple Wallet's signing identity and web service URL, when configured.
+    var wallet: (identity: PassSigningIdentity, webServiceURL: String)?
 
     init(_ options: Peez.Serve, environment: [String: String], now: Int64) throws {
         development = options.development
@@ -48,5 +51,6 @@ struct ServeConfiguration {
         drainTimeout = .seconds(options.drainTimeout)
         reminders = options.remindAt.map { ($0, options.remindSink) }
         storeName = options.store.effectiveDatabaseURL == nil ? options.store.sqlitePath : "PostgreSQL"
+        wallet = try options.wallet.load(environment: environment, now: now)
     }
 }

@@ -51,10 +51,12 @@ struct APIContractTests {
         try await ServerHarness.withLiveServer { _, client in
             for operation in Self.documentedOperations {
                 let parts = operation.split(separator: " ")
-                let path = String(parts[1]).replacingOccurrences(of: "{uuid}", with: UUID().uuidString).replacingOccurrences(
-                    of: "{id}",
-                    with: UUID().uuidString
-                )
+                let path = String(parts[1]).replacingOccurrences(of: "{uuid}", with: UUID().uuidString)
+                    .replacingOccurrences(of: "{id}", with: UUID().uuidString).replacingOccurrences(of: "{serialNumber}", with: UUID().uuidString)
+                    .replacingOccurrences(of: "{deviceLibraryIdentifier}", with: "device1").replacingOccurrences(
+                        of: "{passTypeIdentifier}",
+                        with: "pass.dz.peez.card"
+                    )
                 let reply = try await client.send(HTTPRequest.Method(String(parts[0]))!, path, secret: ServerHarness.adminSecret)
                 #expect(
                     documented[operation]?.contains(String(reply.status.code)) == true,

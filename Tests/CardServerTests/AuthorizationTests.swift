@@ -56,7 +56,17 @@ struct AuthorizationTests {
         ("/v1/counter/scans", .post, [.vendor]),
         ("/v1/scans", .get, [.admin]),
         ("/v1/scans/shared", .get, [.admin]),
+        ("/v1/members/{member}/pass.pkpass", .get, [.admin, .backend]),
+        // Apple Wallet's web service: no API secret (Wallet authenticates with the pass's own token, or nothing),
+        // so every caller that sends no wrong secret gets through to it (404 here: Wallet is not configured).
+        (Self.wallet + "/{serialNumber}", .post, Self.everyoneWithoutAWrongSecret),
+        (Self.wallet + "/{serialNumber}", .delete, Self.everyoneWithoutAWrongSecret),
+        (Self.wallet, .get, Self.everyoneWithoutAWrongSecret),
+        ("/wallet/v1/passes/{passTypeIdentifier}/{serialNumber}", .get, Self.everyoneWithoutAWrongSecret),
+        ("/wallet/v1/log", .post, Self.everyoneWithoutAWrongSecret),
     ]
+    static let wallet = "/wallet/v1/devices/{deviceLibraryIdentifier}/registrations/{passTypeIdentifier}"
+    static let everyoneWithoutAWrongSecret: Set<Caller> = [.anonymous, .admin, .backend, .vendor]
 
     @Test func theMatrixNamesEveryOperationOfTheDocument() throws {
         let documented = APIContractTests.documentedOperations
@@ -76,7 +86,11 @@ struct AuthorizationTests {
             let token = try await client.cardToken(member)
             #expect(try await client.activate(token: token).status == .created)
             for (template, method, allowed) in Self.matrix {
-                let path = template.replacingOccurrences(of: "{member}", with: member)
+                let path = template.replacingOccurrences(of: "{member}", with: member).replacingOccurrences(of: "{serialNumber}", with: member)
+                    .replacingOccurrences(of: "{deviceLibraryIdentifier}", with: "device1").replacingOccurrences(
+                        of: "{passTypeIdentifier}",
+                        with: "pass.dz.peez.card"
+                    )
                     .replacingOccurrences(of: "{period}", with: UUID().uuidString)
                     .replacingOccurrences(of: "{vendor}", with: harness.vendor.id.uuidString)
                 for caller in Caller.allCases {

@@ -84,6 +84,7 @@ final class ServerHarness: Sendable {
     /// Runs `body` against the service listening on a real loopback socket.
     static func withLiveServer(
         limits: ConnectionLimits = ConnectionLimits(),
+        wallet: (@Sendable (CardService) throws -> WalletService)? = nil,
         _ body: @Sendable (ServerHarness, any TestClientProtocol) async throws -> Void
     ) async throws {
         let harness = try await make()
@@ -91,7 +92,8 @@ final class ServerHarness: Sendable {
         let app = buildApplication(
             cards: harness.cards,
             metrics: metrics,
-            configuration: ServerConfiguration(host: "127.0.0.1", port: 0, limits: limits)
+            configuration: ServerConfiguration(host: "127.0.0.1", port: 0, limits: limits),
+            wallet: try wallet?(harness.cards)
         )
         try await app.test(.live) { client in try await body(harness, client) }
         try await harness.database.close()

@@ -1,0 +1,174 @@
+import CardServices
+import Foundation
+import Hummingbird
+import Membership
+import NIOCore
+import PeezAPI
+import PeezBasics
+import WalletPass
+
+/// Apple Wallet: the pass the backend hands to the app, and the web service Wallet calls (Apple's documented
+/// contract: register and unregister a device for a pass, the passes changed since a tag, the latest pass, logs),
+/// served under the path of the configured web service URL. Without a Wallet configuration every one of them
+/// answers 404, and nothing else changes.
+struct WalletRoutes {
+    let wallet: WalletService?
+    /// The web service's path (`/wallet` unless the configured URL says otherwise).
+    let base: String
+
+    static let defaultBase = "/wallet"
+
+    func register(on router: Router<ServerRequestContext>) {
+        router.on("/v1/members/{uuid}/pass.pkpass", method: .get, use: pass)
+        let devices = "\(base)/v1/devices/{deviceLibraryIdentifier}/registrations/{passTypeIdentifier}"
+        router.on(RouterPath("\(devices)/{serialNumber}"), method: .post, use: registerDevice)
+        router.on(RouterPath("\(devices)/{serialNumber}"), method: .delete, use: unregisterDevice)
+        router.on(RouterPath(devices), method: .get, use: updatedPasses)
+        router.on(RouterPath("\(base)/v1/passes/{passTypeIdentifier}/{serialNumber}"), method: .get, use: latestPass)
+        router.on(RouterPath("\(base)/v1/log"), method: .post, use: log)
+    }
+
+    private func configured() throws -> WalletService {
+        guard let wallet else { throw MembershipError(.notFound, "Apple Wallet is not configured on this service.") }
+        return wallet
+    }
+
+    /// `GET /v1/members/{uuid}/pass.pkpass` (backend): a new pass for the app to hand to PassKit.
+    @Sendable func pass(_ request: Request, context: ServerRequestContext) async throws -> Response {
+        _ = try context.require(.backend, .admin)
+        let wallet = try configured()
+        guard let uuid = UUID(strictText: context.parameters.get("uuid") ?? "") else { throw MembershipError(.notFound, "Member ids are UUIDs.") }
+        return Self.passResponse(try await wallet.issuePass(memberUUID: uuid))
+    }
+
+    /// The pass's type and serial from the path, or 404: another pass type, or a serial that is no member's uuid.
+    private func passPath(_ context: ServerRequestContext, _ wallet: WalletService) throws -> UUID {
+        guard context.parameters.get("passTypeIdentifier") == wallet.identity.passTypeIdentifier,
+            let serial = UUID(strictText: context.parameters.get("serialNumber") ?? "")
+        else { throw MembershipError(.notFound, "No such pass.") }
+        return serial
+    }
+
+    /// A device library identifier as Wallet sends it: 1 to 128 letters, digits, `-` and `.`; else 400.
+    private func device(_ context: ServerRequestContext) throws -> String {
+        let device = context.parameters.get("deviceLibraryIdentifier") ?? ""
+        guard (1...128).contains(device.utf8.count), device.utf8.allSatisfy(Self.isIdentifierByte) else {
+            throw APIError.badRequest("The device library identifier must be 1 to 128 letters, digits, '-' or '.'.")
+        }
+        return device
+    }
+
+    private static func isIdentifierByte(_ byte: UInt8) -> Bool {
+        (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte) || byte == 0x2D || byte == 0x2E
+    }
+
+    /// The pass's token checked, or 401.
+    private func authenticate(_ context: ServerRequestContext, serial: UUID, _ wallet: WalletService) async throws {
+        guard let token = context.passToken, try await wallet.authenticates(serial: serial, token: token) else {
+            throw APIError.unauthenticated("Send the pass's token as 'Authorization: ApplePass <token>'.")
+        }
+    }
+
+    /// Register a device for a pass's updates: 201, or 200 when it already was (its push token updated).
+    @Sendable func registerDevice(_ request: Request, context: ServerRequestContext) async throws -> Response {
+        let wallet = try configured()
+        let serial = try passPath(context, wallet)
+        let device = try device(context)
+        try await authenticate(context, serial: serial, wallet)
+        let body = try await JSONExchange.decode(WalletRegistrationRequest.self, request, context: context)
+        guard (1...256).contains(body.pushToken.utf8.count), body.pushToken.utf8.allSatisfy({ Self.isHexDigit($0) }) else {
+            throw MembershipError(.invalidFields, "The push token is not valid.", fields: ["pushToken": "must be 1 to 256 hexadecimal digits"])
+        }
+        let created = try await wallet.cards.store.registerWalletDevice(
+            device,
+            member: serial,
+            pushToken: body.pushToken.lowercased(),
+            now: wallet.cards.now()
+        )
+        return Response(status: created ? .created : .ok)
+    }
+
+    private static func isHexDigit(_ byte: UInt8) -> Bool {
+        (0x30...0x39).contains(byte) || (0x41...0x46).contains(byte) || (0x61...0x66).contains(byte)
+    }
+
+    /// Unregister a device: 200 (whether or not it was registered), 401.
+    @Sendable func unregisterDevice(_ request: Request, context: ServerRequestContext) async throws -> Response {
+        let wallet = try configured()
+        let serial = try passPath(context, wallet)
+        let device = try device(context)
+        try await authenticate(context, serial: serial, wallet)
+        _ = try await wallet.cards.store.unregisterWalletDevice(device, member: serial)
+        return Response(status: .ok)
+    }
+
+    /// The serial numbers of the device's passes changed since the tag: 200 with them and the next tag, 204 for none.
+    @Sendable func updatedPasses(_ request: Request, context: ServerRequestContext) async throws -> Response {
+        let wallet = try configured()
+        guard context.parameters.get("passTypeIdentifier") == wallet.identity.passTypeIdentifier else {
+            throw MembershipError(.notFound, "No such pass type.")
+        }
+        let device = try device(context)
+        var since: Int64?
+        if let tag = request.uri.queryParameters.get("passesUpdatedSince"), !tag.isEmpty {
+            guard tag.utf8.count <= 19, tag.utf8.allSatisfy({ (0x30...0x39).contains($0) }), let value = Int64(tag) else {
+                throw APIError.badRequest("passesUpdatedSince must be a tag this service gave (a whole number).")
+            }
+            since = value
+        }
+        let updated = try await wallet.cards.store.walletPassesUpdated(device: device, since: since)
+        guard let newest = updated.map(\.changedAt).max() else { return Response(status: .noContent) }
+        // Times are seconds: a change later in this very second must not fall behind the tag, so the tag stays
+        // before the current second (the device may fetch one pass twice; it never misses one).
+        let tag = min(newest, wallet.cards.now() - 1)
+        return try JSONExchange.response(
+            WalletUpdatedPassesBody(serialNumbers: updated.map { $0.member.lowercasedText }, lastUpdated: String(tag))
+        )
+    }
+
+    /// The latest pass: 200 with `Last-Modified`, 304 when not modified since `If-Modified-Since`, 401.
+    @Sendable func latestPass(_ request: Request, context: ServerRequestContext) async throws -> Response {
+        let wallet = try configured()
+        let serial = try passPath(context, wallet)
+        try await authenticate(context, serial: serial, wallet)
+        if let since = request.headers[.ifModifiedSince].flatMap(HTTPDate.parse), let changed = try await wallet.lastChange(serial: serial),
+            changed <= since
+        {
+            return Response(status: .notModified, headers: [.lastModified: HTTPDate.format(changed)])
+        }
+        guard let pass = try await wallet.latestPass(serial: serial, token: context.passToken ?? "") else {
+            throw APIError.unauthenticated("Send the pass's token as 'Authorization: ApplePass <token>'.")
+        }
+        return Self.passResponse(pass)
+    }
+
+    /// Wallet's log lines: kept, the newest only, each bounded.
+    @Sendable func log(_ request: Request, context: ServerRequestContext) async throws -> Response {
+        let wallet = try configured()
+        let bytes = try await JSONExchange.bodyBytes(request, context: context)
+        guard case .array(let entries)? = JSONValue(parsing: bytes)?.object?["logs"] else {
+            throw MembershipError(.invalidFields, "The body must be {\"logs\": [text, …]}.", fields: ["logs": "must be a list of text lines"])
+        }
+        let lines = entries.compactMap { entry -> String? in if case .string(let line) = entry { return line } else { return nil } }
+        guard lines.count == entries.count, lines.count <= WalletLog.maxPerRequest else {
+            throw MembershipError(
+                .invalidFields,
+                "The log lines are not valid.",
+                fields: ["logs": "must be at most \(WalletLog.maxPerRequest) text lines"]
+            )
+        }
+        try await wallet.cards.store.keepWalletLogs(lines, now: wallet.cards.now())
+        return Response(status: .ok)
+    }
+
+    static func passResponse(_ pass: WalletService.SignedPass) -> Response {
+        Response(
+            status: .ok,
+            headers: [
+                .contentType: "application/vnd.apple.pkpass", .lastModified: HTTPDate.format(pass.lastModified),
+                .cacheControl: "private, no-cache",
+            ],
+            body: .init(byteBuffer: ByteBuffer(bytes: pass.archive))
+        )
+    }
+}

@@ -1,0 +1,109 @@
+public import Foundation
+public import Membership
+
+/// Apple Wallet passes, their devices and logs.
+extension SQLMembershipStore {
+    public func issueWalletPass(member: UUID, tokenHash: String, now: Int64) async throws {
+        _ = try await database.writeStatement(
+            """
+            INSERT INTO wallet_passes (member_uuid, token_hash, issued_at) VALUES (?, ?, ?)
+            ON CONFLICT (member_uuid) DO UPDATE SET token_hash = excluded.token_hash, issued_at = excluded.issued_at
+            """,
+            [.text(member.uuidString), .text(tokenHash), .int(now)]
+        )
+    }
+
+    public func walletPassTokenHash(member: UUID) async throws -> String? {
+        try await database.read { db in
+            try await db.query("SELECT token_hash FROM wallet_passes WHERE member_uuid = ?", [.text(member.uuidString)]).first?.text("token_hash")
+        }
+    }
+
+    public func registerWalletDevice(_ device: String, member: UUID, pushToken: String, now: Int64) async throws -> Bool {
+        try await database.write { db in
+            let inserted = try await db.query(
+                """
+                INSERT INTO wallet_registrations (device_id, member_uuid, push_token, registered_at) VALUES (?, ?, ?, ?)
+                ON CONFLICT (device_id, member_uuid) DO NOTHING RETURNING device_id
+                """,
+                [.text(device), .text(member.uuidString), .text(pushToken), .int(now)]
+            )
+            guard inserted.isEmpty else { return true }
+            _ = try await db.query(
+                "UPDATE wallet_registrations SET push_token = ?, registered_at = ? WHERE device_id = ? AND member_uuid = ?",
+                [.text(pushToken), .int(now), .text(device), .text(member.uuidString)]
+            )
+            return false
+        }
+    }
+
+    public func unregisterWalletDevice(_ device: String, member: UUID) async throws -> Bool {
+        !(try await database.writeStatement(
+            "DELETE FROM wallet_registrations WHERE device_id = ? AND member_uuid = ? RETURNING device_id",
+            [.text(device), .text(member.uuidString)]
+        )).isEmpty
+    }
+
+    public func walletPassesUpdated(device: String, since: Int64?) async throws -> [(member: UUID, changedAt: Int64)] {
+        let rows = try await database.read { db in
+            try await db.query(
+                """
+                SELECT r.member_uuid AS member_uuid,
+                    COALESCE((SELECT MAX(c.changed_at) FROM member_changes c WHERE c.member_uuid = r.member_uuid), m.created_at) AS changed_at
+                FROM wallet_registrations r JOIN members m ON m.uuid = r.member_uuid WHERE r.device_id = ? ORDER BY r.member_uuid
+                """,
+                [.text(device)]
+            )
+        }
+        return try rows.compactMap { row in
+            guard let member = UUID(uuidString: try row.text("member_uuid")) else {
+                throw SQLError.unexpectedValue("wallet_registrations.member_uuid")
+            }
+            let changedAt = try row.int("changed_at")
+            return changedAt > (since ?? .min) ? (member, changedAt) : nil
+        }
+    }
+
+    public func walletPassLastChange(member: UUID) async throws -> Int64? {
+        try await database.read { db in
+            try await db.query(
+                """
+                SELECT COALESCE((SELECT MAX(c.changed_at) FROM member_changes c WHERE c.member_uuid = m.uuid), m.created_at) AS changed_at
+                FROM members m WHERE m.uuid = ?
+                """,
+                [.text(member.uuidString)]
+            ).first?.int("changed_at")
+        }
+    }
+
+    public func walletRegistrations(member: UUID) async throws -> [(device: String, pushToken: String)] {
+        try await database.read { db in
+            try await db.query(
+                "SELECT device_id, push_token FROM wallet_registrations WHERE member_uuid = ? ORDER BY device_id",
+                [.text(member.uuidString)]
+            ).map { (try $0.text("device_id"), try $0.text("push_token")) }
+        }
+    }
+
+    public func keepWalletLogs(_ lines: [String], now: Int64) async throws {
+        guard !lines.isEmpty else { return }
+        try await database.write { db in
+            for line in lines.prefix(WalletLog.maxPerRequest) {
+                _ = try await db.query(
+                    "INSERT INTO wallet_logs (received_at, line) VALUES (?, ?)",
+                    [.int(now), .text(String(line.prefix(WalletLog.maxLineLength)))]
+                )
+            }
+            _ = try await db.query(
+                "DELETE FROM wallet_logs WHERE seq <= (SELECT MAX(seq) FROM wallet_logs) - ?",
+                [.int(Int64(WalletLog.kept))]
+            )
+        }
+    }
+
+    public func walletLogs(limit: Int) async throws -> [String] {
+        try await database.read { db in
+            try await db.query("SELECT line FROM wallet_logs ORDER BY seq DESC LIMIT ?", [.int(Int64(limit))]).map { try $0.text("line") }
+        }
+    }
+}

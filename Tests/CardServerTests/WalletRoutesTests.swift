@@ -1,0 +1,165 @@
+import CardCrypto
+import CardServer
+import CardServices
+import CardToken
+import Foundation
+import HTTPTypes
+import HummingbirdTesting
+import MembershipSQL
+import PeezAPI
+import PeezBasics
+import TestSupport
+import Testing
+import WalletPass
+
+/// Apple Wallet over HTTP: the pass the backend fetches for the app, and the web service Wallet calls, as
+/// Apple documents it (register, unregister, changed passes since a tag, the latest pass, logs).
+@Suite("Apple Wallet routes")
+struct WalletRoutesTests {
+    static let base = "/wallet/v1"
+    static let passType = WalletCertificates.passTypeIdentifier
+
+    /// A Wallet service signed by a fresh openssl-made chain, its root for checking.
+    static func wallet(_ folder: TemporaryFolder) throws -> (@Sendable (CardService) throws -> WalletService, String) {
+        let chain = try WalletCertificates(in: folder)
+        let read = { (path: String) in Array(try Data(contentsOf: URL(fileURLWithPath: path))) }
+        let identity = try PassSigningIdentity(
+            certificatePEM: read(chain.certificate),
+            keyPEM: read(chain.key),
+            intermediatePEM: read(chain.intermediate),
+            passTypeIdentifier: passType,
+            teamIdentifier: WalletCertificates.teamIdentifier,
+            now: Int64(Date().timeIntervalSince1970) + 1
+        )
+        return ({ cards in WalletService(cards: cards, identity: identity, webServiceURL: "https://cards.peez.dz/wallet") }, chain.root)
+    }
+
+    static func applePass(_ token: String) -> HTTPFields { [.authorization: "ApplePass \(token)"] }
+
+    @Test func withoutAWalletConfigurationEveryWalletRouteIs404() async throws {
+        try await ServerHarness.withLiveServer { _, client in
+            let uuid = try await client.createMember()
+            #expect(try await client.send(.get, "/v1/members/\(uuid)/pass.pkpass", secret: ServerHarness.backendSecret).status == .notFound)
+            let device = "\(Self.base)/devices/abc123/registrations/\(Self.passType)"
+            #expect(try await client.send(.post, "\(device)/\(uuid)", json: ["pushToken": "ab"], headers: Self.applePass("x")).status == .notFound)
+            #expect(try await client.send(.get, device).status == .notFound)
+            #expect(try await client.send(.get, "\(Self.base)/passes/\(Self.passType)/\(uuid)").status == .notFound)
+            #expect(try await client.send(.post, "\(Self.base)/log", json: ["logs": ["x"]]).status == .notFound)
+        }
+    }
+
+    @Test func theBackendsPassChecksWholeAndWalletsWebServiceKeepsItCurrent() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let (wallet, root) = try Self.wallet(folder)
+        try await ServerHarness.withLiveServer(wallet: wallet) { harness, client in
+            let uuid = try await client.createMember()
+            _ = try await client.activate(token: try await client.cardToken(uuid))
+            let reply = try await client.send(.get, "/v1/members/\(uuid)/pass.pkpass", secret: ServerHarness.backendSecret)
+            #expect(reply.status == .ok && reply.headers[.contentType] == "application/vnd.apple.pkpass", "\(reply.text)")
+            let lastModified = try #require(reply.headers[.lastModified])
+            #expect(HTTPDate.parse(lastModified) != nil, "\(lastModified)")
+
+            // The whole pass, checked as `peez wallet check` checks it (signature to the root, images, keys), at the
+            // certificates' time; the barcode is compared with the member's card below (the harness's clock is not now).
+            let check = PassCheck(
+                reply.body,
+                appleRoot: try X509Certificate(pem: Array(try Data(contentsOf: URL(fileURLWithPath: root))), what: "root"),
+                verifier: nil,
+                now: Int64(Date().timeIntervalSince1970)
+            )
+            #expect(check.passed, "\(check.findings.filter { !$0.passed })")
+            let archive = try PassArchive(reply.body)
+            let pass = try #require(try JSONSerialization.jsonObject(with: Data(archive.files["pass.json"]!)) as? [String: Any])
+            let token = try #require(pass["authenticationToken"] as? String)
+            #expect(
+                token.count >= 16 && pass["serialNumber"] as? String == uuid && pass["webServiceURL"] as? String == "https://cards.peez.dz/wallet"
+            )
+            #expect((pass["barcodes"] as? [[String: Any]])?.first?["message"] as? String == (try await client.cardToken(uuid)))
+
+            // Registration: 201, then 200 (the push token updated, still one row); a wrong or missing token 401.
+            let device = "\(Self.base)/devices/3f2a9c01e4/registrations/\(Self.passType)"
+            let register = { (pushToken: String, token: String?) in
+                try await client.send(.post, "\(device)/\(uuid)", json: ["pushToken": pushToken], headers: token.map(Self.applePass) ?? [:])
+            }
+            #expect(try await register("a1b2c3", token).status == .created)
+            for _ in 0..<300 { _ = try await register("a1b2c4", token) }
+            #expect(try await register("a1b2c5", token).status == .ok)
+            #expect(try await harness.store.walletRegistrations(member: UUID(uuidString: uuid)!).map(\.pushToken) == ["a1b2c5"], "one row")
+            #expect(try await register("a1b2c3", "not-the-token").status == .unauthorized)
+            #expect(try await register("a1b2c3", nil).status == .unauthorized)
+            #expect(try await register("not hex!", token).status == .unprocessableContent)
+            #expect(
+                try await client.send(
+                    .post,
+                    "\(Self.base)/devices/bad%20id/registrations/\(Self.passType)/\(uuid)",
+                    json: ["pushToken": "ab"],
+                    headers: Self.applePass(token)
+                ).status == .badRequest
+            )
+            #expect(
+                try await client.send(
+                    .post,
+                    "\(Self.base)/devices/dev1/registrations/pass.other/\(uuid)",
+                    json: ["pushToken": "ab"],
+                    headers: Self.applePass(token)
+                ).status == .notFound
+            )
+            #expect(
+                try await client.send(.get, "/v1/members/\(uuid)", headers: Self.applePass(token)).status == .unauthorized,
+                "a pass token is no API credential"
+            )
+
+            // Changed passes: the member's pass, with a tag; since that tag, nothing until the member changes.
+            harness.advance(by: 10)
+            let first = try await client.send(.get, device)
+            let updated = try first.decoded(WalletUpdatedPassesBody.self)
+            #expect(first.status == .ok && updated.serialNumbers == [uuid], "\(first.text)")
+            #expect(try await client.send(.get, "\(device)?passesUpdatedSince=\(updated.lastUpdated)").status == .noContent)
+            #expect(try await client.send(.get, "\(device)?passesUpdatedSince=yesterday").status == .badRequest)
+            harness.advance(by: 10)
+            #expect(try await client.activate(token: try await client.cardToken(uuid)).status == .created)
+            let later = try await client.send(.get, "\(device)?passesUpdatedSince=\(updated.lastUpdated)")
+            #expect(try later.status == .ok && later.decoded(WalletUpdatedPassesBody.self).serialNumbers == [uuid], "\(later.text)")
+
+            // The latest pass: 200 with the renewed card and Last-Modified; 304 when not modified since; 401.
+            let latest = try await client.send(.get, "\(Self.base)/passes/\(Self.passType)/\(uuid)", headers: Self.applePass(token))
+            #expect(latest.status == .ok, "\(latest.text)")
+            let renewed = try #require(
+                try JSONSerialization.jsonObject(with: Data(try PassArchive(latest.body).files["pass.json"]!)) as? [String: Any]
+            )
+            #expect((renewed["barcodes"] as? [[String: Any]])?.first?["message"] as? String == (try await client.cardToken(uuid)), "the renewed card")
+            #expect(renewed["authenticationToken"] as? String == token, "the same token: Wallet keeps using it")
+            let modified = try #require(latest.headers[.lastModified])
+            var conditional = Self.applePass(token)
+            conditional[.ifModifiedSince] = modified
+            #expect(try await client.send(.get, "\(Self.base)/passes/\(Self.passType)/\(uuid)", headers: conditional).status == .notModified)
+            #expect(
+                try await client.send(.get, "\(Self.base)/passes/\(Self.passType)/\(uuid)", headers: Self.applePass("wrong")).status == .unauthorized
+            )
+            #expect(
+                try await client.send(.get, "\(Self.base)/passes/\(Self.passType)/not-a-uuid", headers: Self.applePass(token)).status == .notFound
+            )
+
+            // Unregister; logs kept.
+            #expect(try await client.send(.delete, "\(device)/\(uuid)", headers: Self.applePass(token)).status == .ok)
+            #expect(try await client.send(.get, device).status == .noContent)
+            #expect(try await client.send(.post, "\(Self.base)/log", json: ["logs": ["Web service error for pass.dz.peez.test"]]).status == .ok)
+            #expect(try await client.send(.post, "\(Self.base)/log", json: ["logs": "not a list"]).status == .unprocessableContent)
+            #expect(try await harness.store.walletLogs(limit: 5) == ["Web service error for pass.dz.peez.test"])
+        }
+    }
+
+    @Test func aMemberBoundToAPhoneGetsNoWalletPassAndIsToldWhy() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let (wallet, _) = try Self.wallet(folder)
+        try await ServerHarness.withLiveServer(wallet: wallet) { _, client in
+            let uuid = try await client.createMember()
+            let phone = try DeviceBindingTests.Phone()
+            #expect(try await DeviceBindingTests.register(phone, for: uuid, client: client).status == .ok)
+            let refused = try await client.send(.get, "/v1/members/\(uuid)/pass.pkpass", secret: ServerHarness.backendSecret)
+            #expect(refused.status == .conflict && refused.text.contains("bound to their phone"), "\(refused.text)")
+        }
+    }
+}
