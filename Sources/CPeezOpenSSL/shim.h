@@ -12,6 +12,8 @@
 #include <openssl/x509v3.h>
 #include <openssl/sha.h>
 #include <openssl/rand.h>
+#include <openssl/ecdsa.h>
+#include <openssl/bn.h>
 
 /// `BIO_get_mem_data` is a function-like macro; Swift cannot call it.
 static inline long peez_BIO_get_mem_data(BIO *bio, char **data) {
