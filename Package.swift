@@ -135,6 +135,18 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // Apple Wallet pass updates pushed through APNs (HTTP/2): the outbox worker and the APNs client.
+        .target(
+            name: "WalletPush",
+            dependencies: [
+                "PeezBasics", "Membership", "WalletPass",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ],
+            swiftSettings: strictSettings
+        ),
         // The shop's counter (peez counter): trust data, verdicts, the scan log, sales journaled and sent over HTTPS.
         .target(
             name: "CounterApp",
@@ -191,7 +203,7 @@ let package = Package(
             name: "peez",
             dependencies: [
                 "CardToken", "CardCrypto", "CardQR", "CardScan", "CardWire", "Membership", "MembershipSQL", "MembershipSQLite", "MembershipPostgres",
-                "PeezBasics", "LedgerSeeding", "PeezAPI", "CardServices", "CounterApp", "Reminders", "CardServer", "WalletPass",
+                "PeezBasics", "LedgerSeeding", "PeezAPI", "CardServices", "CounterApp", "Reminders", "CardServer", "WalletPass", "WalletPush",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -226,7 +238,8 @@ let package = Package(
         .testTarget(
             name: "CardServerTests",
             dependencies: [
-                "CardServer", "WalletPass", "PeezAPI", "CardServices", "CounterApp", "Reminders", "CardWire", "CardCrypto", "CardToken", "PeezBasics",
+                "CardServer", "WalletPass", "WalletPush", "PeezAPI", "CardServices", "CounterApp", "Reminders", "CardWire", "CardCrypto", "CardToken",
+                "PeezBasics",
                 "Membership",
                 "MembershipSQL", "MembershipSQLite", "TestSupport",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),

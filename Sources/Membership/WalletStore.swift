@@ -21,6 +21,15 @@ public protocol WalletStore: Sendable {
     func walletPassLastChange(member: UUID) async throws -> Int64?
     /// The devices registered for `member`'s pass and their push tokens.
     func walletRegistrations(member: UUID) async throws -> [(device: String, pushToken: String)]
+    /// Leases, for `owner` until `now + leaseSeconds`, up to `limit` passes whose member changed since their
+    /// devices were last told and whose next attempt is due, with the member's version and registrations.
+    func leaseWalletUpdates(owner: String, now: Int64, leaseSeconds: Int64, limit: Int) async throws -> [WalletUpdate]
+    /// Settles a leased update: its devices were told of `version` (or retries at `retryAt`, with `error`). Only
+    /// the lease's holder settles it; removes the registrations of `goneDevices` (their push tokens are dead).
+    func settleWalletUpdate(_ update: WalletUpdate, owner: String, retryAt: Int64?, error: String?, goneDevices: [String]) async throws
+    /// Passes whose devices have not been told of their member's latest change, for monitoring.
+    func pendingWalletUpdates() async throws -> Int
+
     /// Keeps log lines sent by devices, the newest ``WalletLog/kept`` only.
     func keepWalletLogs(_ lines: [String], now: Int64) async throws
     /// The newest kept log lines, newest first.
@@ -35,4 +44,33 @@ public enum WalletLog {
     public static let maxPerRequest = 100
     /// Characters kept of one line.
     public static let maxLineLength = 1_000
+}
+
+/// A pass whose member changed since its devices were last told: push to each registration.
+public struct WalletUpdate: Sendable, Hashable {
+    public var member: UUID
+    /// The member's ledger version the push announces.
+    public var version: Int64
+    /// Attempts made so far (for the backoff).
+    public var attempts: Int64
+    /// Each registered device and its push token.
+    public var registrations: [WalletRegistration]
+
+    public init(member: UUID, version: Int64, attempts: Int64, registrations: [WalletRegistration]) {
+        self.member = member
+        self.version = version
+        self.attempts = attempts
+        self.registrations = registrations
+    }
+}
+
+/// A device registered for a pass's updates.
+public struct WalletRegistration: Sendable, Hashable {
+    public var device: String
+    public var pushToken: String
+
+    public init(device: String, pushToken: String) {
+        self.device = device
+        self.pushToken = pushToken
+    }
 }

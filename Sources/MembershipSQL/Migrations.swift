@@ -160,10 +160,15 @@ enum Migrations {
             (
                 "011_wallet",
                 [
-                    // Apple Wallet: one pass per member (its serial number is the member's uuid), its token hashed.
+                    // Apple Wallet: one pass per member (its serial number is the member's uuid), its token hashed, and
+                    // its update outbox: the member's ledger version last pushed to its devices. A change that moves
+                    // the member's version past it is an update to push, recorded in the change's own transaction;
+                    // a worker leases it (leased_until), pushes, and settles it, or retries it later with backoff.
                     """
                     CREATE TABLE wallet_passes (
-                        member_uuid TEXT PRIMARY KEY REFERENCES members(uuid), token_hash TEXT NOT NULL, issued_at BIGINT NOT NULL)
+                        member_uuid TEXT PRIMARY KEY REFERENCES members(uuid), token_hash TEXT NOT NULL, issued_at BIGINT NOT NULL,
+                        pushed_version BIGINT NOT NULL DEFAULT 0, attempts BIGINT NOT NULL DEFAULT 0,
+                        next_attempt_at BIGINT NOT NULL DEFAULT 0, leased_until BIGINT, lease_owner TEXT, last_error TEXT)
                     """,
                     // A device registered for a pass's updates: one row however often it registers.
                     """

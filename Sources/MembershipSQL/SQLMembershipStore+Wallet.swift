@@ -4,13 +4,82 @@ public import Membership
 /// Apple Wallet passes, their devices and logs.
 extension SQLMembershipStore {
     public func issueWalletPass(member: UUID, tokenHash: String, now: Int64) async throws {
+        // A pass just issued shows the member as they are: nothing to push until the next change.
         _ = try await database.writeStatement(
             """
-            INSERT INTO wallet_passes (member_uuid, token_hash, issued_at) VALUES (?, ?, ?)
+            INSERT INTO wallet_passes (member_uuid, token_hash, issued_at, pushed_version)
+            VALUES (?, ?, ?, (SELECT ledger_version FROM members WHERE uuid = ?))
             ON CONFLICT (member_uuid) DO UPDATE SET token_hash = excluded.token_hash, issued_at = excluded.issued_at
             """,
-            [.text(member.uuidString), .text(tokenHash), .int(now)]
+            [.text(member.uuidString), .text(tokenHash), .int(now), .text(member.uuidString)]
         )
+    }
+
+    public func leaseWalletUpdates(owner: String, now: Int64, leaseSeconds: Int64, limit: Int) async throws -> [WalletUpdate] {
+        try await database.write { db in
+            let leased = try await db.query(
+                """
+                UPDATE wallet_passes SET leased_until = ?, lease_owner = ?
+                WHERE member_uuid IN (
+                    SELECT w.member_uuid FROM wallet_passes w JOIN members m ON m.uuid = w.member_uuid
+                    WHERE m.ledger_version > w.pushed_version AND w.next_attempt_at <= ? AND (w.leased_until IS NULL OR w.leased_until <= ?)
+                    ORDER BY w.next_attempt_at LIMIT ?)
+                RETURNING member_uuid, attempts, (SELECT ledger_version FROM members WHERE uuid = member_uuid) AS version
+                """,
+                [.int(now + leaseSeconds), .text(owner), .int(now), .int(now), .int(Int64(limit))]
+            )
+            var updates: [WalletUpdate] = []
+            for row in leased {
+                let text = try row.text("member_uuid")
+                guard let member = UUID(uuidString: text) else { throw SQLError.unexpectedValue("wallet_passes.member_uuid") }
+                let registrations = try await db.query(
+                    "SELECT device_id, push_token FROM wallet_registrations WHERE member_uuid = ? ORDER BY device_id",
+                    [.text(text)]
+                ).map { WalletRegistration(device: try $0.text("device_id"), pushToken: try $0.text("push_token")) }
+                updates.append(
+                    WalletUpdate(member: member, version: try row.int("version"), attempts: try row.int("attempts"), registrations: registrations)
+                )
+            }
+            return updates
+        }
+    }
+
+    public func settleWalletUpdate(_ update: WalletUpdate, owner: String, retryAt: Int64?, error: String?, goneDevices: [String]) async throws {
+        try await database.write { db in
+            let member = update.member.uuidString
+            if let retryAt {
+                _ = try await db.query(
+                    """
+                    UPDATE wallet_passes SET attempts = attempts + 1, next_attempt_at = ?, last_error = ?, leased_until = NULL, lease_owner = NULL
+                    WHERE member_uuid = ? AND lease_owner = ?
+                    """,
+                    [.int(retryAt), error.map(SQLValue.text) ?? .null, .text(member), .text(owner)]
+                )
+            } else {
+                _ = try await db.query(
+                    """
+                    UPDATE wallet_passes SET pushed_version = CASE WHEN pushed_version > ? THEN pushed_version ELSE ? END, attempts = 0,
+                        next_attempt_at = 0, last_error = NULL, leased_until = NULL, lease_owner = NULL
+                    WHERE member_uuid = ? AND lease_owner = ?
+                    """,
+                    [.int(update.version), .int(update.version), .text(member), .text(owner)]
+                )
+            }
+            for device in goneDevices {
+                _ = try await db.query("DELETE FROM wallet_registrations WHERE device_id = ? AND member_uuid = ?", [.text(device), .text(member)])
+            }
+        }
+    }
+
+    public func pendingWalletUpdates() async throws -> Int {
+        try await database.read { db in
+            Int(
+                try await db.query(
+                    "SELECT COUNT(*) AS pending FROM wallet_passes w JOIN members m ON m.uuid = w.member_uuid WHERE m.ledger_version > w.pushed_version",
+                    []
+                ).first?.int("pending") ?? 0
+            )
+        }
     }
 
     public func walletPassTokenHash(member: UUID) async throws -> String? {

@@ -1,0 +1,99 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOHTTP1
+import NIOSSL
+import Synchronization
+public import WalletPass
+
+/// Apple's push service for Wallet pass updates: HTTP/2 over TLS, token authentication (an ES256 JWT made from
+/// the provider key, refreshed before it is an hour old), the pass type id as topic, an empty JSON payload.
+public final class APNsClient: Sendable {
+    /// What one push came to.
+    public enum Outcome: Sendable, Equatable {
+        /// Accepted by APNs.
+        case delivered
+        /// The device token is dead (410 Unregistered, or 400 BadDeviceToken/DeviceTokenNotForTopic): forget it.
+        case deviceGone(String)
+        /// Try again later (429, 5xx, an expired provider token, no connection).
+        case retryLater(String)
+        /// Refused for a reason a retry will not change (another 4xx).
+        case refused(String)
+    }
+
+    private let client: HTTPClient
+    private let server: String
+    private let key: APNsAuthenticationKey
+    private let topic: String
+    private let tokens = Mutex<(token: String, issuedAt: Int64)?>(nil)
+    private let clock: @Sendable () -> Int64
+
+    /// Provider tokens are made anew after this many seconds (Apple refuses one older than an hour, and asks
+    /// that they not change more often than every 20 minutes).
+    public static let tokenLifetime: Int64 = 50 * 60
+
+    /// A client of `server` (`https://api.push.apple.com` in production) trusting `certificateAuthority` (PEM)
+    /// besides the system's roots when given (a test server's CA).
+    public init(
+        server: String,
+        key: APNsAuthenticationKey,
+        topic: String,
+        certificateAuthority: String?,
+        clock: @escaping @Sendable () -> Int64
+    ) throws {
+        var tls = TLSConfiguration.makeClientConfiguration()
+        tls.minimumTLSVersion = .tlsv12
+        tls.applicationProtocols = ["h2"]
+        if let certificateAuthority {
+            tls.additionalTrustRoots = [.file(certificateAuthority)]
+        }
+        var configuration = HTTPClient.Configuration(
+            tlsConfiguration: tls,
+            redirectConfiguration: .disallow,
+            timeout: .init(connect: .seconds(10), read: .seconds(30))
+        )
+        configuration.httpVersion = .automatic
+        client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+        self.server = server.hasSuffix("/") ? String(server.dropLast()) : server
+        self.key = key
+        self.topic = topic
+        self.clock = clock
+    }
+
+    public func shutdown() async throws { try await client.shutdown() }
+
+    /// The current provider token, made anew when older than ``tokenLifetime`` or when `renew`.
+    func providerToken(renew: Bool = false) throws -> String {
+        let now = clock()
+        if !renew, let current = tokens.withLock({ $0 }), now - current.issuedAt < Self.tokenLifetime { return current.token }
+        let token = try key.token(issuedAt: now)
+        tokens.withLock { $0 = (token, now) }
+        return token
+    }
+
+    /// Tells the device holding `deviceToken` that its pass changed.
+    public func push(deviceToken: String) async -> Outcome {
+        do {
+            var request = HTTPClientRequest(url: "\(server)/3/device/\(deviceToken)")
+            request.method = .POST
+            request.headers.add(name: "authorization", value: "bearer \(try providerToken())")
+            request.headers.add(name: "apns-topic", value: topic)
+            request.headers.add(name: "content-type", value: "application/json")
+            request.body = .bytes(ByteBuffer(string: "{}"))
+            let response = try await client.execute(request, timeout: .seconds(30))
+            let body = try await response.body.collect(upTo: 16 * 1024)
+            let reason = (try? JSONSerialization.jsonObject(with: Data(body.readableBytesView)) as? [String: Any])?["reason"] as? String ?? ""
+            switch (response.status.code, reason) {
+            case (200, _): return .delivered
+            case (410, _), (400, "BadDeviceToken"), (400, "DeviceTokenNotForTopic"): return .deviceGone("\(response.status.code) \(reason)")
+            case (403, "ExpiredProviderToken"):
+                _ = try providerToken(renew: true)
+                return .retryLater("403 ExpiredProviderToken")
+            case (429, _), (500...599, _): return .retryLater("\(response.status.code) \(reason)")
+            default: return .refused("\(response.status.code) \(reason)")
+            }
+        } catch {
+            return .retryLater("\(error)")
+        }
+    }
+}
