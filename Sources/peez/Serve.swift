@@ -10,6 +10,8 @@ import Membership
 import MembershipSQL
 import Reminders
 import ServiceLifecycle
+import WalletPass
+import WalletPush
 
 extension Peez {
     /// `peez serve`: the card service over HTTP.
@@ -121,6 +123,21 @@ extension Peez {
             )
             var services: [any Service] = [app]
             if let reminders = settings.reminders { services.append(try await Self.dailyReminders(reminders, store: ledger)) }
+            if let wallet = settings.wallet {
+                if let push = settings.push {
+                    let client = try APNsClient(
+                        server: push.url,
+                        key: push.key,
+                        topic: wallet.identity.passTypeIdentifier,
+                        certificateAuthority: push.certificateAuthority,
+                        clock: { CardDates.now() }
+                    )
+                    let worker = WalletPushWorker(store: ledger, push: { await client.push(deviceToken: $0) }, clock: { CardDates.now() })
+                    services.append(WalletPushService(worker: worker, client: client))
+                } else {
+                    printError("warning: Apple Wallet passes are served but no update is pushed: give PEEZ_APNS_KEY and PEEZ_APNS_KEY_ID")
+                }
+            }
             let lifecycleLogger = Logger(label: "peez.lifecycle")
             var configuration = ServiceGroupConfiguration(services: services, logger: lifecycleLogger)
             configuration.maximumGracefulShutdownDuration = settings.drainTimeout
@@ -150,6 +167,18 @@ extension Peez {
 }
 
 /// The daily reminder run as a service of `peez serve`: it stops when the service group shuts down.
+/// The Wallet push worker, looking for updates four times a second until the service stops.
+struct WalletPushService: Service {
+    let worker: WalletPushWorker
+    let client: APNsClient
+
+    func run() async throws {
+        let logger = Logger(label: "peez.wallet")
+        await cancelWhenGracefulShutdown { await worker.run(every: .milliseconds(250), log: { logger.warning("\($0)") }) }
+        try await client.shutdown()
+    }
+}
+
 struct DailyReminderService: Service {
     let daily: DailyReminders
 

@@ -22,6 +22,8 @@ struct ServeConfiguration {
     var storeName: String
     /// Apple Wallet's signing identity and web service URL, when configured.
     var wallet: (identity: PassSigningIdentity, webServiceURL: String)?
+    /// APNs, when pass updates are pushed.
+    var push: (key: APNsAuthenticationKey, url: String, certificateAuthority: String?)?
 
     init(_ options: Peez.Serve, environment: [String: String], now: Int64) throws {
         development = options.development
@@ -52,5 +54,6 @@ struct ServeConfiguration {
         reminders = options.remindAt.map { ($0, options.remindSink) }
         storeName = options.store.effectiveDatabaseURL == nil ? options.store.sqlitePath : "PostgreSQL"
         wallet = try options.wallet.load(environment: environment, now: now)
+        push = try options.wallet.loadPush(environment: environment, teamID: wallet?.identity.teamIdentifier)
     }
 }

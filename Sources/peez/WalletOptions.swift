@@ -27,6 +27,42 @@ struct WalletOptions: ParsableArguments {
     )
     var walletWebServiceUrl: String?
 
+    @Option(help: "APNs: the provider key from Apple (.p8, mode 0600) that pass updates are pushed with (or PEEZ_APNS_KEY).")
+    var apnsKey: String?
+
+    @Option(help: "APNs: the provider key's id (or PEEZ_APNS_KEY_ID).")
+    var apnsKeyId: String?
+
+    @Option(help: "APNs: the push service's URL (or PEEZ_APNS_URL; default https://api.push.apple.com).")
+    var apnsUrl: String?
+
+    @Option(help: "APNs: a CA certificate (PEM) to trust besides the system's, for a test push service (or PEEZ_APNS_CA).")
+    var apnsCa: String?
+
+    /// The push settings, when Wallet is configured and the APNs key given: the key, the service's URL and an
+    /// extra CA. A key without Wallet, or half the key's settings, is refused.
+    func loadPush(environment: [String: String], teamID: String?) throws -> (key: APNsAuthenticationKey, url: String, certificateAuthority: String?)?
+    {
+        func value(_ option: String?, _ name: String) -> String? { option ?? environment[name].flatMap { $0.isEmpty ? nil : $0 } }
+        let keyPath = value(apnsKey, "PEEZ_APNS_KEY")
+        let keyID = value(apnsKeyId, "PEEZ_APNS_KEY_ID")
+        guard keyPath != nil || keyID != nil else { return nil }
+        guard let keyPath, let keyID else { throw ValidationError("APNs needs both PEEZ_APNS_KEY and PEEZ_APNS_KEY_ID (or neither)") }
+        guard let teamID else {
+            throw ValidationError("PEEZ_APNS_KEY pushes Wallet pass updates: configure Apple Wallet (the six PEEZ_WALLET_… settings) too")
+        }
+        let url = value(apnsUrl, "PEEZ_APNS_URL") ?? "https://api.push.apple.com"
+        guard URL(string: url)?.scheme == "https" else {
+            throw ValidationError("PEEZ_APNS_URL must be an https URL (APNs speaks HTTP/2 over TLS): \(url)")
+        }
+        try KeyFiles.requireOwnerOnly(keyPath, what: "APNs key")
+        do {
+            return (try APNsAuthenticationKey(pem: try KeyFiles.readFile(keyPath), keyID: keyID, teamID: teamID), url, value(apnsCa, "PEEZ_APNS_CA"))
+        } catch let error as WalletError {
+            throw ValidationError(error.reason)
+        }
+    }
+
     /// The checked identity and web service URL, or nil when Wallet is not configured at all.
     func load(environment: [String: String], now: Int64) throws -> (identity: PassSigningIdentity, webServiceURL: String)? {
         let values = [

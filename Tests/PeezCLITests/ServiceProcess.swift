@@ -12,9 +12,10 @@ final class ServiceProcess: @unchecked Sendable {
     /// Where the process's standard error goes, to quote when it fails.
     private let errorLog = NSTemporaryDirectory() + "peez-serve-" + UUID().uuidString + ".log"
 
-    init(arguments: [String], port: Int) throws {
+    init(arguments: [String], port: Int, environment: [String: String] = [:]) throws {
         self.port = port
         process.executableURL = URL(fileURLWithPath: PeezCommand.binary)
+        if !environment.isEmpty { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
         process.arguments = ["serve", "--host", "127.0.0.1", "--port", String(port)] + arguments
         process.standardOutput = FileHandle.nullDevice
         _ = FileManager.default.createFile(atPath: errorLog, contents: nil)

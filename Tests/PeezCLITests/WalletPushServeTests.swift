@@ -1,0 +1,89 @@
+import Foundation
+import TestSupport
+import Testing
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A real `peez serve` with Apple Wallet and APNs configured, against the APNs stand-in: a sale at the counter
+/// reaches every registered device's push within moments, and the run prints how long after the sale's 201.
+@Suite("peez serve pushes Wallet pass updates")
+struct WalletPushServeTests {
+    static let backend = "peez_backend_DEVELOPMENT_ONLY_not_a_secret"
+    static let vendor = "peez_vendor_DEVELOPMENT_ONLY_not_a_secret"
+    static let demoMember = "00000000-0000-4000-8000-000000000001"
+
+    @Test func aSalesPushLeavesWithinMomentsOfIts201() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let chain = try WalletCertificates(in: folder)
+        let apns = try APNsStandIn(folder: folder, topic: WalletCertificates.passTypeIdentifier, teamID: WalletCertificates.teamIdentifier)
+        defer { apns.stop() }
+        let port = TestPorts.unused()
+        let environment = [
+            "PEEZ_WALLET_PASS_TYPE_ID": WalletCertificates.passTypeIdentifier, "PEEZ_WALLET_TEAM_ID": WalletCertificates.teamIdentifier,
+            "PEEZ_WALLET_CERTIFICATE": chain.certificate, "PEEZ_WALLET_KEY": chain.key, "PEEZ_WALLET_WWDR": chain.intermediate,
+            "PEEZ_WALLET_WEB_SERVICE_URL": "http://127.0.0.1:\(port)/wallet", "PEEZ_APNS_KEY": apns.keyPath, "PEEZ_APNS_KEY_ID": APNsStandIn.keyID,
+            "PEEZ_APNS_URL": apns.url, "PEEZ_APNS_CA": apns.certificateAuthority,
+        ]
+        let service = try ServiceProcess(
+            arguments: ["--development", "--database", folder.file("ledger.sqlite")],
+            port: port,
+            environment: environment
+        )
+        defer { service.killHard() }
+        try await service.waitUntilReady()
+
+        let pass = try await service.request("GET", "/v1/members/\(Self.demoMember)/pass.pkpass", secret: Self.backend)
+        #expect(pass.status == 200, "\(String(decoding: pass.data, as: UTF8.self))")
+        let unzipped = folder.file("pass")
+        try pass.data.write(to: URL(fileURLWithPath: folder.file("card.pkpass")))
+        #expect(try ProcessRunner.run(["unzip", "-q", folder.file("card.pkpass"), "-d", unzipped]).status == 0)
+        let json = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: unzipped + "/pass.json"))) as? [String: Any]
+        )
+        let token = try #require(json["authenticationToken"] as? String)
+        for device in ["ipad1", "iphone2"] {
+            let registered = try await service.request(
+                "POST",
+                "/wallet/v1/devices/\(device)/registrations/\(WalletCertificates.passTypeIdentifier)/\(Self.demoMember)",
+                json: ["pushToken": "0123456789abcdef" + device.utf8.map { String($0, radix: 16) }.joined()],
+                headers: ["Authorization": "ApplePass \(token)"]
+            )
+            #expect(registered.status == 201)
+        }
+
+        // Sales one after another: each 201's time against its pushes' arrival at the stand-in.
+        var delays: [Double] = []
+        for round in 1...20 {
+            let before = apns.requests.count
+            let sold = try await service.request(
+                "POST",
+                "/v1/activations",
+                secret: Self.vendor,
+                json: ["membership_id": "PEEZ-20251103-00001", "months": 1, "amount_dzd": 300],
+                headers: ["Idempotency-Key": UUID().uuidString]
+            )
+            let answeredAt = Date().timeIntervalSince1970
+            #expect(sold.status == 201, "round \(round)")
+            var arrived: [[String: Any]] = []
+            for _ in 0..<200 {
+                arrived = Array(apns.requests.dropFirst(before))
+                if arrived.count >= 2 { break }
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            #expect(
+                arrived.count == 2 && arrived.allSatisfy { $0["status"] as? Int == 200 && $0["http_version"] as? String == "2" },
+                "round \(round): \(arrived)"
+            )
+            if let first = arrived.compactMap({ $0["at"] as? Double }).min() { delays.append(max(0, first - answeredAt)) }
+        }
+        let sorted = delays.sorted()
+        #expect(sorted.count == 20)
+        let p50 = sorted[sorted.count / 2] * 1000
+        let p99 = sorted[min(sorted.count - 1, Int(Double(sorted.count) * 0.99))] * 1000
+        print(String(format: "sale 201 → APNs request, %d sales: p50 %.0f ms, p99 %.0f ms (the worker looks every 250 ms)", sorted.count, p50, p99))
+        #expect(p99 < 5_000, "a push leaves within moments: \(sorted)")
+    }
+}

@@ -1,0 +1,70 @@
+import Foundation
+
+/// A stand-in for Apple's push service (Tests/Tools/apns-server.py: HTTP/2 over TLS from a test CA, checking the
+/// provider token's ES256 signature and claims), running until ``stop()``; its provider key made with openssl.
+public struct APNsStandIn: Sendable {
+    public static let keyID = "APNSKEY123"
+
+    public let pid: String
+    public let url: String
+    /// The CA the server's certificate chains to.
+    public let certificateAuthority: String
+    /// The provider key (.p8, mode 0600) whose public half the server trusts.
+    public let keyPath: String
+    public let log: String
+
+    public init(folder: TemporaryFolder, topic: String, teamID: String) throws {
+        let python = try PythonTool.python(packages: ["hypercorn==0.18.0", "cryptography"], name: "apns-venv")
+        let tls = try TestCertificates(in: folder)
+        let keyMade = try ProcessRunner.run([
+            "bash", "-c",
+            "cd '\(folder.path)' && openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out apns.p8 && chmod 600 apns.p8 && openssl pkey -in apns.p8 -pubout -out apns.pub",
+        ])
+        guard keyMade.status == 0 else { throw PythonToolError(message: keyMade.standardError) }
+        keyPath = folder.file("apns.p8")
+        let port = TestPorts.unused()
+        log = folder.file("apns.log")
+        _ = FileManager.default.createFile(atPath: log, contents: nil)
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent(
+            "Tools/apns-server.py"
+        ).path
+        let arguments = [python, script, String(port), tls.serverChain, tls.serverKey, folder.file("apns.pub"), Self.keyID, teamID, topic, log]
+        // Started through Python's subprocess, which closes every inherited descriptor: the server holds no pipe
+        // of this process's (Foundation would wait for it to close), and runs until killed.
+        let launcher = """
+            import json, socket, subprocess, sys, time
+            arguments, output, port = json.loads(sys.argv[1]), sys.argv[2], int(sys.argv[3])
+            server = subprocess.Popen(arguments, stdin=subprocess.DEVNULL, stdout=open(output, "w"), stderr=subprocess.STDOUT,
+                                      start_new_session=True, close_fds=True)
+            print(server.pid, flush=True)
+            for _ in range(100):
+                try:
+                    socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                    sys.exit(0)
+                except OSError:
+                    time.sleep(0.1)
+            sys.exit(1)
+            """
+        let encoded = String(decoding: try JSONSerialization.data(withJSONObject: arguments), as: UTF8.self)
+        let started = try ProcessRunner.run(["python3", "-c", launcher, encoded, folder.file("apns.out"), String(port)])
+        pid = started.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
+        url = "https://localhost:\(port)"
+        certificateAuthority = tls.rootCertificate
+        guard started.status == 0 else {
+            throw PythonToolError(
+                message: "the APNs stand-in did not start: \((try? String(contentsOfFile: folder.file("apns.out"), encoding: .utf8)) ?? "")"
+            )
+        }
+    }
+
+    /// The requests it answered, in order.
+    public var requests: [[String: Any]] {
+        ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
+    }
+
+    public func stop() {
+        _ = try? ProcessRunner.run(["kill", pid])
+    }
+}
