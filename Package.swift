@@ -213,7 +213,9 @@ let package = Package(
         ),
         .executableTarget(
             name: "peez-bench",
-            dependencies: ["CardToken", "CardCrypto", "CardQR", "CardScan", "CPeezImageReader", "CPeezOpenSSL", "CPeezQRencode", "CPeezPNG"],
+            dependencies: [
+                "CardToken", "CardCrypto", "CardQR", "CardScan", "WalletPass", "CPeezImageReader", "CPeezOpenSSL", "CPeezQRencode", "CPeezPNG",
+            ],
             path: "Benchmarks/peez-bench",
             swiftSettings: strictSettings
         ),

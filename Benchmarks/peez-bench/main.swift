@@ -8,6 +8,7 @@ import CardQR
 import CardScan
 import CardToken
 import Foundation
+import WalletPass
 
 let quick = CommandLine.arguments.contains("--quick")
 let rounds = quick ? 3 : 7
@@ -142,3 +143,61 @@ for (index, measurement) in scans.enumerated() {
         : String(format: "%.0f %% of the scan's time", 100 * scans[index - 1].median / measurement.median)
     print(row([measurement.name, rate(measurement.median), note], widths))
 }
+
+print("")
+print("Apple Wallet passes (a chain made by openssl for the run: RSA 2048 pass type certificate, as Apple's)")
+let walletFolder = NSTemporaryDirectory() + "peez-bench-wallet-" + UUID().uuidString
+try FileManager.default.createDirectory(atPath: walletFolder, withIntermediateDirectories: true)
+let chainScript = """
+    set -e
+    cd '\(walletFolder)'
+    key() { openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048 -out "$1" 2>/dev/null; }
+    key root.key; key wwdr.key; key pass.key
+    printf 'basicConstraints=critical,CA:TRUE\\nkeyUsage=critical,keyCertSign\\n' > ca.ext
+    openssl req -x509 -new -key root.key -subj '/CN=Bench Root' -days 1 -out root.pem 2>/dev/null
+    openssl req -new -key wwdr.key -subj '/CN=Bench WWDR' -out wwdr.csr 2>/dev/null
+    openssl x509 -req -in wwdr.csr -CA root.pem -CAkey root.key -CAcreateserial -days 1 -extfile ca.ext -out wwdr.pem 2>/dev/null
+    openssl req -new -key pass.key -subj '/UID=pass.dz.peez.bench/CN=Pass Type ID: pass.dz.peez.bench/OU=BENCHTEAM1' -out pass.csr 2>/dev/null
+    openssl x509 -req -in pass.csr -CA wwdr.pem -CAkey wwdr.key -CAcreateserial -days 1 -out pass.pem 2>/dev/null
+    """
+let chainMaker = Process()
+chainMaker.executableURL = URL(fileURLWithPath: "/bin/bash")
+chainMaker.arguments = ["-c", chainScript]
+try chainMaker.run()
+chainMaker.waitUntilExit()
+precondition(chainMaker.terminationStatus == 0, "openssl could not make the bench chain")
+func walletFile(_ name: String) throws -> [UInt8] { Array(try Data(contentsOf: URL(fileURLWithPath: walletFolder + "/" + name))) }
+let walletIdentity = try PassSigningIdentity(
+    certificatePEM: try walletFile("pass.pem"),
+    keyPEM: try walletFile("pass.key"),
+    intermediatePEM: try walletFile("wwdr.pem"),
+    passTypeIdentifier: "pass.dz.peez.bench",
+    teamIdentifier: "BENCHTEAM1",
+    now: Int64(Date().timeIntervalSince1970) + 1
+)
+let benchPass = MembershipPass(
+    serialNumber: "00000000-0000-4000-8000-000000000001",
+    memberName: "Ahmed Mohamed",
+    membershipID: "PEEZ-20251103-00002",
+    cardToken: token,
+    coverageEnd: 1_900_000_000,
+    voided: false,
+    authenticationToken: "bench-token-of-more-than-16-characters",
+    webServiceURL: "https://cards.peez.dz/wallet"
+)
+let passFiles = try PassPackage.files(of: benchPass, identity: walletIdentity, now: now)
+let passManifest = PassPackage.manifest(of: passFiles)
+var wallet = [
+    Measurement("pass: build, sign and zip (.pkpass bytes)") { _ = try PassPackage.build(benchPass, identity: walletIdentity, now: now) },
+    Measurement("  CMS signature of the manifest alone") { _ = try walletIdentity.sign(passManifest) },
+]
+try measure(&wallet, rounds: rounds, seconds: seconds)
+let passSize = try PassPackage.build(benchPass, identity: walletIdentity, now: now).count
+for (index, measurement) in wallet.enumerated() {
+    let note =
+        index == 0
+        ? String(format: "%.2f ms a pass, %d bytes", 1000 / measurement.median, passSize)
+        : String(format: "%.0f %% of a pass's time", 100 * wallet[0].median / measurement.median)
+    print(row([measurement.name, rate(measurement.median), note], widths))
+}
+try? FileManager.default.removeItem(atPath: walletFolder)

@@ -14,7 +14,7 @@ public final class APNsAuthenticationKey: @unchecked Sendable {
     public let teamID: String
 
     public init(pem: [UInt8], keyID: String, teamID: String) throws(WalletError) {
-        let bio = pem.withUnsafeBytes { BIO_new_mem_buf($0.baseAddress, Int32($0.count)) }
+        let bio = copyingBIO(pem)
         defer { BIO_free(bio) }
         guard let key = PEM_read_bio_PrivateKey(bio, nil, { _, _, _, _ in 0 }, nil) else {
             _ = OpenSSLErrorQueue.drain()

@@ -70,7 +70,7 @@ public struct PassCheck: Sendable {
     }
 
     private mutating func checkSignature(_ signature: [UInt8], manifest: [UInt8], pass: [String: Any], appleRoot: X509Certificate?, now: Int64) {
-        let input = signature.withUnsafeBytes { BIO_new_mem_buf($0.baseAddress, Int32($0.count)) }
+        let input = copyingBIO(signature)
         defer { BIO_free(input) }
         guard let cms = d2i_CMS_bio(input, nil) else {
             _ = OpenSSLErrorQueue.drain()
@@ -79,7 +79,7 @@ public struct PassCheck: Sendable {
         }
         defer { CMS_ContentInfo_free(cms) }
         func verifies(_ store: OpaquePointer?, _ flags: Int32) -> Bool {
-            let content = manifest.withUnsafeBytes { BIO_new_mem_buf($0.baseAddress, Int32($0.count)) }
+            let content = copyingBIO(manifest)
             defer { BIO_free(content) }
             let ok = CMS_verify(cms, nil, store, content, nil, UInt32(flags)) == 1
             if !ok { _ = OpenSSLErrorQueue.drain() }

@@ -29,7 +29,7 @@ public final class PassSigningIdentity: @unchecked Sendable {
     {
         let certificate = try X509Certificate(pem: certificatePEM, what: "PEEZ_WALLET_CERTIFICATE")
         let intermediate = try X509Certificate(pem: intermediatePEM, what: "PEEZ_WALLET_WWDR")
-        let bio = keyPEM.withUnsafeBytes { BIO_new_mem_buf($0.baseAddress, Int32($0.count)) }
+        let bio = copyingBIO(keyPEM)
         defer { BIO_free(bio) }
         guard let key = PEM_read_bio_PrivateKey(bio, nil, { _, _, _, _ in 0 }, nil) else {
             _ = OpenSSLErrorQueue.drain()
@@ -84,7 +84,7 @@ public final class PassSigningIdentity: @unchecked Sendable {
     /// The detached CMS (PKCS #7) signature of `manifest` in DER: signed by the pass type certificate, with it
     /// and the WWDR intermediate included and a signing time, as Wallet requires.
     public func sign(_ manifest: [UInt8]) throws(WalletError) -> [UInt8] {
-        let data = manifest.withUnsafeBytes { BIO_new_mem_buf($0.baseAddress, Int32($0.count)) }
+        let data = copyingBIO(manifest)
         defer { BIO_free(data) }
         guard let chain = peez_sk_X509_new_null() else { throw Self.failure("allocating the certificate chain") }
         defer { peez_sk_X509_free(chain) }

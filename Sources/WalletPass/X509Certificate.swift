@@ -11,7 +11,7 @@ public final class X509Certificate: @unchecked Sendable {
 
     /// The first certificate of a PEM text, or `invalidConfiguration` naming `what`.
     public convenience init(pem: [UInt8], what: String) throws(WalletError) {
-        let bio = pem.withUnsafeBytes { BIO_new_mem_buf($0.baseAddress, Int32($0.count)) }
+        let bio = copyingBIO(pem)
         defer { BIO_free(bio) }
         guard let certificate = PEM_read_bio_X509(bio, nil, nil, nil) else {
             _ = OpenSSLErrorQueue.drain()
@@ -77,4 +77,15 @@ public final class X509Certificate: @unchecked Sendable {
         if !verified { _ = OpenSSLErrorQueue.drain() }
         return verified
     }
+}
+
+/// A memory BIO holding a copy of `bytes` (BIO_new_mem_buf would point into memory Swift may move or free
+/// once the call that lent it returns). Free it with `BIO_free`.
+func copyingBIO(_ bytes: [UInt8]) -> OpaquePointer? {
+    guard let bio = BIO_new(BIO_s_mem()) else { return nil }
+    guard bytes.isEmpty || BIO_write(bio, bytes, Int32(bytes.count)) == Int32(bytes.count) else {
+        BIO_free(bio)
+        return nil
+    }
+    return bio
 }
