@@ -64,8 +64,15 @@ public struct CounterVerdict: Sendable {
     /// How far the device's clock may be behind the newest service time seen before it is called wrong.
     public static let clockTolerance: Int64 = 300
 
-    /// The verdict on `token` at the device's time `now`, from `trust` and the state's clock readings.
-    public static func judge(_ token: some Collection<UInt8>, trust: CounterTrust, state: CounterState, now: Int64) -> CounterVerdict {
+    /// The verdict on `token` at the device's time `now`, from `trust` and the state's clock readings; a
+    /// presentation is accepted within `window`.
+    public static func judge(
+        _ token: some Collection<UInt8>,
+        trust: CounterTrust,
+        state: CounterState,
+        now: Int64,
+        window: PresentationWindow = .standard
+    ) -> CounterVerdict {
         if now < state.newestServerTime - clockTolerance {
             return CounterVerdict(outcome: .cannotConfirm(.clockBehind(device: now, service: state.newestServerTime)))
         }
@@ -76,7 +83,9 @@ public struct CounterVerdict: Sendable {
         let age = now - state.lastSyncAt
         if age > warningAge { warnings.append(.trustAge(hours: age / 3600)) }
         do {
-            return CounterVerdict(outcome: .card(try trust.verifier().verify(utf8: token, now: now)), warnings: warnings)
+            var verifier = try trust.verifier()
+            verifier.presentationWindow = window
+            return CounterVerdict(outcome: .card(verifier.verify(utf8: token, now: now)), warnings: warnings)
         } catch {
             return CounterVerdict(outcome: .cannotConfirm(.trustUnusable(error.reason)), warnings: warnings)
         }

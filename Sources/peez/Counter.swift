@@ -168,8 +168,16 @@ extension Peez.Counter {
         @Option(parsing: .upToNextOption, help: "PNG or JPEG photos or screenshots of cards, or folders of them, instead of scans on standard input.")
         var image: [String] = []
 
+        @Option(help: "Seconds a presentation's time may differ from this device's clock, either way.")
+        var presentationSkew: Int64 = PresentationWindow.standard.skew
+
+        @Option(help: "Seconds a phone shows one presentation; it is accepted that much longer.")
+        var displayPeriod: Int64 = PresentationWindow.standard.displayPeriod
+
         func validate() throws {
             guard (0...1_440).contains(syncEvery) else { throw ValidationError("--sync-every must be 0 to 1440 minutes") }
+            guard (0...86_400).contains(presentationSkew) else { throw ValidationError("--presentation-skew must be 0 to 86400 seconds") }
+            guard (1...3_600).contains(displayPeriod) else { throw ValidationError("--display-period must be 1 to 3600 seconds") }
         }
 
         func run() async throws {
@@ -178,12 +186,13 @@ extension Peez.Counter {
             let texts = language.texts
             let log = store.scanLog
             var tally = CounterReport.Tally()
-            var recent = RecentPresentations()
+            let window = PresentationWindow(skew: presentationSkew, displayPeriod: displayPeriod)
+            var recent = RecentPresentations(window: window)
             let report = CounterReport(colour: CounterReport.wantsColour(), bell: bell, json: json, texts: texts)
             func answer(_ token: some Collection<UInt8>, file: String? = nil) {
                 let now = CardDates.now()
                 let (state, trust) = trustData.current()
-                let verdict = CounterVerdict.judge(token, trust: trust, state: state, now: now)
+                let verdict = CounterVerdict.judge(token, trust: trust, state: state, now: now, window: window)
                 answer(verdict.noting(in: &recent, now: now), state: state, now: now, file: file)
             }
             func answer(_ verdict: CounterVerdict, state: CounterState, now: Int64, file: String? = nil) {

@@ -79,6 +79,16 @@ struct PresentationTests {
         #expect(verdicts[1].contains("  VALID  ") && verdicts[1].contains("paid until"), "\(verdicts[1])")
         #expect(verdicts[2].contains("  VALID  ") && verdicts[2].contains("same presentation was scanned here"), "scanned twice: \(verdicts[2])")
         #expect(verdicts[3].contains("  INVALID  ") && verdicts[3].contains("an old presentation"), "a screenshot: \(verdicts[3])")
+        // The counter's own window: a presentation 10 s old is fresh by default, stale with a 1 s display period.
+        let tenSecondsOld = try present(["--at", String(Int(Date().timeIntervalSince1970) - 10)])
+        let defaultWindow = try Self.peez(["counter", "--sync-every", "0"], environment: butcher, input: tenSecondsOld + "\n")
+        #expect(defaultWindow.standardOutput.contains("  VALID  "), "\(defaultWindow.standardOutput)")
+        let tight = try Self.peez(
+            ["counter", "--sync-every", "0", "--presentation-skew", "0", "--display-period", "1"],
+            environment: butcher,
+            input: tenSecondsOld + "\n"
+        )
+        #expect(tight.standardOutput.contains("an old presentation"), "\(tight.standardOutput)")
         let pictured = try Self.peez(["counter", "--image", folder.file("presentation.png")], environment: butcher)
         #expect(pictured.status == 0 && pictured.standardOutput.contains("  VALID  "), "\(pictured.standardOutput)\(pictured.standardError)")
 
@@ -92,9 +102,9 @@ struct PresentationTests {
         let scans = try #require(
             try await service.request("GET", "/v1/scans?membership_id=PEEZ-20251103-00001", secret: Self.admin).body["scans"] as? [[String: Any]]
         )
-        #expect(scans.count == 6, "\(scans)")
+        #expect(scans.count == 8, "\(scans)")
         #expect(
-            scans.filter { $0["presented_at"] != nil }.count == 5,
+            scans.filter { $0["presented_at"] != nil }.count == 7,
             "every presentation whose signature verified is logged with its time: \(scans)"
         )
         let shared = try await service.request("GET", "/v1/scans/shared?within=600", secret: Self.admin)
