@@ -41,7 +41,12 @@ public enum ServerMetrics {
 
 /// The router: every route of the API, behind error rendering, request metrics and authentication. Its
 /// `routes` list what it serves (a test holds them to the OpenAPI document).
-public func buildRouter(cards: CardService, metrics: PrometheusCollectorRegistry, wallet: WalletService? = nil) -> Router<ServerRequestContext> {
+public func buildRouter(
+    cards: CardService,
+    metrics: PrometheusCollectorRegistry,
+    wallet: WalletService? = nil,
+    afterChange: (@Sendable () -> Void)? = nil
+) -> Router<ServerRequestContext> {
     // HEAD is answered on every GET route, as GET with no body (RFC 9110 §9.3.2).
     let router = Router(context: ServerRequestContext.self, options: .autoGenerateHeadEndpoints)
     // Metrics outermost: they count the answer actually sent, errors rendered by ErrorMiddleware included.
@@ -49,6 +54,7 @@ public func buildRouter(cards: CardService, metrics: PrometheusCollectorRegistry
     let allowedMethods = AllowedMethods()
     router.add(middleware: ErrorMiddleware(allowedMethods: allowedMethods))
     router.add(middleware: Authenticator(store: cards.store))
+    if let afterChange { router.add(middleware: ChangeNotifier(changed: afterChange)) }
     let service = ServiceRoutes(cards: cards, metrics: metrics)
     router.on("/health", method: .get, use: service.health)
     router.on("/metrics", method: .get, use: service.prometheus)
@@ -77,6 +83,7 @@ public func buildApplication(
     metrics: PrometheusCollectorRegistry,
     configuration: ServerConfiguration,
     wallet: WalletService? = nil,
+    afterChange: (@Sendable () -> Void)? = nil,
     services: [any Service] = [],
     beforeServerStarts: (@Sendable () async throws -> Void)? = nil,
     logger: Logger = Logger(label: "peez.server")
@@ -84,7 +91,7 @@ public func buildApplication(
     let (limits, tls) = (configuration.limits, configuration.tls?.configuration)
     let registry = ConnectionRegistry(limits: limits)
     var application = Application(
-        router: buildRouter(cards: cards, metrics: metrics, wallet: wallet),
+        router: buildRouter(cards: cards, metrics: metrics, wallet: wallet, afterChange: afterChange),
         server: HTTPServerBuilder { responder in
             let http = DeadlineHTTP1Channel(base: HTTP1Channel(responder: responder), limits: limits, registry: registry)
             guard let tls else { return http }

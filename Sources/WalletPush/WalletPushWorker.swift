@@ -65,15 +65,16 @@ public struct WalletPushWorker: Sendable {
         )
     }
 
-    /// Runs until cancelled, looking for updates every `interval`.
-    public func run(every interval: Duration, log: @escaping @Sendable (String) -> Void) async {
+    /// Runs until cancelled, looking for updates at each nudge of `signal`, and every `interval` besides (changes
+    /// another instance made, retries coming due).
+    public func run(every interval: Duration, signal: WalletPushSignal? = nil, log: @escaping @Sendable (String) -> Void) async {
         while !Task.isCancelled {
             do {
                 try await runOnce()
             } catch {
                 log("wallet pushes: \(error)")
             }
-            try? await Task.sleep(for: interval)
+            if let signal { await signal.wait(upTo: interval) } else { try? await Task.sleep(for: interval) }
         }
     }
 }

@@ -107,11 +107,15 @@ extension Peez {
             let ledger = SQLMembershipStore(opening: database.database)
             let cards = CardService(store: ledger, keyRing: settings.keyRing, clock: CardDates.clock)
             let baseURL = settings.server.baseURL
+            let pushSignal = settings.wallet != nil && settings.push != nil ? WalletPushSignal() : nil
+            var afterChange: (@Sendable () -> Void)?
+            if let pushSignal { afterChange = { pushSignal.nudge() } }
             let app = buildApplication(
                 cards: cards,
                 metrics: ServerMetrics.bootstrap(),
                 configuration: settings.server,
                 wallet: settings.wallet.map { WalletService(cards: cards, identity: $0.identity, webServiceURL: $0.webServiceURL) },
+                afterChange: afterChange,
                 services: database.services,
                 beforeServerStarts: {
                     await database.poolStarted()
@@ -133,7 +137,7 @@ extension Peez {
                         clock: { CardDates.now() }
                     )
                     let worker = WalletPushWorker(store: ledger, push: { await client.push(deviceToken: $0) }, clock: { CardDates.now() })
-                    services.append(WalletPushService(worker: worker, client: client))
+                    services.append(WalletPushService(worker: worker, client: client, signal: pushSignal))
                 } else {
                     printError("warning: Apple Wallet passes are served but no update is pushed: give PEEZ_APNS_KEY and PEEZ_APNS_KEY_ID")
                 }
@@ -167,14 +171,16 @@ extension Peez {
 }
 
 /// The daily reminder run as a service of `peez serve`: it stops when the service group shuts down.
-/// The Wallet push worker, looking for updates four times a second until the service stops.
+/// The Wallet push worker: it looks for updates as soon as a request changed something, and every second
+/// besides (another instance's changes, retries coming due), until the service stops.
 struct WalletPushService: Service {
     let worker: WalletPushWorker
     let client: APNsClient
+    let signal: WalletPushSignal?
 
     func run() async throws {
         let logger = Logger(label: "peez.wallet")
-        await cancelWhenGracefulShutdown { await worker.run(every: .milliseconds(250), log: { logger.warning("\($0)") }) }
+        await cancelWhenGracefulShutdown { await worker.run(every: .seconds(1), signal: signal, log: { logger.warning("\($0)") }) }
         try await client.shutdown()
     }
 }
