@@ -45,6 +45,7 @@ public func buildRouter(
     cards: CardService,
     metrics: PrometheusCollectorRegistry,
     wallet: WalletService? = nil,
+    googleWallet: GoogleWalletService? = nil,
     afterChange: (@Sendable () -> Void)? = nil
 ) -> Router<ServerRequestContext> {
     // HEAD is answered on every GET route, as GET with no body (RFC 9110 §9.3.2).
@@ -65,6 +66,7 @@ public func buildRouter(
     PlaceRoutes().register(on: router)
     WalletRoutes(
         wallet: wallet,
+        google: googleWallet,
         base: wallet.flatMap { URL(string: $0.webServiceURL)?.path }.map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 }
             ?? WalletRoutes.defaultBase
     )
@@ -83,6 +85,7 @@ public func buildApplication(
     metrics: PrometheusCollectorRegistry,
     configuration: ServerConfiguration,
     wallet: WalletService? = nil,
+    googleWallet: GoogleWalletService? = nil,
     afterChange: (@Sendable () -> Void)? = nil,
     services: [any Service] = [],
     beforeServerStarts: (@Sendable () async throws -> Void)? = nil,
@@ -91,7 +94,7 @@ public func buildApplication(
     let (limits, tls) = (configuration.limits, configuration.tls?.configuration)
     let registry = ConnectionRegistry(limits: limits)
     var application = Application(
-        router: buildRouter(cards: cards, metrics: metrics, wallet: wallet, afterChange: afterChange),
+        router: buildRouter(cards: cards, metrics: metrics, wallet: wallet, googleWallet: googleWallet, afterChange: afterChange),
         server: HTTPServerBuilder { responder in
             let http = DeadlineHTTP1Channel(base: HTTP1Channel(responder: responder), limits: limits, registry: registry)
             guard let tls else { return http }

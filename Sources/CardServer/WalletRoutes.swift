@@ -13,6 +13,7 @@ import WalletPass
 /// answers 404, and nothing else changes.
 struct WalletRoutes {
     let wallet: WalletService?
+    let google: GoogleWalletService?
     /// The web service's path (`/wallet` unless the configured URL says otherwise).
     let base: String
 
@@ -20,6 +21,7 @@ struct WalletRoutes {
 
     func register(on router: Router<ServerRequestContext>) {
         router.on("/v1/members/{uuid}/pass.pkpass", method: .get, use: pass)
+        router.on("/v1/members/{uuid}/google-wallet", method: .get, use: googleSaveLink)
         let devices = "\(base)/v1/devices/{deviceLibraryIdentifier}/registrations/{passTypeIdentifier}"
         router.on(RouterPath("\(devices)/{serialNumber}"), method: .post, use: registerDevice)
         router.on(RouterPath("\(devices)/{serialNumber}"), method: .delete, use: unregisterDevice)
@@ -39,6 +41,17 @@ struct WalletRoutes {
         let wallet = try configured()
         guard let uuid = UUID(strictText: context.parameters.get("uuid") ?? "") else { throw MembershipError(.notFound, "Member ids are UUIDs.") }
         return Self.passResponse(try await wallet.issuePass(memberUUID: uuid))
+    }
+
+    /// `GET /v1/members/{uuid}/google-wallet` (backend): the "Save to Google Wallet" link for the app to open.
+    @Sendable func googleSaveLink(_ request: Request, context: ServerRequestContext) async throws -> Response {
+        _ = try context.require(.backend, .admin)
+        guard let google else { throw MembershipError(.notFound, "Google Wallet is not configured on this service.") }
+        guard let uuid = UUID(strictText: context.parameters.get("uuid") ?? "") else { throw MembershipError(.notFound, "Member ids are UUIDs.") }
+        return try JSONExchange.response(
+            GoogleWalletLinkBody(save_url: try await google.saveURL(memberUUID: uuid)),
+            headers: [.cacheControl: "no-store"]
+        )
     }
 
     /// The pass's type and serial from the path, or 404: another pass type, or a serial that is no member's uuid.

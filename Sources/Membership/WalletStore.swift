@@ -30,6 +30,14 @@ public protocol WalletStore: Sendable {
     /// Passes whose devices have not been told of their member's latest change, for monitoring.
     func pendingWalletUpdates() async throws -> Int
 
+    /// Records that `member`'s Google Wallet save link was issued: from now on each change is sent as an update
+    /// of the object (the object as it is now needs none).
+    func recordGoogleWalletObject(member: UUID, now: Int64) async throws
+    /// As ``leaseWalletUpdates(owner:now:leaseSeconds:limit:)``, for Google Wallet objects (no registrations).
+    func leaseGoogleWalletUpdates(owner: String, now: Int64, leaseSeconds: Int64, limit: Int) async throws -> [WalletUpdate]
+    /// As ``settleWalletUpdate(_:owner:retryAt:error:goneDevices:)``, for a Google Wallet object.
+    func settleGoogleWalletUpdate(_ update: WalletUpdate, owner: String, retryAt: Int64?, error: String?) async throws
+
     /// Keeps log lines sent by devices, the newest ``WalletLog/kept`` only.
     func keepWalletLogs(_ lines: [String], now: Int64) async throws
     /// The newest kept log lines, newest first.

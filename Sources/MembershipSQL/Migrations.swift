@@ -179,6 +179,13 @@ enum Migrations {
                     "CREATE INDEX wallet_registrations_by_member ON wallet_registrations (member_uuid)",
                     // What devices log, the newest lines only.
                     "CREATE TABLE wallet_logs (seq \(dialect.serialPrimaryKey), received_at BIGINT NOT NULL, line TEXT NOT NULL)",
+                    // Google Wallet: the members whose save link was issued, and the same outbox of updates.
+                    """
+                    CREATE TABLE google_wallet_objects (
+                        member_uuid TEXT PRIMARY KEY REFERENCES members(uuid), issued_at BIGINT NOT NULL,
+                        pushed_version BIGINT NOT NULL DEFAULT 0, attempts BIGINT NOT NULL DEFAULT 0,
+                        next_attempt_at BIGINT NOT NULL DEFAULT 0, leased_until BIGINT, lease_owner TEXT, last_error TEXT)
+                    """,
                 ]
             ),
         ]

@@ -16,12 +16,55 @@ extension SQLMembershipStore {
     }
 
     public func leaseWalletUpdates(owner: String, now: Int64, leaseSeconds: Int64, limit: Int) async throws -> [WalletUpdate] {
+        try await leaseUpdates(in: "wallet_passes", owner: owner, now: now, leaseSeconds: leaseSeconds, limit: limit, withRegistrations: true)
+    }
+
+    public func settleWalletUpdate(_ update: WalletUpdate, owner: String, retryAt: Int64?, error: String?, goneDevices: [String]) async throws {
+        try await settleUpdate(in: "wallet_passes", update, owner: owner, retryAt: retryAt, error: error, goneDevices: goneDevices)
+    }
+
+    public func recordGoogleWalletObject(member: UUID, now: Int64) async throws {
+        _ = try await database.writeStatement(
+            """
+            INSERT INTO google_wallet_objects (member_uuid, issued_at, pushed_version) VALUES (?, ?, (SELECT ledger_version FROM members WHERE uuid = ?))
+            ON CONFLICT (member_uuid) DO NOTHING
+            """,
+            [.text(member.uuidString), .int(now), .text(member.uuidString)]
+        )
+    }
+
+    public func leaseGoogleWalletUpdates(owner: String, now: Int64, leaseSeconds: Int64, limit: Int) async throws -> [WalletUpdate] {
+        try await leaseUpdates(
+            in: "google_wallet_objects",
+            owner: owner,
+            now: now,
+            leaseSeconds: leaseSeconds,
+            limit: limit,
+            withRegistrations: false
+        )
+    }
+
+    public func settleGoogleWalletUpdate(_ update: WalletUpdate, owner: String, retryAt: Int64?, error: String?) async throws {
+        try await settleUpdate(in: "google_wallet_objects", update, owner: owner, retryAt: retryAt, error: error, goneDevices: [])
+    }
+
+    /// Leases the due rows of an outbox `table` (keyed by member, holding `pushed_version` and the lease columns).
+    private func leaseUpdates(
+        in table: String,
+        owner: String,
+        now: Int64,
+        leaseSeconds: Int64,
+        limit: Int,
+        withRegistrations: Bool
+    ) async throws
+        -> [WalletUpdate]
+    {
         try await database.write { db in
             let leased = try await db.query(
                 """
-                UPDATE wallet_passes SET leased_until = ?, lease_owner = ?
+                UPDATE \(table) SET leased_until = ?, lease_owner = ?
                 WHERE member_uuid IN (
-                    SELECT w.member_uuid FROM wallet_passes w JOIN members m ON m.uuid = w.member_uuid
+                    SELECT w.member_uuid FROM \(table) w JOIN members m ON m.uuid = w.member_uuid
                     WHERE m.ledger_version > w.pushed_version AND w.next_attempt_at <= ? AND (w.leased_until IS NULL OR w.leased_until <= ?)
                     ORDER BY w.next_attempt_at LIMIT ?)
                 RETURNING member_uuid, attempts, (SELECT ledger_version FROM members WHERE uuid = member_uuid) AS version
@@ -31,11 +74,14 @@ extension SQLMembershipStore {
             var updates: [WalletUpdate] = []
             for row in leased {
                 let text = try row.text("member_uuid")
-                guard let member = UUID(uuidString: text) else { throw SQLError.unexpectedValue("wallet_passes.member_uuid") }
-                let registrations = try await db.query(
-                    "SELECT device_id, push_token FROM wallet_registrations WHERE member_uuid = ? ORDER BY device_id",
-                    [.text(text)]
-                ).map { WalletRegistration(device: try $0.text("device_id"), pushToken: try $0.text("push_token")) }
+                guard let member = UUID(uuidString: text) else { throw SQLError.unexpectedValue("\(table).member_uuid") }
+                var registrations: [WalletRegistration] = []
+                if withRegistrations {
+                    registrations = try await db.query(
+                        "SELECT device_id, push_token FROM wallet_registrations WHERE member_uuid = ? ORDER BY device_id",
+                        [.text(text)]
+                    ).map { WalletRegistration(device: try $0.text("device_id"), pushToken: try $0.text("push_token")) }
+                }
                 updates.append(
                     WalletUpdate(member: member, version: try row.int("version"), attempts: try row.int("attempts"), registrations: registrations)
                 )
@@ -44,13 +90,21 @@ extension SQLMembershipStore {
         }
     }
 
-    public func settleWalletUpdate(_ update: WalletUpdate, owner: String, retryAt: Int64?, error: String?, goneDevices: [String]) async throws {
+    /// Settles a leased row of an outbox `table`: pushed up to its version, or retried at `retryAt`.
+    private func settleUpdate(
+        in table: String,
+        _ update: WalletUpdate,
+        owner: String,
+        retryAt: Int64?,
+        error: String?,
+        goneDevices: [String]
+    ) async throws {
         try await database.write { db in
             let member = update.member.uuidString
             if let retryAt {
                 _ = try await db.query(
                     """
-                    UPDATE wallet_passes SET attempts = attempts + 1, next_attempt_at = ?, last_error = ?, leased_until = NULL, lease_owner = NULL
+                    UPDATE \(table) SET attempts = attempts + 1, next_attempt_at = ?, last_error = ?, leased_until = NULL, lease_owner = NULL
                     WHERE member_uuid = ? AND lease_owner = ?
                     """,
                     [.int(retryAt), error.map(SQLValue.text) ?? .null, .text(member), .text(owner)]
@@ -58,7 +112,7 @@ extension SQLMembershipStore {
             } else {
                 _ = try await db.query(
                     """
-                    UPDATE wallet_passes SET pushed_version = CASE WHEN pushed_version > ? THEN pushed_version ELSE ? END, attempts = 0,
+                    UPDATE \(table) SET pushed_version = CASE WHEN pushed_version > ? THEN pushed_version ELSE ? END, attempts = 0,
                         next_attempt_at = 0, last_error = NULL, leased_until = NULL, lease_owner = NULL
                     WHERE member_uuid = ? AND lease_owner = ?
                     """,

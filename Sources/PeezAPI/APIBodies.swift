@@ -465,3 +465,10 @@ public struct WalletUpdatedPassesBody: Codable, Sendable {
         self.lastUpdated = lastUpdated
     }
 }
+
+/// `GET /v1/members/{uuid}/google-wallet`: the link that saves the card to Google Wallet.
+public struct GoogleWalletLinkBody: Codable, Sendable {
+    public var save_url: String
+
+    public init(save_url: String) { self.save_url = save_url }
+}

@@ -12,7 +12,7 @@ public final class WalletPushSignal: Sendable {
     public func nudge() { continuation.yield() }
 
     /// Returns at the next nudge (or one given since the last wait), or after `timeout`.
-    func wait(upTo timeout: Duration) async {
+    public func wait(upTo timeout: Duration) async {
         await withTaskGroup(of: Void.self) { group in
             group.addTask { [stream] in
                 var iterator = stream.makeAsyncIterator()

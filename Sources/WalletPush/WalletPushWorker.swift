@@ -64,17 +64,4 @@ public struct WalletPushWorker: Sendable {
             goneDevices: gone
         )
     }
-
-    /// Runs until cancelled, looking for updates at each nudge of `signal`, and every `interval` besides (changes
-    /// another instance made, retries coming due).
-    public func run(every interval: Duration, signal: WalletPushSignal? = nil, log: @escaping @Sendable (String) -> Void) async {
-        while !Task.isCancelled {
-            do {
-                try await runOnce()
-            } catch {
-                log("wallet pushes: \(error)")
-            }
-            if let signal { await signal.wait(upTo: interval) } else { try? await Task.sleep(for: interval) }
-        }
-    }
 }

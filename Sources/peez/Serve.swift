@@ -107,14 +107,16 @@ extension Peez {
             let ledger = SQLMembershipStore(opening: database.database)
             let cards = CardService(store: ledger, keyRing: settings.keyRing, clock: CardDates.clock)
             let baseURL = settings.server.baseURL
-            let pushSignal = settings.wallet != nil && settings.push != nil ? WalletPushSignal() : nil
+            let pushSignal = (settings.wallet != nil && settings.push != nil) || settings.google != nil ? WalletPushSignal() : nil
             var afterChange: (@Sendable () -> Void)?
             if let pushSignal { afterChange = { pushSignal.nudge() } }
+            let google = settings.google.map { GoogleWalletService(cards: cards, account: $0.account, issuerID: $0.issuerID, origins: $0.origins) }
             let app = buildApplication(
                 cards: cards,
                 metrics: ServerMetrics.bootstrap(),
                 configuration: settings.server,
                 wallet: settings.wallet.map { WalletService(cards: cards, identity: $0.identity, webServiceURL: $0.webServiceURL) },
+                googleWallet: google,
                 afterChange: afterChange,
                 services: database.services,
                 beforeServerStarts: {
@@ -127,6 +129,8 @@ extension Peez {
             )
             var services: [any Service] = [app]
             if let reminders = settings.reminders { services.append(try await Self.dailyReminders(reminders, store: ledger)) }
+            var jobs: [@Sendable () async throws -> Int] = []
+            var clients: [@Sendable () async throws -> Void] = []
             if let wallet = settings.wallet {
                 if let push = settings.push {
                     let client = try APNsClient(
@@ -137,11 +141,24 @@ extension Peez {
                         clock: { CardDates.now() }
                     )
                     let worker = WalletPushWorker(store: ledger, push: { await client.push(deviceToken: $0) }, clock: { CardDates.now() })
-                    services.append(WalletPushService(worker: worker, client: client, signal: pushSignal))
+                    jobs.append { try await worker.runOnce() }
+                    clients.append { try await client.shutdown() }
                 } else {
                     printError("warning: Apple Wallet passes are served but no update is pushed: give PEEZ_APNS_KEY and PEEZ_APNS_KEY_ID")
                 }
             }
+            if let google, let settings = settings.google {
+                let client = GoogleWalletClient(account: settings.account, apiURL: settings.apiURL, clock: { CardDates.now() })
+                let worker = GoogleWalletWorker(
+                    store: ledger,
+                    object: { try await google.object(memberUUID: $0) },
+                    update: { await client.update($0) },
+                    clock: { CardDates.now() }
+                )
+                jobs.append { try await worker.runOnce() }
+                clients.append { try await client.shutdown() }
+            }
+            if let pushSignal, !jobs.isEmpty { services.append(WalletPushService(jobs: jobs, shutdowns: clients, signal: pushSignal)) }
             let lifecycleLogger = Logger(label: "peez.lifecycle")
             var configuration = ServiceGroupConfiguration(services: services, logger: lifecycleLogger)
             configuration.maximumGracefulShutdownDuration = settings.drainTimeout
@@ -171,17 +188,25 @@ extension Peez {
 }
 
 /// The daily reminder run as a service of `peez serve`: it stops when the service group shuts down.
-/// The Wallet push worker: it looks for updates as soon as a request changed something, and every second
-/// besides (another instance's changes, retries coming due), until the service stops.
+/// The Wallet workers (Apple's pushes, Google's object updates): they look for updates as soon as a request
+/// changed something, and every second besides (another instance's changes, retries coming due), until the
+/// service stops.
 struct WalletPushService: Service {
-    let worker: WalletPushWorker
-    let client: APNsClient
-    let signal: WalletPushSignal?
+    let jobs: [@Sendable () async throws -> Int]
+    let shutdowns: [@Sendable () async throws -> Void]
+    let signal: WalletPushSignal
 
     func run() async throws {
         let logger = Logger(label: "peez.wallet")
-        await cancelWhenGracefulShutdown { await worker.run(every: .seconds(1), signal: signal, log: { logger.warning("\($0)") }) }
-        try await client.shutdown()
+        await cancelWhenGracefulShutdown {
+            while !Task.isCancelled {
+                for job in jobs {
+                    do { _ = try await job() } catch { logger.warning("wallet updates: \(error)") }
+                }
+                await signal.wait(upTo: .seconds(1))
+            }
+        }
+        for shutdown in shutdowns { try? await shutdown() }
     }
 }
 

@@ -24,6 +24,8 @@ struct ServeConfiguration {
     var wallet: (identity: PassSigningIdentity, webServiceURL: String)?
     /// APNs, when pass updates are pushed.
     var push: (key: APNsAuthenticationKey, url: String, certificateAuthority: String?)?
+    /// Google Wallet, when configured.
+    var google: (account: GoogleServiceAccount, issuerID: String, origins: [String], apiURL: String)?
 
     init(_ options: Peez.Serve, environment: [String: String], now: Int64) throws {
         development = options.development
@@ -55,5 +57,6 @@ struct ServeConfiguration {
         storeName = options.store.effectiveDatabaseURL == nil ? options.store.sqlitePath : "PostgreSQL"
         wallet = try options.wallet.load(environment: environment, now: now)
         push = try options.wallet.loadPush(environment: environment, teamID: wallet?.identity.teamIdentifier)
+        google = try options.wallet.loadGoogle(environment: environment)
     }
 }

@@ -39,6 +39,45 @@ struct WalletOptions: ParsableArguments {
     @Option(help: "APNs: a CA certificate (PEM) to trust besides the system's, for a test push service (or PEEZ_APNS_CA).")
     var apnsCa: String?
 
+    @Option(help: "Google Wallet: the issuer id from the Google Pay & Wallet console (or PEEZ_GOOGLE_WALLET_ISSUER_ID).")
+    var googleWalletIssuerId: String?
+
+    @Option(help: "Google Wallet: the service account's key file (JSON, mode 0600) (or PEEZ_GOOGLE_WALLET_SERVICE_ACCOUNT).")
+    var googleWalletServiceAccount: String?
+
+    @Option(help: "Google Wallet: the web origins the save button may appear on, comma-separated (or PEEZ_GOOGLE_WALLET_ORIGINS).")
+    var googleWalletOrigins: String?
+
+    @Option(help: "Google Wallet: the Wallet API's URL (or PEEZ_GOOGLE_WALLET_API_URL; default https://walletobjects.googleapis.com).")
+    var googleWalletApiUrl: String?
+
+    /// Google Wallet's settings: the service account, issuer id, origins and API URL; nil when not configured.
+    func loadGoogle(environment: [String: String]) throws -> (account: GoogleServiceAccount, issuerID: String, origins: [String], apiURL: String)? {
+        func value(_ option: String?, _ name: String) -> String? { option ?? environment[name].flatMap { $0.isEmpty ? nil : $0 } }
+        let issuer = value(googleWalletIssuerId, "PEEZ_GOOGLE_WALLET_ISSUER_ID")
+        let keyPath = value(googleWalletServiceAccount, "PEEZ_GOOGLE_WALLET_SERVICE_ACCOUNT")
+        guard issuer != nil || keyPath != nil else { return nil }
+        guard let issuer, let keyPath else {
+            throw ValidationError("Google Wallet needs both PEEZ_GOOGLE_WALLET_ISSUER_ID and PEEZ_GOOGLE_WALLET_SERVICE_ACCOUNT (or neither)")
+        }
+        guard !issuer.isEmpty, issuer.utf8.allSatisfy({ (0x30...0x39).contains($0) }) else {
+            throw ValidationError("PEEZ_GOOGLE_WALLET_ISSUER_ID must be the issuer's number from the Google Pay & Wallet console")
+        }
+        let apiURL = value(googleWalletApiUrl, "PEEZ_GOOGLE_WALLET_API_URL") ?? "https://walletobjects.googleapis.com"
+        guard let scheme = URL(string: apiURL)?.scheme, scheme == "https" || apiURL.hasPrefix("http://127.0.0.1") else {
+            throw ValidationError("PEEZ_GOOGLE_WALLET_API_URL must be an https URL: \(apiURL)")
+        }
+        try KeyFiles.requireOwnerOnly(keyPath, what: "Google service account key")
+        let origins = (value(googleWalletOrigins, "PEEZ_GOOGLE_WALLET_ORIGINS") ?? "").split(separator: ",").map {
+            $0.trimmingCharacters(in: .whitespaces)
+        }
+        do {
+            return (try GoogleServiceAccount(json: try KeyFiles.readFile(keyPath)), issuer, origins.filter { !$0.isEmpty }, apiURL)
+        } catch let error as WalletError {
+            throw ValidationError(error.reason)
+        }
+    }
+
     /// The push settings, when Wallet is configured and the APNs key given: the key, the service's URL and an
     /// extra CA. A key without Wallet, or half the key's settings, is refused.
     func loadPush(environment: [String: String], teamID: String?) throws -> (key: APNsAuthenticationKey, url: String, certificateAuthority: String?)?

@@ -57,6 +57,7 @@ struct AuthorizationTests {
         ("/v1/scans", .get, [.admin]),
         ("/v1/scans/shared", .get, [.admin]),
         ("/v1/members/{member}/pass.pkpass", .get, [.admin, .backend]),
+        ("/v1/members/{member}/google-wallet", .get, [.admin, .backend]),
         // Apple Wallet's web service: no API secret (Wallet authenticates with the pass's own token, or nothing),
         // so every caller that sends no wrong secret gets through to it (404 here: Wallet is not configured).
         (Self.wallet + "/{serialNumber}", .post, Self.everyoneWithoutAWrongSecret),

@@ -85,6 +85,7 @@ final class ServerHarness: Sendable {
     static func withLiveServer(
         limits: ConnectionLimits = ConnectionLimits(),
         wallet: (@Sendable (CardService) throws -> WalletService)? = nil,
+        googleWallet: (@Sendable (CardService) throws -> GoogleWalletService)? = nil,
         _ body: @Sendable (ServerHarness, any TestClientProtocol) async throws -> Void
     ) async throws {
         let harness = try await make()
@@ -93,7 +94,8 @@ final class ServerHarness: Sendable {
             cards: harness.cards,
             metrics: metrics,
             configuration: ServerConfiguration(host: "127.0.0.1", port: 0, limits: limits),
-            wallet: try wallet?(harness.cards)
+            wallet: try wallet?(harness.cards),
+            googleWallet: try googleWallet?(harness.cards)
         )
         try await app.test(.live) { client in try await body(harness, client) }
         try await harness.database.close()

@@ -29,8 +29,26 @@ public struct APNsStandIn: Sendable {
             "Tools/apns-server.py"
         ).path
         let arguments = [python, script, String(port), tls.serverChain, tls.serverKey, folder.file("apns.pub"), Self.keyID, teamID, topic, log]
-        // Started through Python's subprocess, which closes every inherited descriptor: the server holds no pipe
-        // of this process's (Foundation would wait for it to close), and runs until killed.
+        let started = try BackgroundServer.start(arguments, port: port, output: folder.file("apns.out"))
+        pid = started
+        url = "https://localhost:\(port)"
+        certificateAuthority = tls.rootCertificate
+    }
+
+    /// The requests it answered, in order.
+    public var requests: [[String: Any]] { BackgroundServer.requests(in: log) }
+
+    public func stop() {
+        _ = try? ProcessRunner.run(["kill", pid])
+    }
+}
+
+/// A test server started in the background and left running (until killed by its pid).
+public enum BackgroundServer {
+    /// Starts `arguments` (the program first) through Python's subprocess, which closes every inherited
+    /// descriptor (Foundation would wait for a pipe the server held), its output to `output`; waits until
+    /// `port` accepts connections. Returns the server's pid.
+    public static func start(_ arguments: [String], port: Int, output: String) throws -> String {
         let launcher = """
             import json, socket, subprocess, sys, time
             arguments, output, port = json.loads(sys.argv[1]), sys.argv[2], int(sys.argv[3])
@@ -46,25 +64,17 @@ public struct APNsStandIn: Sendable {
             sys.exit(1)
             """
         let encoded = String(decoding: try JSONSerialization.data(withJSONObject: arguments), as: UTF8.self)
-        let started = try ProcessRunner.run(["python3", "-c", launcher, encoded, folder.file("apns.out"), String(port)])
-        pid = started.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
-        url = "https://localhost:\(port)"
-        certificateAuthority = tls.rootCertificate
+        let started = try ProcessRunner.run(["python3", "-c", launcher, encoded, output, String(port)])
         guard started.status == 0 else {
-            throw PythonToolError(
-                message: "the APNs stand-in did not start: \((try? String(contentsOfFile: folder.file("apns.out"), encoding: .utf8)) ?? "")"
-            )
+            throw PythonToolError(message: "\(arguments.prefix(2)) did not start: \((try? String(contentsOfFile: output, encoding: .utf8)) ?? "")")
         }
+        return started.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
-    /// The requests it answered, in order.
-    public var requests: [[String: Any]] {
+    /// The JSON lines a stand-in logged, in order.
+    public static func requests(in log: String) -> [[String: Any]] {
         ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").split(separator: "\n").compactMap {
             try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
         }
-    }
-
-    public func stop() {
-        _ = try? ProcessRunner.run(["kill", pid])
     }
 }

@@ -23,4 +23,7 @@ public enum PythonTool {
 }
 
 /// The venv could not be made.
-public struct PythonToolError: Error { public let message: String }
+public struct PythonToolError: Error {
+    public let message: String
+    public init(message: String) { self.message = message }
+}

@@ -1,0 +1,59 @@
+public import Foundation
+public import Membership
+public import WalletPass
+
+/// Google Wallet for members' cards: the "Save to Google Wallet" link the app opens, and the object each later
+/// change updates (through the outbox the push worker drains).
+public struct GoogleWalletService: Sendable {
+    public let cards: CardService
+    public let account: GoogleServiceAccount
+    /// The issuer id from the Google Pay & Wallet console.
+    public let issuerID: String
+    /// The web origins the save button may appear on.
+    public let origins: [String]
+    var store: any MembershipStore { cards.store }
+
+    public init(cards: CardService, account: GoogleServiceAccount, issuerID: String, origins: [String]) {
+        self.cards = cards
+        self.account = account
+        self.issuerID = issuerID
+        self.origins = origins
+    }
+
+    /// The save link of `memberUUID`'s card, recorded so that its later changes are sent as updates. A member
+    /// bound to a phone gets none (a Wallet barcode is static).
+    public func saveURL(memberUUID: UUID) async throws -> String {
+        guard let member = try await store.member(uuid: memberUUID) else {
+            throw MembershipError(.notFound, "No member has uuid \(memberUUID.lowercasedText).")
+        }
+        if member.deviceKey != nil {
+            throw MembershipError(
+                .conflict,
+                "This member's cards are bound to their phone (a device key is registered): a Wallet pass shows a static barcode, which counters refuse for a bound card. Remove the device key to use Wallet."
+            )
+        }
+        let card = try await self.card(member)
+        try await store.recordGoogleWalletObject(member: memberUUID, now: cards.now())
+        return try card.saveURL(account: account, origins: origins, now: cards.now())
+    }
+
+    /// The object as it should now be, for an update.
+    public func object(memberUUID: UUID) async throws -> GoogleWalletCard? {
+        guard let member = try await store.member(uuid: memberUUID) else { return nil }
+        return try await card(member)
+    }
+
+    private func card(_ member: Member) async throws -> GoogleWalletCard {
+        let (card, _) = try await cards.currentCard(memberUUID: member.uuid)
+        let head = try await store.ledgerHead(of: .uuid(member.uuid))
+        return GoogleWalletCard(
+            issuerID: issuerID,
+            memberUUID: member.uuid.lowercasedText,
+            memberName: member.name,
+            membershipID: member.membershipID,
+            cardToken: card.token,
+            coverageEnd: card.coverageEnd,
+            active: !(card.coverageEnd == nil && (head?.lastPeriodSeq ?? 0) > 0)
+        )
+    }
+}

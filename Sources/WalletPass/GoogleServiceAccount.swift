@@ -1,0 +1,125 @@
+import CPeezOpenSSL
+import CardCrypto
+import Foundation
+import PeezBasics
+
+/// A Google Cloud service account's key (the JSON file Google gives: `client_email`, `private_key`, `token_uri`),
+/// and the RS256 JSON Web Tokens it signs: the "Save to Google Wallet" JWT and the OAuth 2.0 JWT-bearer
+/// assertion (RFC 7523) exchanged for an access token.
+public final class GoogleServiceAccount: @unchecked Sendable {
+    private let key: OpaquePointer
+    public let clientEmail: String
+    public let tokenURI: String
+
+    /// Reads the key file's JSON; `invalidConfiguration` naming what is missing.
+    public init(json: [UInt8]) throws(WalletError) {
+        guard let object = (try? JSONSerialization.jsonObject(with: Data(json))) as? [String: Any],
+            let email = object["client_email"] as? String, !email.isEmpty,
+            let pem = object["private_key"] as? String,
+            let tokenURI = object["token_uri"] as? String, URL(string: tokenURI)?.scheme?.hasPrefix("http") == true
+        else {
+            throw WalletError(
+                .invalidConfiguration,
+                "PEEZ_GOOGLE_WALLET_SERVICE_ACCOUNT is not a service account key file (JSON with client_email, private_key, token_uri)"
+            )
+        }
+        guard let bio = copyingBIO(Array(pem.utf8)) else { throw WalletError(.invalidConfiguration, "reading the service account key") }
+        defer { BIO_free(bio) }
+        guard let key = PEM_read_bio_PrivateKey(bio, nil, { _, _, _, _ in 0 }, nil), EVP_PKEY_get_base_id(key) == EVP_PKEY_RSA else {
+            _ = OpenSSLErrorQueue.drain()
+            throw WalletError(.invalidConfiguration, "the service account's private_key is not an RSA key in PEM: download the key file again")
+        }
+        self.key = key
+        self.clientEmail = email
+        self.tokenURI = tokenURI
+    }
+
+    deinit { EVP_PKEY_free(key) }
+
+    /// An RS256 JWT of `claims` (a JSON object's bytes).
+    public func jwt(claims: [UInt8]) throws(WalletError) -> String {
+        let header = Base64URL.encode(Array(#"{"alg":"RS256","typ":"JWT"}"#.utf8))
+        let input = Array("\(header).\(Base64URL.encode(claims))".utf8)
+        guard let context = EVP_MD_CTX_new() else { throw WalletError(.signingFailed, "allocating a digest context") }
+        defer { EVP_MD_CTX_free(context) }
+        var length = 0
+        guard EVP_DigestSignInit(context, nil, EVP_sha256(), nil, key) == 1, EVP_DigestSign(context, nil, &length, input, input.count) == 1 else {
+            throw WalletError(.signingFailed, "RS256 signing: \(OpenSSLErrorQueue.drain())")
+        }
+        var signature = [UInt8](repeating: 0, count: length)
+        guard EVP_DigestSign(context, &signature, &length, input, input.count) == 1 else {
+            throw WalletError(.signingFailed, "RS256 signing: \(OpenSSLErrorQueue.drain())")
+        }
+        return String(decoding: input, as: UTF8.self) + "." + Base64URL.encode(signature.prefix(length))
+    }
+
+    /// The assertion of the OAuth 2.0 JWT-bearer grant for the Wallet API's scope, valid an hour from `now`.
+    public func accessTokenAssertion(now: Int64) throws(WalletError) -> String {
+        let claims =
+            [
+                "iss": clientEmail, "scope": "https://www.googleapis.com/auth/wallet_object.issuer", "aud": tokenURI, "iat": now, "exp": now + 3_600,
+            ] as [String: Any]
+        return try jwt(claims: Self.json(claims))
+    }
+
+    static func json(_ object: Any) -> [UInt8] {
+        Array((try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data())
+    }
+}
+
+/// A member's card as a Google Wallet generic pass object, and the "Save to Google Wallet" link.
+public struct GoogleWalletCard: Sendable {
+    public var issuerID: String
+    /// The object's id within the issuer: the member's uuid.
+    public var memberUUID: String
+    public var memberName: String
+    public var membershipID: String
+    public var cardToken: String
+    public var coverageEnd: Int64?
+    /// False once every period was cancelled: the object is shown as inactive.
+    public var active: Bool
+
+    public init(issuerID: String, memberUUID: String, memberName: String, membershipID: String, cardToken: String, coverageEnd: Int64?, active: Bool)
+    {
+        self.issuerID = issuerID
+        self.memberUUID = memberUUID
+        self.memberName = memberName
+        self.membershipID = membershipID
+        self.cardToken = cardToken
+        self.coverageEnd = coverageEnd
+        self.active = active
+    }
+
+    /// `issuer.member`: the object's id.
+    public var objectID: String { "\(issuerID).\(memberUUID)" }
+
+    /// The generic object, as the Wallet API's `genericObject` resource has it.
+    public var object: [String: Any] {
+        var object: [String: Any] = [
+            "id": objectID,
+            "classId": "\(issuerID).peez_membership",
+            "state": active ? "ACTIVE" : "INACTIVE",
+            "cardTitle": ["defaultValue": ["language": "fr", "value": "PEEZ"]],
+            "header": ["defaultValue": ["language": "fr", "value": memberName]],
+            "subheader": ["defaultValue": ["language": "fr", "value": membershipID]],
+            "barcode": ["type": "QR_CODE", "value": cardToken, "alternateText": membershipID],
+            "hexBackgroundColor": "#122c25",
+        ]
+        if let coverageEnd {
+            let end = AlgiersCalendar.iso8601(coverageEnd)
+            object["validTimeInterval"] = ["end": ["date": end]]
+            object["textModulesData"] = [["id": "coverage_end", "header": "Payé jusqu'au · مدفوع حتى", "body": String(end.prefix(10))]]
+        }
+        return object
+    }
+
+    /// The save link: `https://pay.google.com/gp/v/save/` and an RS256 JWT (`aud` google, `typ`
+    /// savetowallet, the allowed `origins`) carrying the object.
+    public func saveURL(account: GoogleServiceAccount, origins: [String], now: Int64) throws(WalletError) -> String {
+        let claims: [String: Any] = [
+            "iss": account.clientEmail, "aud": "google", "typ": "savetowallet", "iat": now, "origins": origins,
+            "payload": ["genericObjects": [object]],
+        ]
+        return "https://pay.google.com/gp/v/save/" + (try account.jwt(claims: GoogleServiceAccount.json(claims)))
+    }
+}

@@ -1,0 +1,138 @@
+import CardServices
+import Foundation
+import HTTPTypes
+import HummingbirdTesting
+import MembershipSQL
+import PeezAPI
+import TestSupport
+import Testing
+import WalletPass
+import WalletPush
+
+/// Google Wallet: the save link's RS256 JWT, checked by another implementation, and updates through the outbox
+/// against a stand-in written from Google's contracts (the OAuth 2.0 JWT-bearer token endpoint, object PATCH).
+@Suite("Google Wallet")
+struct GoogleWalletTests {
+    static let email = "peez-wallet@peez-test.iam.gserviceaccount.com"
+    static let issuer = "3388000000022222222"
+
+    /// A service account key made by openssl, its JSON key file pointing at the stand-in's token endpoint.
+    static func account(_ folder: TemporaryFolder, port: Int) throws -> GoogleServiceAccount {
+        let made = try ProcessRunner.run([
+            "bash", "-c",
+            "cd '\(folder.path)' && openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048 -out sa.pem && openssl pkey -in sa.pem -pubout -out sa.pub",
+        ])
+        guard made.status == 0 else { throw PythonToolError(message: made.standardError) }
+        let key: [String: Any] = [
+            "type": "service_account", "client_email": email, "private_key": try String(contentsOfFile: folder.file("sa.pem"), encoding: .utf8),
+            "token_uri": "http://127.0.0.1:\(port)/token",
+        ]
+        return try GoogleServiceAccount(json: Array(try JSONSerialization.data(withJSONObject: key)))
+    }
+
+    @Test func theSaveLinkIsAnRS256JWTForGoogleCarryingTheCardAndABoundMemberGetsNone() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let account = try Self.account(folder, port: 9)
+        let service: @Sendable (CardService) throws -> GoogleWalletService = {
+            GoogleWalletService(cards: $0, account: account, issuerID: Self.issuer, origins: ["https://peez.dz"])
+        }
+        try await ServerHarness.withLiveServer(googleWallet: service) { harness, client in
+            let uuid = try await client.createMember()
+            _ = try await client.activate(token: try await client.cardToken(uuid))
+            let reply = try await client.send(.get, "/v1/members/\(uuid)/google-wallet", secret: ServerHarness.backendSecret)
+            let link = try reply.decoded(GoogleWalletLinkBody.self).save_url
+            #expect(link.hasPrefix("https://pay.google.com/gp/v/save/"), "\(link)")
+            let jwt = String(link.dropFirst("https://pay.google.com/gp/v/save/".count))
+            let check = """
+                import base64, json, sys
+                from cryptography.hazmat.primitives import hashes, serialization
+                from cryptography.hazmat.primitives.asymmetric import padding
+                def b64(text): return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+                head, claims, signature = sys.argv[1].split(".")
+                serialization.load_pem_public_key(open(sys.argv[2], "rb").read()).verify(
+                    b64(signature), (head + "." + claims).encode(), padding.PKCS1v15(), hashes.SHA256())
+                print(json.dumps({"header": json.loads(b64(head)), "claims": json.loads(b64(claims))}))
+                """
+            let verified = try ProcessRunner.run(["python3", "-c", check, jwt, folder.file("sa.pub")])
+            #expect(verified.status == 0, "\(verified.standardError)")
+            let decoded = try #require(try JSONSerialization.jsonObject(with: Data(verified.standardOutput.utf8)) as? [String: Any])
+            let claims = try #require(decoded["claims"] as? [String: Any])
+            #expect((decoded["header"] as? [String: Any])?["alg"] as? String == "RS256")
+            #expect(claims["aud"] as? String == "google" && claims["typ"] as? String == "savetowallet" && claims["iss"] as? String == Self.email)
+            #expect(claims["origins"] as? [String] == ["https://peez.dz"])
+            let object = try #require(((claims["payload"] as? [String: Any])?["genericObjects"] as? [[String: Any]])?.first)
+            #expect(object["id"] as? String == "\(Self.issuer).\(uuid)" && object["state"] as? String == "ACTIVE")
+            #expect((object["barcode"] as? [String: Any])?["value"] as? String == (try await client.cardToken(uuid)))
+            #expect((object["header"] as? [String: Any]).flatMap { ($0["defaultValue"] as? [String: Any])?["value"] as? String } == "Ahmed Mohamed")
+
+            let phone = try DeviceBindingTests.Phone()
+            let bound = try await client.createMember(2)
+            #expect(try await DeviceBindingTests.register(phone, for: bound, client: client).status == .ok)
+            #expect(try await client.send(.get, "/v1/members/\(bound)/google-wallet", secret: ServerHarness.backendSecret).status == .conflict)
+            #expect(try await client.send(.get, "/v1/members/\(uuid)/google-wallet", secret: ServerHarness.vendorSecret).status == .forbidden)
+        }
+        try await ServerHarness.withLiveServer { _, client in
+            let uuid = try await client.createMember()
+            #expect(try await client.send(.get, "/v1/members/\(uuid)/google-wallet", secret: ServerHarness.backendSecret).status == .notFound)
+        }
+    }
+
+    @Test func aSaleUpdatesTheSavedObjectThroughTheJWTBearerGrantAndAnUnsavedOneIsLeftAlone() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let port = TestPorts.unused()
+        let account = try Self.account(folder, port: port)
+        let log = folder.file("google.log")
+        let python = try PythonTool.python(packages: ["hypercorn==0.18.0", "cryptography"], name: "apns-venv")
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent(
+            "Tools/google-wallet-server.py"
+        ).path
+        let service: @Sendable (CardService) throws -> GoogleWalletService = {
+            GoogleWalletService(cards: $0, account: account, issuerID: Self.issuer, origins: [])
+        }
+        try await ServerHarness.withLiveServer(googleWallet: service) { harness, client in
+            let saved = try await client.createMember()
+            let unsaved = try await client.createMember(2)
+            let pid = try BackgroundServer.start(
+                [python, script, String(port), folder.file("sa.pub"), Self.email, "\(Self.issuer).\(saved)", log],
+                port: port,
+                output: folder.file("google.out")
+            )
+            defer { _ = try? ProcessRunner.run(["kill", pid]) }
+            for member in [saved, unsaved] {
+                _ = try await client.send(.get, "/v1/members/\(member)/google-wallet", secret: ServerHarness.backendSecret)
+            }
+            let google = GoogleWalletService(cards: harness.cards, account: account, issuerID: Self.issuer, origins: [])
+            let api = GoogleWalletClient(account: account, apiURL: "http://127.0.0.1:\(port)", clock: { Int64(Date().timeIntervalSince1970) })
+            let worker = GoogleWalletWorker(
+                store: harness.store,
+                object: { try await google.object(memberUUID: $0) },
+                update: { await api.update($0) },
+                clock: { harness.now }
+            )
+            #expect(try await worker.runOnce() == 0, "a link just issued needs no update")
+
+            harness.advance(by: 60)
+            for member in [saved, unsaved] { #expect(try await client.activate(token: try await client.cardToken(member)).status == .created) }
+            #expect(try await worker.runOnce() == 2)
+            let requests = BackgroundServer.requests(in: log)
+            #expect(
+                requests.first?["path"] as? String == "/token" && requests.first?["status"] as? Int == 200,
+                "one token, by the grant: \(requests)"
+            )
+            #expect(requests.filter { $0["path"] as? String == "/token" }.count == 1, "the token is kept: \(requests)")
+            let patched = requests.filter { ($0["path"] as? String)?.hasPrefix("/walletobjects/") == true }
+            #expect(
+                Set(patched.map { "\($0["object"] ?? "") \($0["status"] ?? "")" }) == [
+                    "\(Self.issuer).\(saved) 200", "\(Self.issuer).\(unsaved) 404",
+                ],
+                "\(patched)"
+            )
+            let body = try #require(patched.first { $0["status"] as? Int == 200 }?["body"] as? [String: Any])
+            #expect((body["barcode"] as? [String: Any])?["value"] as? String == (try await client.cardToken(saved)), "the renewed card")
+            #expect(try await worker.runOnce() == 0, "nothing twice; the unsaved object is not tried again")
+            try await api.shutdown()
+        }
+    }
+}
