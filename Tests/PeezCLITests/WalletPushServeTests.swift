@@ -93,5 +93,53 @@ struct WalletPushServeTests {
             )
         )
         #expect(p99 < 5_000, "a push leaves within moments: \(sorted)")
+
+        // Throughput: 300 more members, each with a pass and a device (written straight into the ledger, as 300
+        // downloads and registrations would leave it) and a change not yet pushed; one change wakes the worker:
+        // every pass pushed, timed.
+        var members: [String] = []
+        for index in 0..<300 {
+            let uuid = UUID().uuidString.lowercased()
+            let created = try await service.request(
+                "POST",
+                "/v1/members",
+                secret: Self.backend,
+                json: [
+                    "uuid": uuid, "name": "Membre \(index)", "phone": String(format: "+21377%07d", index), "email": "m\(index)@example.dz",
+                    "neighbourhood": "usto",
+                ]
+            )
+            #expect(created.status == 201)
+            members.append(uuid)
+        }
+        let before = apns.requests.count
+        let seeded = try ProcessRunner.run([
+            "python3", "-c",
+            """
+            import sqlite3, sys
+            db = sqlite3.connect(sys.argv[1])
+            rows = db.execute("SELECT uuid FROM members WHERE name LIKE 'Membre %'").fetchall()
+            for index, (uuid,) in enumerate(rows):
+                db.execute("INSERT INTO wallet_passes (member_uuid, token_hash, issued_at, pushed_version) VALUES (?, 'x', 0, 0)", (uuid,))
+                db.execute("INSERT INTO wallet_registrations VALUES (?, ?, ?, 0)", ("d%d" % index, uuid, "abcd%08x" % index))
+            db.execute("UPDATE members SET ledger_version = ledger_version + 1 WHERE name LIKE 'Membre %'")
+            db.commit()
+            """,
+            folder.file("ledger.sqlite"),
+        ])
+        #expect(seeded.status == 0, "\(seeded.standardError)")
+        let start = Date()
+        _ = try await service.request("POST", "/v1/verify", secret: Self.vendor, json: ["token": "PEEZ1:nudge"])
+        while apns.requests.count - before < members.count, Date().timeIntervalSince(start) < 60 { try await Task.sleep(for: .milliseconds(20)) }
+        let seconds = Date().timeIntervalSince(start)
+        #expect(apns.requests.count - before == members.count, "every pass pushed once")
+        print(
+            String(
+                format: "outbox to the APNs stand-in: %d passes pushed in %.2f s, %.0f pushes/s",
+                members.count,
+                seconds,
+                Double(members.count) / seconds
+            )
+        )
     }
 }
