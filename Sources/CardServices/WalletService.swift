@@ -70,6 +70,12 @@ public struct WalletService: Sendable {
         let (card, _) = try await cards.currentCard(memberUUID: member.uuid)
         let head = try await store.ledgerHead(of: .uuid(member.uuid))
         let now = cards.now()
+        // A reminder is shown while it is about the coverage the card shows (a renewal makes it stale).
+        let reminder = try await store.walletPassReminder(member: member.uuid).flatMap { stored -> String? in
+            let parts = stored.split(separator: ":")
+            guard parts.count == 2, Int64(parts[1]) == card.coverageEnd else { return nil }
+            return String(parts[0])
+        }
         let pass = MembershipPass(
             serialNumber: member.uuid.lowercasedText,
             memberName: member.name,
@@ -79,7 +85,8 @@ public struct WalletService: Sendable {
             // Every period the member bought was cancelled: the card stands for nothing paid.
             voided: card.coverageEnd == nil && (head?.lastPeriodSeq ?? 0) > 0,
             authenticationToken: token,
-            webServiceURL: webServiceURL
+            webServiceURL: webServiceURL,
+            reminder: reminder
         )
         let lastModified = try await store.walletPassLastChange(member: member.uuid) ?? member.createdAt
         return SignedPass(archive: try PassPackage.build(pass, identity: identity, now: now), lastModified: lastModified)

@@ -4,6 +4,9 @@ public import Foundation
 /// delivered, so it is delivered at most once per that key whatever crashes or runs at once.
 public struct Reminder: Sendable, Equatable {
     /// Which reminder of a coverage end: 7, 3 or 1 days before it, or on the day it has ended.
+    /// The channel of reminders delivered through members' Apple Wallet passes.
+    public static let walletChannel = "wallet"
+
     public enum Threshold: String, Sendable, CaseIterable, Codable {
         case sevenDays = "7d"
         case threeDays = "3d"

@@ -27,6 +27,13 @@ public protocol WalletStore: Sendable {
     /// Settles a leased update: its devices were told of `version` (or retries at `retryAt`, with `error`). Only
     /// the lease's holder settles it; removes the registrations of `goneDevices` (their push tokens are dead).
     func settleWalletUpdate(_ update: WalletUpdate, owner: String, retryAt: Int64?, error: String?, goneDevices: [String]) async throws
+    /// Puts a renewal reminder on `member`'s Apple Wallet pass (`threshold` before `coverageEnd`) and makes the
+    /// pass an update to push: Wallet shows the reminder as the coverage field's change message. False when the
+    /// member has no pass with a registered device (nothing would show it).
+    func putReminderOnWalletPass(member: UUID, reminder: String, now: Int64) async throws -> Bool
+    /// The reminder the member's pass shows, nil when none.
+    func walletPassReminder(member: UUID) async throws -> String?
+
     /// Passes whose devices have not been told of their member's latest change, for monitoring.
     func pendingWalletUpdates() async throws -> Int
 
@@ -63,12 +70,15 @@ public struct WalletUpdate: Sendable, Hashable {
     public var attempts: Int64
     /// Each registered device and its push token.
     public var registrations: [WalletRegistration]
+    /// The pass's reminder count the push announces (Apple passes).
+    public var reminderSeq: Int64
 
-    public init(member: UUID, version: Int64, attempts: Int64, registrations: [WalletRegistration]) {
+    public init(member: UUID, version: Int64, attempts: Int64, registrations: [WalletRegistration], reminderSeq: Int64 = 0) {
         self.member = member
         self.version = version
         self.attempts = attempts
         self.registrations = registrations
+        self.reminderSeq = reminderSeq
     }
 }
 

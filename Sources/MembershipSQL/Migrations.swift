@@ -167,6 +167,7 @@ enum Migrations {
                     """
                     CREATE TABLE wallet_passes (
                         member_uuid TEXT PRIMARY KEY REFERENCES members(uuid), token_hash TEXT NOT NULL, issued_at BIGINT NOT NULL,
+                        reminder TEXT, reminder_seq BIGINT NOT NULL DEFAULT 0, reminder_pushed_seq BIGINT NOT NULL DEFAULT 0,
                         pushed_version BIGINT NOT NULL DEFAULT 0, attempts BIGINT NOT NULL DEFAULT 0,
                         next_attempt_at BIGINT NOT NULL DEFAULT 0, leased_until BIGINT, lease_owner TEXT, last_error TEXT)
                     """,

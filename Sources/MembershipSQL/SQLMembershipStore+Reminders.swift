@@ -27,7 +27,7 @@ extension SQLMembershipStore: ReminderStore {
                 SELECT 'rem_' || LOWER(due.uuid) || '_' || CAST(due.coverage_end AS TEXT) || '_' || due.threshold || '_' || CAST(? AS TEXT),
                        due.uuid, due.coverage_end, due.threshold, CAST(? AS TEXT), 'pending', 0, ?, ?, ?
                 FROM (SELECT m.uuid, m.coverage_end, \(Self.thresholdCase) AS threshold
-                      FROM members m WHERE m.coverage_end > ? AND m.coverage_end <= ?) due
+                      FROM members m WHERE m.coverage_end > ? AND m.coverage_end <= ?\(Self.channelFilter(channel))) due
                 WHERE true
                 ON CONFLICT DO NOTHING
                 RETURNING id
@@ -40,13 +40,20 @@ extension SQLMembershipStore: ReminderStore {
         return recorded
     }
 
+    /// Members with an Apple Wallet pass on a device are reminded through it (the `wallet` channel), and only
+    /// through it: every other channel leaves them out, so no member is told twice.
+    static func channelFilter(_ channel: String) -> String {
+        let hasPass = "EXISTS (SELECT 1 FROM wallet_registrations r WHERE r.member_uuid = m.uuid)"
+        return channel == Reminder.walletChannel ? " AND \(hasPass)" : " AND NOT \(hasPass)"
+    }
+
     public func previewDueReminders(channel: String, now: Int64, after cursor: UUID?, limit: Int) async throws -> [DueReminder] {
         let rows = try await database.read { db in
             try await db.query(
                 """
                 SELECT m.uuid, m.membership_id, m.name, m.language, m.coverage_end, \(Self.thresholdCase) AS threshold
                 FROM members m
-                WHERE m.coverage_end > ? AND m.coverage_end <= ? AND m.uuid > ?
+                WHERE m.coverage_end > ? AND m.coverage_end <= ? AND m.uuid > ?\(Self.channelFilter(channel))
                   AND NOT EXISTS (SELECT 1 FROM reminders r WHERE r.member_uuid = m.uuid AND r.coverage_end = m.coverage_end
                                   AND r.threshold = \(Self.thresholdCase) AND r.channel = ?)
                 ORDER BY m.uuid LIMIT ?

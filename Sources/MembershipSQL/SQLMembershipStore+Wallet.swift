@@ -33,6 +33,23 @@ extension SQLMembershipStore {
         )
     }
 
+    public func putReminderOnWalletPass(member: UUID, reminder: String, now: Int64) async throws -> Bool {
+        !(try await database.writeStatement(
+            """
+            UPDATE wallet_passes SET reminder = ?, reminder_seq = reminder_seq + 1
+            WHERE member_uuid = ? AND EXISTS (SELECT 1 FROM wallet_registrations r WHERE r.member_uuid = wallet_passes.member_uuid)
+            RETURNING member_uuid
+            """,
+            [.text(reminder), .text(member.uuidString)]
+        )).isEmpty
+    }
+
+    public func walletPassReminder(member: UUID) async throws -> String? {
+        try await database.read { db in
+            try await db.query("SELECT reminder FROM wallet_passes WHERE member_uuid = ?", [.text(member.uuidString)]).first?.optionalText("reminder")
+        }
+    }
+
     public func leaseGoogleWalletUpdates(owner: String, now: Int64, leaseSeconds: Int64, limit: Int) async throws -> [WalletUpdate] {
         try await leaseUpdates(
             in: "google_wallet_objects",
@@ -59,15 +76,18 @@ extension SQLMembershipStore {
     ) async throws
         -> [WalletUpdate]
     {
-        try await database.write { db in
+        // An Apple pass is also due when a reminder was put on it since its devices were last told.
+        let reminderDue = withRegistrations ? " OR w.reminder_seq > w.reminder_pushed_seq" : ""
+        let reminderSeq = withRegistrations ? "reminder_seq" : "0"
+        return try await database.write { db in
             let leased = try await db.query(
                 """
                 UPDATE \(table) SET leased_until = ?, lease_owner = ?
                 WHERE member_uuid IN (
                     SELECT w.member_uuid FROM \(table) w JOIN members m ON m.uuid = w.member_uuid
-                    WHERE m.ledger_version > w.pushed_version AND w.next_attempt_at <= ? AND (w.leased_until IS NULL OR w.leased_until <= ?)
+                    WHERE (m.ledger_version > w.pushed_version\(reminderDue)) AND w.next_attempt_at <= ? AND (w.leased_until IS NULL OR w.leased_until <= ?)
                     ORDER BY w.next_attempt_at LIMIT ?)
-                RETURNING member_uuid, attempts, (SELECT ledger_version FROM members WHERE uuid = member_uuid) AS version
+                RETURNING member_uuid, attempts, \(reminderSeq) AS reminder_seq, (SELECT ledger_version FROM members WHERE uuid = member_uuid) AS version
                 """,
                 [.int(now + leaseSeconds), .text(owner), .int(now), .int(now), .int(Int64(limit))]
             )
@@ -83,7 +103,13 @@ extension SQLMembershipStore {
                     ).map { WalletRegistration(device: try $0.text("device_id"), pushToken: try $0.text("push_token")) }
                 }
                 updates.append(
-                    WalletUpdate(member: member, version: try row.int("version"), attempts: try row.int("attempts"), registrations: registrations)
+                    WalletUpdate(
+                        member: member,
+                        version: try row.int("version"),
+                        attempts: try row.int("attempts"),
+                        registrations: registrations,
+                        reminderSeq: try row.int("reminder_seq")
+                    )
                 )
             }
             return updates
@@ -99,6 +125,10 @@ extension SQLMembershipStore {
         error: String?,
         goneDevices: [String]
     ) async throws {
+        let reminderPushed =
+            table == "wallet_passes"
+            ? ", reminder_pushed_seq = CASE WHEN reminder_pushed_seq > \(update.reminderSeq) THEN reminder_pushed_seq ELSE \(update.reminderSeq) END"
+            : ""
         try await database.write { db in
             let member = update.member.uuidString
             if let retryAt {
@@ -113,7 +143,7 @@ extension SQLMembershipStore {
                 _ = try await db.query(
                     """
                     UPDATE \(table) SET pushed_version = CASE WHEN pushed_version > ? THEN pushed_version ELSE ? END, attempts = 0,
-                        next_attempt_at = 0, last_error = NULL, leased_until = NULL, lease_owner = NULL
+                        next_attempt_at = 0, last_error = NULL, leased_until = NULL, lease_owner = NULL\(reminderPushed)
                     WHERE member_uuid = ? AND lease_owner = ?
                     """,
                     [.int(update.version), .int(update.version), .text(member), .text(owner)]
@@ -129,7 +159,10 @@ extension SQLMembershipStore {
         try await database.read { db in
             Int(
                 try await db.query(
-                    "SELECT COUNT(*) AS pending FROM wallet_passes w JOIN members m ON m.uuid = w.member_uuid WHERE m.ledger_version > w.pushed_version",
+                    """
+                    SELECT COUNT(*) AS pending FROM wallet_passes w JOIN members m ON m.uuid = w.member_uuid
+                    WHERE m.ledger_version > w.pushed_version OR w.reminder_seq > w.reminder_pushed_seq
+                    """,
                     []
                 ).first?.int("pending") ?? 0
             )

@@ -17,9 +17,9 @@ public struct MembershipPass: Sendable, Hashable {
     public var authenticationToken: String
     /// Where Wallet registers for updates and fetches the latest pass.
     public var webServiceURL: String
-    /// A note Wallet shows when the coverage end changes (a renewal), or a reminder it carries; a key of the
-    /// localized strings, `%@` standing for the new value.
-    public var coverageChangeMessage: String
+    /// The renewal reminder the pass carries (`7d`, `3d`, `1d` or `ended`), nil when none: the coverage field then
+    /// says how soon the paid time ends, and Wallet shows the change with the reminder's message.
+    public var reminder: String?
 
     public init(
         serialNumber: String,
@@ -30,7 +30,7 @@ public struct MembershipPass: Sendable, Hashable {
         voided: Bool,
         authenticationToken: String,
         webServiceURL: String,
-        coverageChangeMessage: String = "COVERAGE_CHANGED"
+        reminder: String? = nil
     ) {
         self.serialNumber = serialNumber
         self.memberName = memberName
@@ -40,7 +40,7 @@ public struct MembershipPass: Sendable, Hashable {
         self.voided = voided
         self.authenticationToken = authenticationToken
         self.webServiceURL = webServiceURL
-        self.coverageChangeMessage = coverageChangeMessage
+        self.reminder = reminder
     }
 
     /// `pass.json` for the pass type and team of the signing identity, keys sorted.
@@ -65,15 +65,7 @@ public struct MembershipPass: Sendable, Hashable {
             barcode: barcode,
             storeCard: Fields(
                 primaryFields: [Field(key: "member", label: "MEMBER", value: memberName)],
-                secondaryFields: [
-                    Field(
-                        key: "coverage_end",
-                        label: "PAID_UNTIL",
-                        value: end ?? "NOT_PAID",
-                        dateStyle: end == nil ? nil : "PKDateStyleMedium",
-                        changeMessage: coverageChangeMessage
-                    )
-                ],
+                secondaryFields: [coverageField(end: end)],
                 auxiliaryFields: [Field(key: "membership_id", label: "MEMBERSHIP_ID", value: membershipID)],
                 backFields: [Field(key: "about", label: "ABOUT", value: "ABOUT_TEXT")]
             )
@@ -82,6 +74,24 @@ public struct MembershipPass: Sendable, Hashable {
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return Array(try encoder.encode(document))
     }
+
+    /// The coverage field: the end date (a renewal's change shown as "Paid until …"), or, while a reminder is on
+    /// the pass, how soon it ends (shown with the reminder's message).
+    func coverageField(end: String?) -> Field {
+        if let reminder, let key = Self.reminderValues[reminder] {
+            return Field(key: "coverage_end", label: "PAID_UNTIL", value: key, changeMessage: "REMINDER")
+        }
+        return Field(
+            key: "coverage_end",
+            label: "PAID_UNTIL",
+            value: end ?? "NOT_PAID",
+            dateStyle: end == nil ? nil : "PKDateStyleMedium",
+            changeMessage: "COVERAGE_CHANGED"
+        )
+    }
+
+    /// The coverage field's value for each reminder threshold: a key of the strings.
+    static let reminderValues = ["7d": "ENDS_IN_7_DAYS", "3d": "ENDS_IN_3_DAYS", "1d": "ENDS_TOMORROW", "ended": "ENDED"]
 
     struct Document: Encodable {
         var formatVersion: Int
@@ -132,7 +142,9 @@ public struct MembershipPass: Sendable, Hashable {
             ("MEMBERSHIP_ID", "Membership"), ("ABOUT", "PEEZ"),
             ("ABOUT_TEXT", "5 to 8 % off at PEEZ partner shops in Oran. Renew in cash at any partner shop: 300 DZD a month."),
             ("COVERAGE_CHANGED", "Paid until %@"),
-            ("REMINDER", "Your PEEZ membership ends %@: renew at any partner shop."),
+            ("ENDS_IN_7_DAYS", "ends in 7 days"), ("ENDS_IN_3_DAYS", "ends in 3 days"), ("ENDS_TOMORROW", "ends tomorrow"),
+            ("ENDED", "has ended"),
+            ("REMINDER", "Your PEEZ membership %@: renew in cash at any partner shop."),
         ],
         "fr": [
             ("DESCRIPTION", "Carte de membre PEEZ"), ("MEMBER", "Membre"), ("PAID_UNTIL", "Payé jusqu'au"), ("NOT_PAID", "Non payé"),
@@ -142,14 +154,17 @@ public struct MembershipPass: Sendable, Hashable {
                 "5 à 8 % de remise chez les commerces partenaires PEEZ à Oran. Renouvelez en espèces chez tout partenaire : 300 DA par mois."
             ),
             ("COVERAGE_CHANGED", "Payé jusqu'au %@"),
-            ("REMINDER", "Votre adhésion PEEZ se termine le %@ : renouvelez chez un commerce partenaire."),
+            ("ENDS_IN_7_DAYS", "se termine dans 7 jours"), ("ENDS_IN_3_DAYS", "se termine dans 3 jours"), ("ENDS_TOMORROW", "se termine demain"),
+            ("ENDED", "est terminée"),
+            ("REMINDER", "Votre adhésion PEEZ %@ : renouvelez en espèces chez un commerce partenaire."),
         ],
         "ar": [
             ("DESCRIPTION", "بطاقة عضوية PEEZ"), ("MEMBER", "العضو"), ("PAID_UNTIL", "مدفوع حتى"), ("NOT_PAID", "غير مدفوع"),
             ("MEMBERSHIP_ID", "رقم العضوية"), ("ABOUT", "PEEZ"),
             ("ABOUT_TEXT", "تخفيض من 5 إلى 8 % لدى المحلات الشريكة لـ PEEZ في وهران. جدّد نقدًا لدى أي محل شريك: 300 دج شهريًا."),
             ("COVERAGE_CHANGED", "مدفوع حتى %@"),
-            ("REMINDER", "تنتهي عضويتك في PEEZ يوم %@: جدّدها لدى أي محل شريك."),
+            ("ENDS_IN_7_DAYS", "تنتهي بعد 7 أيام"), ("ENDS_IN_3_DAYS", "تنتهي بعد 3 أيام"), ("ENDS_TOMORROW", "تنتهي غدًا"), ("ENDED", "انتهت"),
+            ("REMINDER", "عضويتك في PEEZ %@: جدّدها نقدًا لدى أي محل شريك."),
         ],
     ]
 

@@ -118,7 +118,10 @@ extension Peez.Remind {
         @Option(help: "A file (mode 0600) holding the webhook's whsec_ secrets, instead of PEEZ_WEBHOOK_SECRETS.")
         var webhookSecretsFile: String?
 
-        @Option(help: "The channel reminders are recorded for; a reminder is delivered once per channel.")
+        @Option(
+            help:
+                "The channel reminders are recorded for: wallet puts them on members' Apple Wallet passes (no --sink); every other channel leaves those members out."
+        )
         var channel = "push"
 
         @Option(help: "Act as if it were this time: ISO-8601 (2026-12-24T09:00:00+01:00) or epoch seconds; the clock runs on from it.")
@@ -180,18 +183,21 @@ extension Peez.Remind {
             }
             // The sink signs with the real time (a receiver refuses an old webhook-timestamp); only which reminders are
             // due, and their leases, act as if it were --now.
-            let sink = try makeSink(clock: CardDates.clock)
-            let shortestLease = ReminderLease.shortestLease(forDeliveriesOf: sink.longestDeliverySeconds)
+            // The wallet channel's reminders go onto members' Wallet passes (the store is its sink).
+            let outside = channel == Reminder.walletChannel ? nil : try makeSink(clock: CardDates.clock)
+            let longestDelivery = outside?.longestDeliverySeconds ?? WalletPassReminderSink.deliverySeconds
+            let shortestLease = ReminderLease.shortestLease(forDeliveriesOf: longestDelivery)
             guard leaseSeconds >= shortestLease else {
-                await sink.close()
+                await outside?.close()
                 throw ValidationError(
                     "--lease-seconds must be at least \(shortestLease) for this sink: a delivery to it may take up to "
-                        + "\(sink.longestDeliverySeconds) s (to a webhook, --timeout + 1), and the run records it before its lease ends"
+                        + "\(longestDelivery) s (to a webhook, --timeout + 1), and the run records it before its lease ends"
                 )
             }
             let (channel, schedule, batchSize, leaseSeconds, maxWait) = (channel, try schedule(), batchSize, leaseSeconds, maxWait)
             let display = ReminderProgress(terminal: isatty(2) == 1)
             let summary = try await store.withStore { store in
+                let sink: any ReminderSink = outside ?? WalletPassReminderSink(store: store, clock: CardDates.clock)
                 let runner = ReminderRunner(
                     store: store,
                     sink: sink,

@@ -2,8 +2,10 @@ import CardServices
 import Foundation
 import HTTPTypes
 import HummingbirdTesting
+import Membership
 import MembershipSQL
 import PeezAPI
+import Reminders
 import TestSupport
 import Testing
 import WalletPass
@@ -77,6 +79,97 @@ struct WalletPushTests {
                 "\(second)"
             )
             #expect(try await worker.runOnce() == 0, "nothing twice")
+            try await apnsClient.shutdown()
+        }
+    }
+
+    @Test func aReminderReachesAMemberWithAPassThroughThePassOnceAndNoOtherChannelTellsThemAgain() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let apns = try APNsStandIn(folder: folder, topic: WalletCertificates.passTypeIdentifier, teamID: WalletCertificates.teamIdentifier)
+        defer { apns.stop() }
+        let (wallet, _) = try WalletRoutesTests.wallet(folder)
+        try await ServerHarness.withLiveServer(wallet: wallet) { harness, client in
+            let holder = try await client.createMember()
+            let other = try await client.createMember(2)
+            for member in [holder, other] { _ = try await client.activate(token: try await client.cardToken(member)) }
+            let pass = try await client.send(.get, "/v1/members/\(holder)/pass.pkpass", secret: ServerHarness.backendSecret)
+            let json = try #require(try JSONSerialization.jsonObject(with: Data(try PassArchive(pass.body).files["pass.json"]!)) as? [String: Any])
+            let token = try #require(json["authenticationToken"] as? String)
+            let registered = try await client.send(
+                .post,
+                "/wallet/v1/devices/phone1/registrations/\(WalletCertificates.passTypeIdentifier)/\(holder)",
+                json: ["pushToken": "a1b2c3d4"],
+                headers: WalletRoutesTests.applePass(token)
+            )
+            #expect(registered.status == .created)
+
+            // 24 days later the month ends within a week: the 7-day reminders are due.
+            harness.advance(by: 24 * 86_400)
+            let pushChannel = try await harness.store.previewDueReminders(channel: "push", now: harness.now, after: nil, limit: 10).map(
+                \.reminder.memberUUID
+            )
+            #expect(pushChannel == [UUID(uuidString: other)!], "the member with a pass is left out of the other channels")
+            let runner = ReminderRunner(
+                store: harness.store,
+                sink: WalletPassReminderSink(store: harness.store, clock: harness.cards.clock),
+                channel: Reminder.walletChannel,
+                clock: harness.cards.clock
+            )
+            let summary = try await runner.run()
+            #expect(summary.due == 1 && summary.delivered == 1, "\(summary)")
+
+            let key = try APNsAuthenticationKey(
+                pem: Array(try Data(contentsOf: URL(fileURLWithPath: apns.keyPath))),
+                keyID: APNsStandIn.keyID,
+                teamID: WalletCertificates.teamIdentifier
+            )
+            let apnsClient = try APNsClient(
+                server: apns.url,
+                key: key,
+                topic: WalletCertificates.passTypeIdentifier,
+                certificateAuthority: apns.certificateAuthority,
+                clock: { Int64(Date().timeIntervalSince1970) }
+            )
+            let worker = WalletPushWorker(store: harness.store, push: { await apnsClient.push(deviceToken: $0) }, clock: { harness.now })
+            #expect(try await worker.runOnce() == 1)
+            #expect(apns.requests.map { $0["token"] as? String } == ["a1b2c3d4"], "\(apns.requests)")
+
+            // The pass Wallet fetches shows how soon the paid time ends, with the reminder as its change message.
+            let latest = try await client.send(
+                .get,
+                "/wallet/v1/passes/\(WalletCertificates.passTypeIdentifier)/\(holder)",
+                headers: WalletRoutesTests.applePass(token)
+            )
+            let files = try PassArchive(latest.body).files
+            let shown = try #require(try JSONSerialization.jsonObject(with: Data(files["pass.json"]!)) as? [String: Any])
+            let field = try #require(((shown["storeCard"] as? [String: Any])?["secondaryFields"] as? [[String: Any]])?.first)
+            #expect(field["value"] as? String == "ENDS_IN_7_DAYS" && field["changeMessage"] as? String == "REMINDER", "\(field)")
+            let french = try #require(String(data: Data(files["fr.lproj/pass.strings"]!), encoding: .utf16))
+            #expect(
+                french.contains("\"ENDS_IN_7_DAYS\" = \"se termine dans 7 jours\";") && french.contains("\"REMINDER\" = \"Votre adhésion PEEZ %@")
+            )
+
+            // Exactly once: another run records and delivers nothing; nothing more to push.
+            let again = try await runner.run()
+            #expect(again.due == 0 && again.delivered == 0, "\(again)")
+            #expect(try await worker.runOnce() == 0)
+
+            // A renewal makes the reminder stale: the pass shows the new end date again.
+            #expect(try await client.activate(token: try await client.cardToken(holder)).status == .created)
+            let renewed = try await client.send(
+                .get,
+                "/wallet/v1/passes/\(WalletCertificates.passTypeIdentifier)/\(holder)",
+                headers: WalletRoutesTests.applePass(token)
+            )
+            let renewedJSON = try #require(
+                try JSONSerialization.jsonObject(with: Data(try PassArchive(renewed.body).files["pass.json"]!)) as? [String: Any]
+            )
+            let renewedField = try #require(((renewedJSON["storeCard"] as? [String: Any])?["secondaryFields"] as? [[String: Any]])?.first)
+            #expect(
+                renewedField["changeMessage"] as? String == "COVERAGE_CHANGED" && renewedField["dateStyle"] as? String == "PKDateStyleMedium",
+                "\(renewedField)"
+            )
             try await apnsClient.shutdown()
         }
     }
