@@ -94,11 +94,11 @@ struct WalletPushServeTests {
         )
         #expect(p99 < 5_000, "a push leaves within moments: \(sorted)")
 
-        // Throughput: 300 more members, each with a pass and a device (written straight into the ledger, as 300
+        // Throughput: 100 more members, each with a pass and a device (written straight into the ledger, as 100
         // downloads and registrations would leave it) and a change not yet pushed; one change wakes the worker:
         // every pass pushed, timed.
         var members: [String] = []
-        for index in 0..<300 {
+        for index in 0..<100 {
             let uuid = UUID().uuidString.lowercased()
             let created = try await service.request(
                 "POST",
