@@ -79,13 +79,19 @@ struct SharedCardsReportTests {
         #expect(try await reports.value == [200, 200, 200, 200, 200])
         // Under 50 ms on a quiet machine (the README's figures; `make bench-scans` measures it). A whole test
         // suite shares this machine's two cores (a fresh-clone CI run saw 66 ms with 17 ms alone), so the median is
-        // held to 150 ms or four times the median alone, whichever is more, and the slowest to two seconds: a
-        // server the report stalls made /health wait 5.7 s, far past either.
+        // held to 150 ms or four times the median alone, whichever is more. A server the report stalls made every
+        // /health wait for the report (5.7 s): so at most one probe in fifty (two at least) may take over a second;
+        // a single probe the whole suite's load delayed (2.1 s and 5.3 s were seen in full fresh-clone runs) is not
+        // a stall.
         let during = latencies.sorted()
         let quiet = alone.sorted()
         let bound = max(.milliseconds(150), quiet[quiet.count / 2] * 4)
         #expect(during[during.count / 2] < bound, "median /health \(during[during.count / 2]) while reports ran, \(quiet[quiet.count / 2]) alone")
-        #expect(during.last! < .seconds(2), "slowest /health \(during.last!) while reports ran")
+        let slow = during.filter { $0 > .seconds(1) }
+        #expect(
+            slow.count <= max(2, during.count / 50),
+            "\(slow.count) of \(during.count) /health probes took over a second while reports ran: \(slow)"
+        )
     }
 }
 
