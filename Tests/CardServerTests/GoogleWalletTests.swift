@@ -99,7 +99,7 @@ struct GoogleWalletTests {
                 port: port,
                 output: folder.file("google.out")
             )
-            defer { _ = try? ProcessRunner.run(["kill", pid]) }
+            defer { _ = try? ProcessRunner.run(["kill", "-9", "--", "-" + pid]) }
             for member in [saved, unsaved] {
                 _ = try await client.send(.get, "/v1/members/\(member)/google-wallet", secret: ServerHarness.backendSecret)
             }

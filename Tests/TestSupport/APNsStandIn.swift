@@ -39,7 +39,7 @@ public struct APNsStandIn: Sendable {
     public var requests: [[String: Any]] { BackgroundServer.requests(in: log) }
 
     public func stop() {
-        _ = try? ProcessRunner.run(["kill", pid])
+        _ = try? ProcessRunner.run(["kill", "-9", "--", "-" + pid])
     }
 }
 
