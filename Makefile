@@ -60,6 +60,10 @@ lint: ## Check that the Swift sources are formatted as .swift-format says (part 
 
 test: deps lint ## Run the whole test suite (a throwaway PostgreSQL server for the store tests), then schemathesis against the API
 	chmod 600 $(DEV_KEY)
+	@# The Python stand-ins' packages (APNs, Google Wallet), installed once before the tests that start them.
+	@[ -f .build/apns-venv/.installed-hypercorn==0.18.0-cryptography ] || { python3 -m venv .build/apns-venv && \
+	  .build/apns-venv/bin/pip install --quiet --disable-pip-version-check hypercorn==0.18.0 cryptography && \
+	  touch .build/apns-venv/.installed-hypercorn==0.18.0-cryptography; }
 	@url=$${PEEZ_TEST_DATABASE_URL:-$$(scripts/test-postgres start)}; \
 	PEEZ_TEST_DATABASE_URL=$$url swift test $(SWIFT_BUILD_FLAGS); status=$$?; \
 	[ -n "$$PEEZ_TEST_DATABASE_URL" ] || scripts/test-postgres stop; [ $$status -eq 0 ] || exit $$status
