@@ -13,16 +13,15 @@ public final class GoogleServiceAccount: @unchecked Sendable {
 
     /// Reads the key file's JSON; `invalidConfiguration` naming what is missing.
     public init(json: [UInt8]) throws(WalletError) {
-        guard let object = (try? JSONSerialization.jsonObject(with: Data(json))) as? [String: Any],
-            let email = object["client_email"] as? String, !email.isEmpty,
-            let pem = object["private_key"] as? String,
-            let tokenURI = object["token_uri"] as? String, URL(string: tokenURI)?.scheme?.hasPrefix("http") == true
+        guard let file = try? JSONDecoder().decode(KeyFile.self, from: Data(json)), !file.client_email.isEmpty,
+            URL(string: file.token_uri)?.scheme?.hasPrefix("http") == true
         else {
             throw WalletError(
                 .invalidConfiguration,
                 "PEEZ_GOOGLE_WALLET_SERVICE_ACCOUNT is not a service account key file (JSON with client_email, private_key, token_uri)"
             )
         }
+        let (email, pem, tokenURI) = (file.client_email, file.private_key, file.token_uri)
         guard let bio = copyingBIO(Array(pem.utf8)) else { throw WalletError(.invalidConfiguration, "reading the service account key") }
         defer { BIO_free(bio) }
         guard let key = PEM_read_bio_PrivateKey(bio, nil, { _, _, _, _ in 0 }, nil), EVP_PKEY_get_base_id(key) == EVP_PKEY_RSA else {
@@ -55,11 +54,32 @@ public final class GoogleServiceAccount: @unchecked Sendable {
 
     /// The assertion of the OAuth 2.0 JWT-bearer grant for the Wallet API's scope, valid an hour from `now`.
     public func accessTokenAssertion(now: Int64) throws(WalletError) -> String {
-        let claims =
-            [
-                "iss": clientEmail, "scope": "https://www.googleapis.com/auth/wallet_object.issuer", "aud": tokenURI, "iat": now, "exp": now + 3_600,
-            ] as [String: Any]
-        return try jwt(claims: Self.json(claims))
+        let claims = AssertionClaims(
+            iss: clientEmail,
+            scope: "https://www.googleapis.com/auth/wallet_object.issuer",
+            aud: tokenURI,
+            iat: now,
+            exp: now + 3_600
+        )
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return try jwt(claims: Array((try? encoder.encode(claims)) ?? Data()))
+    }
+
+    /// The fields of Google's service account key file this reads.
+    struct KeyFile: Decodable {
+        var client_email: String
+        var private_key: String
+        var token_uri: String
+    }
+
+    /// The claims of the JWT-bearer assertion (RFC 7523).
+    struct AssertionClaims: Encodable {
+        var iss: String
+        var scope: String
+        var aud: String
+        var iat: Int64
+        var exp: Int64
     }
 
     static func json(_ object: Any) -> [UInt8] {
