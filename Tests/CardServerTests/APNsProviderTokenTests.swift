@@ -11,7 +11,9 @@ struct APNsProviderTokenTests {
     @Test func theProviderTokenIsKeptFor50MinutesThenMadeAnew() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        _ = try ProcessRunner.run(["openssl", "genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", folder.file("k.p8")])
+        _ = try await ProcessRunner.run([
+            "openssl", "genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", folder.file("k.p8"),
+        ])
         let key = try APNsAuthenticationKey(pem: Array(try Data(contentsOf: URL(fileURLWithPath: folder.file("k.p8")))), keyID: "K1", teamID: "T1")
         let now = Mutex<Int64>(1_795_000_000)
         let client = try APNsClient(

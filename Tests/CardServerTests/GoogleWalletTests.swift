@@ -54,7 +54,7 @@ struct GoogleWalletTests {
                     b64(signature), (head + "." + claims).encode(), padding.PKCS1v15(), hashes.SHA256())
                 print(json.dumps({"header": json.loads(b64(head)), "claims": json.loads(b64(claims))}))
                 """
-            let verified = try ProcessRunner.run(["python3", "-c", check, jwt, folder.file("sa.pub")])
+            let verified = try await ProcessRunner.run(["python3", "-c", check, jwt, folder.file("sa.pub")])
             #expect(verified.status == 0, "\(verified.standardError)")
             let decoded = try #require(try JSONSerialization.jsonObject(with: Data(verified.standardOutput.utf8)) as? [String: Any])
             let claims = try #require(decoded["claims"] as? [String: Any])

@@ -117,7 +117,7 @@ struct MemberAndCardTests {
 
             let path = harness.folder.file("card.png")
             try Data(reply.body).write(to: URL(fileURLWithPath: path))
-            let scanned = try ProcessRunner.run(["zbarimg", "--nodbus", "--quiet", "--raw", path])
+            let scanned = try await ProcessRunner.run(["zbarimg", "--nodbus", "--quiet", "--raw", path])
             #expect(scanned.standardOutput.trimmingCharacters(in: .newlines) == token)
         }
     }

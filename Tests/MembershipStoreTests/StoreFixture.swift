@@ -79,7 +79,7 @@ enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
     }
 
     static func psql(_ url: String, _ statement: String) async throws {
-        let result = try await ProcessRunner.runOnOwnThread(["psql", url, "-v", "ON_ERROR_STOP=1", "-q", "-c", statement])
+        let result = try await ProcessRunner.run(["psql", url, "-v", "ON_ERROR_STOP=1", "-q", "-c", statement])
         guard result.status == 0 else { throw StoreFixtureError(message: result.standardError) }
     }
 }

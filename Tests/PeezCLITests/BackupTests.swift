@@ -46,11 +46,11 @@ struct BackupTests {
 
         let backup = folder.file("backups/ledger-copy.sqlite")
         try FileManager.default.createDirectory(atPath: folder.file("backups"), withIntermediateDirectories: true)
-        let taken = try ProcessRunner.run([PeezCommand.binary, "backup", "--database", ledger, backup])
+        let taken = try await ProcessRunner.run([PeezCommand.binary, "backup", "--database", ledger, backup])
         #expect(taken.status == 0 && taken.standardOutput.contains("backed up"), "\(taken.standardError)")
         var info = stat()
         #expect(stat(backup, &info) == 0 && info.st_mode & 0o777 == 0o600, "members' personal data: 0600")
-        #expect(try ProcessRunner.run([PeezCommand.binary, "backup", "--database", ledger, backup]).status == 2, "never overwrites")
+        await #expect(try ProcessRunner.run([PeezCommand.binary, "backup", "--database", ledger, backup]).status == 2, "never overwrites")
         #expect(try await service.request("GET", "/health").status == 200, "the service kept serving")
 
         // Restore: the service stopped, the copy put in the ledger's place, the service started on it.

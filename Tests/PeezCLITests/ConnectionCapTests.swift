@@ -16,16 +16,18 @@ struct ConnectionCapTests {
     /// `count` connections that send nothing, held by a child process (Tests/Tools/idle-sockets.py): a test
     /// process holding hundreds of descriptors makes Foundation's Process.run() crash now and then.
     final class IdleSockets {
-        private let process = Process()
+        private let process: ChildProcess
         private let input = Pipe()
         private let output = Pipe()
 
         init(_ count: Int, port: Int) throws {
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = ["python3", repositoryRoot.appendingPathComponent("Tests/Tools/idle-sockets.py").path, String(port), String(count)]
-            process.standardInput = input
-            process.standardOutput = output
-            try process.run()
+            let script = repositoryRoot.appendingPathComponent("Tests/Tools/idle-sockets.py").path
+            process = try ChildProcess(
+                "python3",
+                [script, String(port), String(count)],
+                standardInput: .pipe(input),
+                standardOutput: .pipe(output)
+            )
             guard readLine().hasPrefix("open \(count)") else { throw ServiceError("the idle sockets did not open") }
         }
 
@@ -53,8 +55,9 @@ struct ConnectionCapTests {
         try await service.waitUntilReady()
         let idle = try IdleSockets(600, port: service.port)
         try await Task.sleep(for: .milliseconds(500))
-        // Before, such a request waited for the idle timeout (58 s). Each is answered at once; the fastest within a
-        // second even while a whole test suite shares the machine's two cores.
+        // Before, such a request waited for the idle timeout (58 s), past the 10 s this test waits for an answer.
+        // Each is answered at once; how long that takes on a loaded machine is bounded loosely (a whole suite on
+        // two cores has stalled single requests for seconds).
         var times: [Duration] = []
         for attempt in 0..<3 {
             let start = ContinuousClock.now
@@ -64,7 +67,7 @@ struct ConnectionCapTests {
             #expect(answer?.hasPrefix("HTTP/1.1 200") == true, "request \(attempt): \(answer ?? "no answer")")
             times.append(ContinuousClock.now - start)
         }
-        #expect(times.min()! < .seconds(1) && times.max()! < .seconds(5), "answered in \(times), not after the idle timeout")
+        #expect(times.max()! < .seconds(8), "answered in \(times), not after the idle timeout")
         let closed = idle.closedCount()
         #expect(closed >= 85, "the longest-idle sockets made room: \(closed) of 600 closed")
         try await Task.sleep(for: .milliseconds(500))

@@ -16,14 +16,14 @@ struct CounterCommandTests {
         let home = "PEEZ_COUNTER_HOME=" + folder.file("counter")
         let server = "http://127.0.0.1:\(service.port)"
 
-        let unsecret = try ProcessRunner.run([home, PeezCommand.binary, "counter", "enroll", "--server", server])
+        let unsecret = try await ProcessRunner.run([home, PeezCommand.binary, "counter", "enroll", "--server", server])
         #expect(unsecret.status == 2 && unsecret.standardError.contains("PEEZ_VENDOR_SECRET"))
-        let enrolled = try ProcessRunner.run([home, Self.vendorSecret, PeezCommand.binary, "counter", "enroll", "--server", server])
+        let enrolled = try await ProcessRunner.run([home, Self.vendorSecret, PeezCommand.binary, "counter", "enroll", "--server", server])
         #expect(enrolled.status == 0, "\(enrolled.standardError)")
         #expect(enrolled.standardOutput.contains("keys added: 46211e5d86abc761"))
         var info = stat()
         #expect(stat(folder.file("counter/vendor-secret"), &info) == 0 && info.st_mode & 0o777 == 0o600)
-        let synced = try ProcessRunner.run([home, PeezCommand.binary, "counter", "sync"])
+        let synced = try await ProcessRunner.run([home, PeezCommand.binary, "counter", "sync"])
         #expect(synced.status == 0 && synced.standardOutput.contains("changes only"), "the kept secret is used: \(synced.standardError)")
 
         let card = try await service.request(
@@ -33,7 +33,7 @@ struct CounterCommandTests {
         )
         let token = try #require(card.body["token"] as? String)
         for environment in [[home], [home, "NO_COLOR=1"]] {
-            let session = try ProcessRunner.run(
+            let session = try await ProcessRunner.run(
                 environment + [PeezCommand.binary, "counter"],
                 input: Data("\(token)\r\nPEEZ1:garbage\n\n\(token)\n".utf8)
             )
@@ -51,7 +51,7 @@ struct CounterCommandTests {
         )
         try png.data.write(to: URL(fileURLWithPath: folder.file("card.png")))
         let noCode = repositoryRoot.appendingPathComponent("Fixtures/images/no-code.png").path
-        let pictured = try ProcessRunner.run([home, PeezCommand.binary, "counter", "--image", folder.file("card.png"), noCode])
+        let pictured = try await ProcessRunner.run([home, PeezCommand.binary, "counter", "--image", folder.file("card.png"), noCode])
         #expect(pictured.status == 1, "a file without a code is not an answer")
         #expect(
             pictured.standardOutput.contains("card.png:   VALID  ") && pictured.standardOutput.contains("PEEZ-20251103-00001"),
@@ -59,24 +59,24 @@ struct CounterCommandTests {
         )
         #expect(pictured.standardError.contains("no-code.png: no QR code found"), "\(pictured.standardError)")
 
-        let checked = try ProcessRunner.run([home, PeezCommand.binary, "counter", "log", "--verify"])
+        let checked = try await ProcessRunner.run([home, PeezCommand.binary, "counter", "log", "--verify"])
         #expect(
             checked.status == 0 && checked.standardOutput.contains("7 entries, chain intact"),
             "\(checked.standardOutput)\(checked.standardError)"
         )
-        let csv = try ProcessRunner.run([home, PeezCommand.binary, "counter", "log", "--csv"])
+        let csv = try await ProcessRunner.run([home, PeezCommand.binary, "counter", "log", "--csv"])
         #expect(csv.standardOutput.hasPrefix("seq,time,verdict,member") && csv.standardOutput.contains(",valid,PEEZ-20251103-00001,"))
         let logPath = folder.file("counter/scans.log")
         let edited = try String(contentsOfFile: logPath, encoding: .utf8).replacingOccurrences(of: "\"malformed\"", with: "\"valid\"")
         try edited.write(toFile: logPath, atomically: true, encoding: .utf8)
-        let tampered = try ProcessRunner.run([home, PeezCommand.binary, "counter", "log", "--verify"])
+        let tampered = try await ProcessRunner.run([home, PeezCommand.binary, "counter", "log", "--verify"])
         #expect(tampered.status == 1 && tampered.standardError.contains("tampered"))
 
         // On a terminal (script gives it one) the verdict is coloured, unless NO_COLOR says not to.
         let command = "printf '%s\\n' '\(token)' | \(PeezCommand.binary) counter"
-        let coloured = try ProcessRunner.run([home, "NO_COLOR=", "script", "-qec", command, "/dev/null"])  // whatever the test runner set
+        let coloured = try await ProcessRunner.run([home, "NO_COLOR=", "script", "-qec", command, "/dev/null"])  // whatever the test runner set
         #expect(coloured.standardOutput.contains("\u{1B}[1;42;30m  VALID  "), "\(coloured.standardOutput.prefix(200))")
-        let uncoloured = try ProcessRunner.run([home, "NO_COLOR=1", "script", "-qec", command, "/dev/null"])
+        let uncoloured = try await ProcessRunner.run([home, "NO_COLOR=1", "script", "-qec", command, "/dev/null"])
         #expect(!uncoloured.standardOutput.contains("\u{1B}[1;") && uncoloured.standardOutput.contains("  VALID  "))
     }
 
@@ -90,7 +90,7 @@ struct CounterCommandTests {
         try await service.waitUntilReady()
         let home = "PEEZ_COUNTER_HOME=" + folder.file("counter")
         let counter = [home, Self.vendorSecret, PeezCommand.binary, "counter"]
-        #expect(try ProcessRunner.run(counter + ["enroll", "--server", "http://127.0.0.1:\(port)"]).status == 0)
+        await #expect(try ProcessRunner.run(counter + ["enroll", "--server", "http://127.0.0.1:\(port)"]).status == 0)
         let card = try await service.request(
             "GET",
             "/v1/members/00000000-0000-4000-8000-000000000001/card",
@@ -98,13 +98,13 @@ struct CounterCommandTests {
         )
         let token = try #require(card.body["token"] as? String)
 
-        let wrongCash = try ProcessRunner.run(counter + ["activate", "--months", "2", "--paid", "300", "--token", token])
+        let wrongCash = try await ProcessRunner.run(counter + ["activate", "--months", "2", "--paid", "300", "--token", token])
         #expect(wrongCash.status == 2 && wrongCash.standardError.contains("2 month(s) cost 600 DZD"))
-        let forged = try ProcessRunner.run(counter + ["activate", "--months", "1", "--paid", "300", "--token", "PEEZ1:NOTACARD"])
+        let forged = try await ProcessRunner.run(counter + ["activate", "--months", "1", "--paid", "300", "--token", "PEEZ1:NOTACARD"])
         #expect(forged.status == 2 && forged.standardError.contains("not an authentic PEEZ card"))
 
         // 1. A sale with the service up: sold, with a receipt.
-        let sold = try ProcessRunner.run(counter + ["activate", "--months", "1", "--paid", "300"], input: Data((token + "\r\n").utf8))
+        let sold = try await ProcessRunner.run(counter + ["activate", "--months", "1", "--paid", "300"], input: Data((token + "\r\n").utf8))
         #expect(
             sold.status == 0 && sold.standardOutput.contains("SOLD  Ahmed Mohamed (PEEZ-20251103-00001): 1 month(s), 300 DZD; paid until"),
             "\(sold.standardOutput)\(sold.standardError)"
@@ -112,18 +112,18 @@ struct CounterCommandTests {
 
         // 2. A sale while the service is down: journaled, not confirmed, pending.
         service.killHard()
-        let unsent = try ProcessRunner.run(counter + ["activate", "--months", "2", "--paid", "600", "--token", token, "--attempts", "2"])
+        let unsent = try await ProcessRunner.run(counter + ["activate", "--months", "2", "--paid", "600", "--token", token, "--attempts", "2"])
         #expect(unsent.status == 1 && unsent.standardOutput.contains("NOT CONFIRMED"))
 
         // 3. A sale the service recorded whose answer the counter never journaled (it died first).
         service = try ServiceProcess(arguments: arguments, port: port)
         try await service.waitUntilReady()
-        #expect(try ProcessRunner.run(counter + ["activate", "--months", "3", "--paid", "900", "--token", token]).status == 0)
+        await #expect(try ProcessRunner.run(counter + ["activate", "--months", "3", "--paid", "900", "--token", token]).status == 0)
         let journalPath = folder.file("counter/sales.journal")
         var journal = try String(contentsOfFile: journalPath, encoding: .utf8).split(separator: "\n").map(String.init)
         journal.removeLast()  // the third sale's "confirmed" record
         try (journal.joined(separator: "\n") + "\n").write(toFile: journalPath, atomically: true, encoding: .utf8)
-        let pending = try ProcessRunner.run(counter + ["pending"])
+        let pending = try await ProcessRunner.run(counter + ["pending"])
         #expect(
             pending.standardOutput.split(separator: "\n").count == 2 && pending.standardOutput.contains("2 month(s)  600 DZD")
                 && pending.standardOutput.contains("3 month(s)  900 DZD"),
@@ -134,12 +134,12 @@ struct CounterCommandTests {
         service.killHard()
         service = try ServiceProcess(arguments: arguments, port: port)
         try await service.waitUntilReady()
-        let retried = try ProcessRunner.run(counter + ["retry"])
+        let retried = try await ProcessRunner.run(counter + ["retry"])
         #expect(
             retried.status == 0 && retried.standardOutput.components(separatedBy: "SOLD").count == 3,
             "\(retried.standardOutput)\(retried.standardError)"
         )
-        #expect(try ProcessRunner.run(counter + ["pending"]).standardOutput.contains("no pending sale"))
+        await #expect(try ProcessRunner.run(counter + ["pending"]).standardOutput.contains("no pending sale"))
 
         let subscription = try await service.request(
             "GET",
@@ -157,7 +157,7 @@ struct CounterCommandTests {
         let exposedKey = folder.file("exposed.key")
         try FileManager.default.copyItem(atPath: certificates.serverKey, toPath: exposedKey)
         chmod(exposedKey, 0o644)
-        let refused = try PeezCommand.run([
+        let refused = try await PeezCommand.run([
             "serve", "--development", "--database", folder.file("refused.sqlite"), "--port", String(TestPorts.unused()),
             "--tls-certificate", certificates.serverChain, "--tls-key", exposedKey,
         ])
@@ -173,31 +173,31 @@ struct CounterCommandTests {
         defer { service.killHard() }
         // curl, an independent client, trusts only the test's root CA and checks the chain up to it.
         let health = ["curl", "-sS", "--max-time", "5", "--cacert", certificates.rootCertificate, "https://localhost:\(service.port)/health"]
-        var answer = try ProcessRunner.run(health)
+        var answer = try await ProcessRunner.run(health)
         for _ in 0..<150 where answer.status != 0 && service.process.isRunning {
             try await Task.sleep(for: .milliseconds(200))
-            answer = try ProcessRunner.run(health)
+            answer = try await ProcessRunner.run(health)
         }
         #expect(answer.status == 0 && answer.standardOutput.contains("ok"), "\(answer.standardError) \(service.errorOutput)")
-        let plain = try ProcessRunner.run(["curl", "-sS", "--max-time", "5", "http://127.0.0.1:\(service.port)/health"])
+        let plain = try await ProcessRunner.run(["curl", "-sS", "--max-time", "5", "http://127.0.0.1:\(service.port)/health"])
         #expect(plain.status != 0, "plain HTTP gets no answer from the TLS port")
 
         let home = "PEEZ_COUNTER_HOME=" + folder.file("counter")
         let enrol = [home, Self.vendorSecret, PeezCommand.binary, "counter", "enroll", "--server", "https://localhost:\(service.port)"]
-        let untrusted = try ProcessRunner.run(enrol)
+        let untrusted = try await ProcessRunner.run(enrol)
         #expect(
             untrusted.status != 0 && untrusted.standardError.contains("--ca-file"),
             "the system's roots do not vouch for a test CA: \(untrusted.standardError)"
         )
         let elsewhere = try TestCertificates(in: try TemporaryFolder(in: folder, "other-pki"))
-        let impostor = try ProcessRunner.run(enrol + ["--ca-file", elsewhere.rootCertificate])
+        let impostor = try await ProcessRunner.run(enrol + ["--ca-file", elsewhere.rootCertificate])
         #expect(
             impostor.status != 0 && impostor.standardError.contains("(the CA file \(elsewhere.rootCertificate))"),
             "another CA's trust is not this service's"
         )
-        let enrolled = try ProcessRunner.run(enrol + ["--ca-file", certificates.rootCertificate])
+        let enrolled = try await ProcessRunner.run(enrol + ["--ca-file", certificates.rootCertificate])
         #expect(enrolled.status == 0, "\(enrolled.standardError)")
-        let synced = try ProcessRunner.run([home, PeezCommand.binary, "counter", "sync"])
+        let synced = try await ProcessRunner.run([home, PeezCommand.binary, "counter", "sync"])
         #expect(synced.status == 0 && synced.standardOutput.contains("changes only"), "the kept CA file is used: \(synced.standardError)")
     }
 

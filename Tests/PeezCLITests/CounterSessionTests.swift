@@ -14,7 +14,7 @@ struct CounterSessionTests {
 
     /// A running `peez counter` process fed line by line, its output collected as it comes.
     final class LiveSession: Sendable {
-        let process = Process()
+        let process: ChildProcess
         private let input = Pipe()
         private let output = Pipe()
         private let errors = Pipe()
@@ -26,12 +26,6 @@ struct CounterSessionTests {
         }
 
         init(_ arguments: [String], environment: [String: String]) throws {
-            process.executableURL = URL(fileURLWithPath: PeezCommand.binary)
-            process.arguments = arguments
-            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-            process.standardInput = input
-            process.standardOutput = output
-            process.standardError = errors
             output.fileHandleForReading.readabilityHandler = { [collected] handle in
                 let text = String(decoding: handle.availableData, as: UTF8.self)
                 collected.withLock { $0.0 += text }
@@ -40,7 +34,14 @@ struct CounterSessionTests {
                 let text = String(decoding: handle.availableData, as: UTF8.self)
                 collected.withLock { $0.1 += text }
             }
-            try process.run()
+            process = try ChildProcess(
+                PeezCommand.binary,
+                arguments,
+                environment: ProcessInfo.processInfo.environment.merging(environment) { $1 },
+                standardInput: .pipe(input),
+                standardOutput: .pipe(output),
+                standardError: .pipe(errors)
+            )
         }
 
         var standardOutput: String { collected.withLock { $0.0 } }
@@ -71,7 +72,7 @@ struct CounterSessionTests {
         let environment = [
             "PEEZ_COUNTER_HOME": folder.file("counter"), "PEEZ_VENDOR_SECRET": "peez_vendor_DEVELOPMENT_ONLY_not_a_secret", "LANG": "C.UTF-8",
         ]
-        let enrolled = try ProcessRunner.run(
+        let enrolled = try await ProcessRunner.run(
             environment.map { "\($0.key)=\($0.value)" } + [PeezCommand.binary, "counter", "enroll", "--server", "http://127.0.0.1:\(service.port)"]
         )
         guard enrolled.status == 0 else { throw ServiceError("enrol failed: \(enrolled.standardError)") }
@@ -103,7 +104,7 @@ struct CounterSessionTests {
             (sales.body["activations"] as? [[String: Any]])?.first { $0["member_uuid"] as? String == Self.demoMember }?["id"] as? String
         )
         #expect(try await service.request("POST", "/v1/activations/\(sale)/cancel", secret: Self.admin).status == 200)
-        let synced = try ProcessRunner.run(environment.map { "\($0.key)=\($0.value)" } + [PeezCommand.binary, "counter", "sync"])
+        let synced = try await ProcessRunner.run(environment.map { "\($0.key)=\($0.value)" } + [PeezCommand.binary, "counter", "sync"])
         #expect(synced.status == 0 && synced.standardOutput.contains("1 member(s) new"), "\(synced.standardOutput)\(synced.standardError)")
 
         let revoked = try await session.scan(token)
@@ -118,14 +119,17 @@ struct CounterSessionTests {
         let (service, environment, token) = try await Self.enrolledService(folder)
         defer { service.killHard() }
         let plain = environment.map { "\($0.key)=\($0.value)" }
-        let french = try ProcessRunner.run(plain + [PeezCommand.binary, "counter", "--lang", "fr"], input: Data((token + "\nPEEZ1:garbage\n").utf8))
+        let french = try await ProcessRunner.run(
+            plain + [PeezCommand.binary, "counter", "--lang", "fr"],
+            input: Data((token + "\nPEEZ1:garbage\n").utf8)
+        )
         #expect(
             french.standardOutput.contains("  VALIDE  ") && french.standardOutput.contains("payée jusqu'au")
                 && french.standardOutput.contains("(heure d'Alger)") && french.standardOutput.contains("  INVALIDE  "),
             "\(french.standardOutput)"
         )
         #expect(french.standardError.contains("prêt · données de confiance"), "\(french.standardError)")
-        let arabic = try ProcessRunner.run(
+        let arabic = try await ProcessRunner.run(
             plain.filter { !$0.hasPrefix("LANG=") } + ["LANG=ar_DZ.UTF-8", PeezCommand.binary, "counter"],
             input: Data((token + "\n").utf8)
         )
@@ -133,11 +137,11 @@ struct CounterSessionTests {
             arabic.standardOutput.contains("صالحة") && arabic.standardOutput.contains("\u{200F}"),
             "from LANG, each line marked right to left: \(arabic.standardOutput)"
         )
-        let unknown = try ProcessRunner.run(plain + [PeezCommand.binary, "counter", "--lang", "de"], input: Data())
+        let unknown = try await ProcessRunner.run(plain + [PeezCommand.binary, "counter", "--lang", "de"], input: Data())
         #expect(unknown.status == 2 && unknown.standardError.contains("--lang must be en, fr or ar"))
 
         // The receipt shows dates as every other screen does.
-        let sold = try ProcessRunner.run(
+        let sold = try await ProcessRunner.run(
             plain + [PeezCommand.binary, "counter", "activate", "--months", "1", "--paid", "300", "--token", token, "--lang", "fr"]
         )
         #expect(
@@ -157,12 +161,12 @@ struct CounterSessionTests {
         var state = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: statePath))) as? [String: Any])
         state["newest_server_time"] = Int(Date().timeIntervalSince1970) + 86_400
         try JSONSerialization.data(withJSONObject: state).write(to: URL(fileURLWithPath: statePath))
-        let behind = try ProcessRunner.run(plain + [PeezCommand.binary, "counter"], input: Data((token + "\n").utf8))
+        let behind = try await ProcessRunner.run(plain + [PeezCommand.binary, "counter"], input: Data((token + "\n").utf8))
         #expect(
             behind.standardOutput.contains("  CANNOT CONFIRM  ") && behind.standardOutput.contains("next: set this device's date and time right"),
             "\(behind.standardOutput)"
         )
-        let log = try ProcessRunner.run(plain + [PeezCommand.binary, "counter", "log"])
+        let log = try await ProcessRunner.run(plain + [PeezCommand.binary, "counter", "log"])
         #expect(
             log.standardOutput.contains("cannot_confirm") && log.standardOutput.contains("clock wrong"),
             "logged as a wrong clock: \(log.standardOutput)"
@@ -170,7 +174,7 @@ struct CounterSessionTests {
         // The clock set right, a sync reports that entry too: the service takes it, wrong clock and all.
         state["newest_server_time"] = Int(Date().timeIntervalSince1970) - 60
         try JSONSerialization.data(withJSONObject: state).write(to: URL(fileURLWithPath: statePath))
-        let synced = try ProcessRunner.run(plain + [PeezCommand.binary, "counter", "sync"])
+        let synced = try await ProcessRunner.run(plain + [PeezCommand.binary, "counter", "sync"])
         #expect(
             synced.status == 0 && synced.standardOutput.contains("scan log: 1 entry reported") && !synced.standardError.contains("refused"),
             "\(synced.standardOutput)\(synced.standardError)"
@@ -183,7 +187,7 @@ struct CounterSessionTests {
         )
 
         service.killHard()
-        let unreachable = try ProcessRunner.run(plain + [PeezCommand.binary, "counter", "sync"])
+        let unreachable = try await ProcessRunner.run(plain + [PeezCommand.binary, "counter", "sync"])
         let lines = unreachable.standardError.split(separator: "\n")
         #expect(unreachable.status != 0 && lines.count == 1 && lines[0].hasSuffix(": Connection refused"), "\(unreachable.standardError)")
     }

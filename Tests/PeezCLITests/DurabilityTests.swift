@@ -7,10 +7,10 @@ struct DurabilityTests {
     @Test func acknowledgedActivationSurvivesKillNine() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let generated = try PeezCommand.run(["keys", "generate", "--out", folder.file("keys")])
+        let generated = try await PeezCommand.run(["keys", "generate", "--out", folder.file("keys")])
         #expect(generated.status == 0)
         let database = folder.file("ledger.sqlite")
-        let admin = try PeezCommand.run(["admin", "create-token", "--role", "admin", "--database", database])
+        let admin = try await PeezCommand.run(["admin", "create-token", "--role", "admin", "--database", database])
         let adminSecret = admin.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(admin.status == 0 && adminSecret.hasPrefix("peez_admin_"), "\(admin.standardError)")
         let arguments = ["--database", database, "--signing-key", folder.file("keys/signing-key.pem"), "--published-keys", folder.file("published")]

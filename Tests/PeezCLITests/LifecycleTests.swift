@@ -96,7 +96,7 @@ struct LifecycleTests {
         ]
         for (url, says) in cases {
             let started = ContinuousClock.now
-            let result = try PeezCommand.run([
+            let result = try await PeezCommand.run([
                 "serve", "--development", "--port", String(TestPorts.unused()), "--database-url", url, "--start-timeout", "2",
             ])
             let elapsed = ContinuousClock.now - started
@@ -149,8 +149,8 @@ struct LifecycleTests {
         defer { folder.remove() }
         let (storeArguments, owned) = try store.arguments(in: folder, postgres: given)
         defer { owned?.remove() }
-        #expect(try PeezCommand.run(["keys", "generate", "--out", folder.file("keys")]).status == 0)
-        let admin = try PeezCommand.run(["admin", "create-token", "--role", "admin"] + storeArguments)
+        await #expect(try PeezCommand.run(["keys", "generate", "--out", folder.file("keys")]).status == 0)
+        let admin = try await PeezCommand.run(["admin", "create-token", "--role", "admin"] + storeArguments)
         try #require(admin.status == 0, "\(admin.standardError)")
         let adminSecret = admin.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
         let service = try await RunningService(

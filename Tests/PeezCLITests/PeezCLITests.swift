@@ -137,14 +137,14 @@ struct PeezCLITests {
         let workspace = try Workspace()
         defer { workspace.folder.remove() }
         let token = try workspace.issue()
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: PeezCommand.binary)
-        process.arguments = ["verify", "--keys", workspace.keySet, "-"]
         let input = Pipe()
         let output = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        try process.run()
+        let process = try ChildProcess(
+            PeezCommand.binary,
+            ["verify", "--keys", workspace.keySet, "-"],
+            standardInput: .pipe(input),
+            standardOutput: .pipe(output)
+        )
         defer { process.terminate() }
         // Should the verdict never come, end the process so the read below returns instead of hanging.
         DispatchQueue.global().asyncAfter(deadline: .now() + 20) { if process.isRunning { process.terminate() } }

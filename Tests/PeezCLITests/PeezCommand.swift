@@ -8,4 +8,9 @@ enum PeezCommand {
     static func run(_ arguments: [String], input: String? = nil) throws -> ProcessResult {
         try ProcessRunner.run([binary] + arguments, input: input.map { Data($0.utf8) })
     }
+
+    /// ``run(_:input:)`` for async callers, waiting on a thread of its own (see `ProcessRunner`).
+    static func run(_ arguments: [String], input: String? = nil) async throws -> ProcessResult {
+        try await ProcessRunner.run([binary] + arguments, input: input.map { Data($0.utf8) })
+    }
 }

@@ -16,8 +16,8 @@ struct PostgresCrashTests {
         try postgres.start()
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        #expect(try PeezCommand.run(["keys", "generate", "--out", folder.file("keys")]).status == 0)
-        let admin = try PeezCommand.run(["admin", "create-token", "--role", "admin", "--database-url", postgres.url])
+        await #expect(try PeezCommand.run(["keys", "generate", "--out", folder.file("keys")]).status == 0)
+        let admin = try await PeezCommand.run(["admin", "create-token", "--role", "admin", "--database-url", postgres.url])
         let adminSecret = admin.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
         try #require(admin.status == 0, "\(admin.standardError)")
         let arguments = [

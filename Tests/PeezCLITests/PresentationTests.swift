@@ -158,7 +158,7 @@ struct PresentationWatchTests {
             PeezCommand.binary, "card", "present", "--device-key", folder.file("phone/device-key.pem"), "--card", card, "--watch", "--display-period",
             "2",
         ]
-        let started = try ProcessRunner.run(["tmux", "new-session", "-d", "-s", session, "-x", "160", "-y", "100"] + command)
+        let started = try await ProcessRunner.run(["tmux", "new-session", "-d", "-s", session, "-x", "160", "-y", "100"] + command)
         #expect(started.status == 0, "\(started.standardError)")
         defer { _ = try? ProcessRunner.run(["tmux", "kill-session", "-t", session]) }
 

@@ -15,22 +15,21 @@ struct ReminderCommandTests {
 
     /// The receiver, on a port it picked.
     final class Receiver {
-        let process = Process()
+        let process: ChildProcess
         let port: Int
+        /// Kept open while the receiver runs: it would die of a closed pipe at its next line.
+        private let output = Pipe()
 
         init(failRate: Double = 0, delayMilliseconds: Int = 0, log: String? = nil) throws {
-            let output = Pipe()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments =
+            process = try ChildProcess(
+                "python3",
                 [
-                    "python3", repositoryRoot.appendingPathComponent("Tests/Reminders/receiver.py").path, "--port", "0",
+                    repositoryRoot.appendingPathComponent("Tests/Reminders/receiver.py").path, "--port", "0",
                     "--secret", ReminderCommandTests.secret, "--fail-rate", String(failRate), "--seed", "7",
                     "--delay-ms", String(delayMilliseconds),
-                ] + (log.map { ["--log", $0] } ?? [])
-            process.standardOutput = output
-            // Not the test runner's own standard error: a receiver alive after the tests would keep it open.
-            process.standardError = FileHandle.nullDevice
-            try process.run()
+                ] + (log.map { ["--log", $0] } ?? []),
+                standardOutput: .pipe(output)
+            )
             let line = String(decoding: output.fileHandleForReading.availableData, as: UTF8.self)
             guard let port = Int(line.split(separator: " ").last?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "") else {
                 process.terminate()
@@ -51,44 +50,38 @@ struct ReminderCommandTests {
             return try JSONSerialization.jsonObject(with: data) as? [String: Int] ?? [:]
         }
 
-        func stop() {
-            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-            process.waitUntilExit()
-        }
+        func stop() { process.kill9() }
 
         deinit { stop() }
     }
 
     /// The ledger options of a fresh SQLite file, or of a fresh PostgreSQL database.
-    static func ledger(_ folder: TemporaryFolder, postgres: Bool) throws -> [String] {
+    static func ledger(_ folder: TemporaryFolder, postgres: Bool) async throws -> [String] {
         guard postgres else { return ["--database", folder.file("ledger.sqlite")] }
         let base = try #require(ProcessInfo.processInfo.environment["PEEZ_TEST_DATABASE_URL"])
         let name = "peez_remind_" + UUID().uuidString.prefix(8).lowercased()
-        let created = try ProcessRunner.run(["psql", base, "-qc", "CREATE DATABASE \(name)"])
+        let created = try await ProcessRunner.run(["psql", base, "-qc", "CREATE DATABASE \(name)"])
         guard created.status == 0 else { throw ServiceError("cannot create a database: \(created.standardError)") }
         let url = String(base[..<base.lastIndex(of: "/")!]) + "/" + name
         return ["--database-url", url, "--database-connections", "2"]
     }
 
-    static func remind(_ ledger: [String], _ arguments: [String]) throws -> ProcessResult {
-        try ProcessRunner.run(["PEEZ_WEBHOOK_SECRETS=\(secret)", PeezCommand.binary, "remind"] + arguments + ledger, timeout: 120)
+    static func remind(_ ledger: [String], _ arguments: [String]) async throws -> ProcessResult {
+        try await ProcessRunner.run(["PEEZ_WEBHOOK_SECRETS=\(secret)", PeezCommand.binary, "remind"] + arguments + ledger, timeout: 120)
     }
 
-    static func runProcess(_ ledger: [String], _ arguments: [String], errors: String? = nil) throws -> Process {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: PeezCommand.binary)
-        process.arguments = ["remind", "run"] + arguments + ledger
-        process.environment = ["PEEZ_WEBHOOK_SECRETS": secret, "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin"]
-        process.standardOutput = FileHandle.nullDevice
-        if let errors { _ = FileManager.default.createFile(atPath: errors, contents: nil) }
-        process.standardError = errors.flatMap { FileHandle(forWritingAtPath: $0) } ?? FileHandle.nullDevice
-        try process.run()
-        return process
+    static func runProcess(_ ledger: [String], _ arguments: [String], errors: String? = nil) throws -> ChildProcess {
+        try ChildProcess(
+            PeezCommand.binary,
+            ["remind", "run"] + arguments + ledger,
+            environment: ["PEEZ_WEBHOOK_SECRETS": secret, "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin"],
+            standardError: errors.map { .file($0) } ?? .null
+        )
     }
 
     /// `delivered N` from `peez remind status`, and whether anything is still open.
-    static func delivered(_ ledger: [String]) throws -> (delivered: Int, open: Int) {
-        let status = try remind(ledger, ["status"])
+    static func delivered(_ ledger: [String]) async throws -> (delivered: Int, open: Int) {
+        let status = try await remind(ledger, ["status"])
         let words = status.standardOutput.split(whereSeparator: { $0 == " " || $0 == "\n" }).map(String.init)
         func count(_ state: String) -> Int { words.firstIndex(of: state).flatMap { Int(words[$0 + 1]) } ?? -1 }
         return (count("delivered"), count("pending") + count("unknown"))
@@ -97,12 +90,12 @@ struct ReminderCommandTests {
     /// Kills `run` once `file` has `target` lines, unless it ended before; true if it was killed. It watches from a
     /// thread of its own: other tests may hold the cooperative pool's few threads for seconds, long enough for a
     /// run to deliver everything before a task polling there would see the count.
-    static func killMidway(_ run: Process, onceLinesIn file: String, reach target: Int) async -> Bool {
+    static func killMidway(_ run: ChildProcess, onceLinesIn file: String, reach target: Int) async -> Bool {
         await withCheckedContinuation { continuation in
             Thread {
                 while run.isRunning, lineCount(file) < target { usleep(2_000) }
                 let killed = run.isRunning
-                if killed { kill(run.processIdentifier, SIGKILL) }
+                if killed { run.signal(SIGKILL) }
                 run.waitUntilExit()
                 continuation.resume(returning: killed)
             }.start()
@@ -123,15 +116,15 @@ struct ReminderCommandTests {
         receiver: Receiver
     ) async throws -> (delivered: Int, open: Int, stats: [String: Int]) {
         let runs = try (0..<2).map { try runProcess(ledger, options, errors: folder.file("run\($0).log")) }
-        for run in runs { run.waitUntilExit() }
+        for run in runs { await run.exited() }
         let logs = try (0..<2).map { try String(contentsOfFile: folder.file("run\($0).log"), encoding: .utf8) }
         #expect(runs.allSatisfy { $0.terminationStatus == 0 }, "\(logs)")
-        let (delivered, open) = try delivered(ledger)
+        let (delivered, open) = try await delivered(ledger)
         return (delivered, open, try await receiver.stats())
     }
 
-    static func seed(_ ledger: [String], members: Int, now: String = now) throws {
-        let seeded = try ProcessRunner.run(
+    static func seed(_ ledger: [String], members: Int, now: String = now) async throws {
+        let seeded = try await ProcessRunner.run(
             [PeezCommand.binary, "dev", "seed", "--members", String(members), "--spread-days", "8", "--now", now] + ledger
         )
         guard seeded.status == 0 else { throw ServiceError("seed failed: \(seeded.standardError)") }
@@ -140,8 +133,8 @@ struct ReminderCommandTests {
     @Test func aRunKilledAtSeveralPointsAndStartedAgainDeliversEveryReminderOnce() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let ledger = try Self.ledger(folder, postgres: false)
-        try Self.seed(ledger, members: 400)
+        let ledger = try await Self.ledger(folder, postgres: false)
+        try await Self.seed(ledger, members: 400)
         let received = folder.file("received.jsonl")
         let receiver = try Receiver(delayMilliseconds: 40, log: received)
         defer { receiver.stop() }
@@ -158,25 +151,25 @@ struct ReminderCommandTests {
             kills += killed ? 1 : 0
             let log = try String(contentsOfFile: folder.file("run\(round).log"), encoding: .utf8)
             // Killed by the test, or ended by itself having delivered everything: never a crash or an error.
-            let killedByUs = killed && run.terminationReason == .uncaughtSignal && run.terminationStatus == SIGKILL
+            let killedByUs = killed && run.endedBySignal && run.terminationStatus == 128 + SIGKILL
             #expect(
-                killedByUs || (run.terminationReason == .exit && run.terminationStatus == 0),
-                "round \(round): killed \(killed), \(run.terminationReason == .exit ? "exit" : "signal") \(run.terminationStatus), received \(Self.lineCount(received)) of \(target)\n\(log)"
+                killedByUs || run.terminationStatus == 0,
+                "round \(round): killed \(killed), status \(run.terminationStatus), received \(Self.lineCount(received)) of \(target)\n\(log)"
             )
         }
         #expect(kills == 3, "the runs were killed in the middle")
         // Each run's clock starts at --now, so the killed runs' leases end up to their run time after it. The
         // last run starts its clock five minutes on, as a real clock would be past those leases.
-        let last = try Self.remind(ledger, ["run"] + options + ["--now", "2026-12-20T09:05:00+01:00"])
+        let last = try await Self.remind(ledger, ["run"] + options + ["--now", "2026-12-20T09:05:00+01:00"])
         #expect(last.status == 0, "\(last.standardError)")
-        let (delivered, open) = try Self.delivered(ledger)
+        let (delivered, open) = try await Self.delivered(ledger)
         let stats = try await receiver.stats()
         #expect(open == 0 && delivered > 0)
         #expect(stats["received"] == delivered, "every reminder arrived: \(stats), \(delivered) delivered")
         #expect(stats["bad_signatures"] == 0)
         // A kill between a delivery and its record can repeat what was in flight: at most a batch a kill.
         #expect((stats["duplicates"] ?? 0) <= kills * 20, "\(stats)")
-        #expect(try Self.remind(ledger, ["run", "--dry-run", "--now", Self.now]).standardError.contains("0 reminder(s) would be recorded"))
+        await #expect(try Self.remind(ledger, ["run", "--dry-run", "--now", Self.now]).standardError.contains("0 reminder(s) would be recorded"))
     }
 
     @Test(arguments: [false, true])
@@ -184,8 +177,8 @@ struct ReminderCommandTests {
         if postgres && ProcessInfo.processInfo.environment["PEEZ_TEST_DATABASE_URL"] == nil { return }
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let ledger = try Self.ledger(folder, postgres: postgres)
-        try Self.seed(ledger, members: 300)
+        let ledger = try await Self.ledger(folder, postgres: postgres)
+        try await Self.seed(ledger, members: 300)
         let receiver = try Receiver(delayMilliseconds: 5)
         defer { receiver.stop() }
         let options = ["--sink", receiver.url, "--now", Self.now, "--concurrency", "4", "--batch-size", "10"]
@@ -201,10 +194,10 @@ struct ReminderCommandTests {
         if postgres && ProcessInfo.processInfo.environment["PEEZ_TEST_DATABASE_URL"] == nil { return }
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let ledger = try Self.ledger(folder, postgres: postgres)
+        let ledger = try await Self.ledger(folder, postgres: postgres)
         // The runs keep the real clock, as in production: two runs given --now would each start their clock from
         // it when they start, up to a second apart, and see each other's leases end that much early.
-        try Self.seed(ledger, members: 400, now: String(Int64(Date().timeIntervalSince1970)))
+        try await Self.seed(ledger, members: 400, now: String(Int64(Date().timeIntervalSince1970)))
         let receiver = try Receiver(delayMilliseconds: 100)
         defer { receiver.stop() }
         // 100 reminders two at a time, 0.1 s each: 5 s a batch, 10 s for the batch leased meanwhile; leases of 8 s.
@@ -214,40 +207,43 @@ struct ReminderCommandTests {
         #expect(stats["duplicates"] == 0, "a lease is renewed before it could lapse under a delivery: \(stats)")
     }
 
-    @Test func aLeaseTooShortForTheSinksLongestDeliveryIsRefused() throws {
+    @Test func aLeaseTooShortForTheSinksLongestDeliveryIsRefused() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let ledger = try Self.ledger(folder, postgres: false)
-        let webhook = try Self.remind(ledger, ["run", "--sink", "webhook:http://127.0.0.1:9/hooks", "--timeout", "5", "--lease-seconds", "7"])
+        let ledger = try await Self.ledger(folder, postgres: false)
+        let webhook = try await Self.remind(ledger, ["run", "--sink", "webhook:http://127.0.0.1:9/hooks", "--timeout", "5", "--lease-seconds", "7"])
         #expect(webhook.status == 2 && webhook.standardError.contains("--lease-seconds must be at least 8 for this sink"), "\(webhook.standardError)")
-        let jsonl = try Self.remind(ledger, ["run", "--sink", "jsonl:" + folder.file("reminders.jsonl"), "--lease-seconds", "6"])
+        let jsonl = try await Self.remind(ledger, ["run", "--sink", "jsonl:" + folder.file("reminders.jsonl"), "--lease-seconds", "6"])
         #expect(jsonl.status == 2 && jsonl.standardError.contains("--lease-seconds must be at least 7 for this sink"), "\(jsonl.standardError)")
     }
 
     @Test func aReceiverFailingHalfItsRequestsStillGetsEveryReminder() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let ledger = try Self.ledger(folder, postgres: false)
-        try Self.seed(ledger, members: 200)
+        let ledger = try await Self.ledger(folder, postgres: false)
+        try await Self.seed(ledger, members: 200)
         let receiver = try Receiver(failRate: 0.5)
         defer { receiver.stop() }
-        let run = try Self.remind(ledger, ["run", "--sink", receiver.url, "--now", Self.now, "--retry-schedule", "0,1", "--max-attempts", "30"])
+        let run = try await Self.remind(
+            ledger,
+            ["run", "--sink", receiver.url, "--now", Self.now, "--retry-schedule", "0,1", "--max-attempts", "30"]
+        )
         #expect(run.status == 0, "\(run.standardError)")
-        let (delivered, open) = try Self.delivered(ledger)
+        let (delivered, open) = try await Self.delivered(ledger)
         let stats = try await receiver.stats()
         #expect(open == 0 && stats["received"] == delivered && (stats["failed_on_purpose"] ?? 0) > 0, "\(stats)")
         #expect(stats["duplicates"] == 0)
     }
 
     /// The pool alone would retry for ever: a run from a timer would hang, logging, instead of failing.
-    @Test func aPostgreSQLServerThatCannotBeUsedFailsTheCommandAtOnceInOneSentence() throws {
+    @Test func aPostgreSQLServerThatCannotBeUsedFailsTheCommandAtOnceInOneSentence() async throws {
         var urls = [("postgres://peez@127.0.0.1:\(TestPorts.unused())/peez", "Connection refused")]
         if let base = ProcessInfo.processInfo.environment["PEEZ_TEST_DATABASE_URL"] {
             urls.append((String(base[..<base.lastIndex(of: "/")!]) + "/peez_no_such_database", "\"peez_no_such_database\" does not exist"))
         }
         for (url, reason) in urls {
             let started = ContinuousClock.now
-            let status = try Self.remind(["--database-url", url], ["status"])
+            let status = try await Self.remind(["--database-url", url], ["status"])
             #expect(status.status != 0 && ContinuousClock.now - started < .seconds(10), "\(url)")
             let lines = status.standardError.split(separator: "\n")
             #expect(
@@ -257,17 +253,17 @@ struct ReminderCommandTests {
         }
     }
 
-    @Test func theJSONLinesSinkWritesEachReminderOnceInTheMembersLanguage() throws {
+    @Test func theJSONLinesSinkWritesEachReminderOnceInTheMembersLanguage() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let ledger = try Self.ledger(folder, postgres: false)
-        try Self.seed(ledger, members: 100)
-        let preview = try Self.remind(ledger, ["run", "--dry-run", "--now", Self.now])
+        let ledger = try await Self.ledger(folder, postgres: false)
+        try await Self.seed(ledger, members: 100)
+        let preview = try await Self.remind(ledger, ["run", "--dry-run", "--now", Self.now])
         let due = preview.standardOutput.split(separator: "\n").count
         #expect(due > 0 && preview.standardError.contains("\(due) reminder(s) would be recorded"))
         let lines = folder.file("reminders.jsonl")
-        #expect(try Self.remind(ledger, ["run", "--sink", "jsonl:" + lines, "--now", Self.now]).status == 0)
-        #expect(try Self.remind(ledger, ["run", "--sink", "jsonl:" + lines, "--now", Self.now]).status == 0, "a second run finds nothing new")
+        await #expect(try Self.remind(ledger, ["run", "--sink", "jsonl:" + lines, "--now", Self.now]).status == 0)
+        await #expect(try Self.remind(ledger, ["run", "--sink", "jsonl:" + lines, "--now", Self.now]).status == 0, "a second run finds nothing new")
         let written = try String(contentsOfFile: lines, encoding: .utf8).split(separator: "\n")
         #expect(written.count == due)
         let messages = try written.map { try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] ?? [:] }

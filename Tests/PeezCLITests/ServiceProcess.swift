@@ -7,20 +7,19 @@ import FoundationNetworking
 
 /// A real `peez serve` process on a loopback port, for tests that stop it the hard way.
 final class ServiceProcess: @unchecked Sendable {
-    let process = Process()
+    let process: ChildProcess
     let port: Int
     /// Where the process's standard error goes, to quote when it fails.
     private let errorLog = NSTemporaryDirectory() + "peez-serve-" + UUID().uuidString + ".log"
 
     init(arguments: [String], port: Int, environment: [String: String] = [:]) throws {
         self.port = port
-        process.executableURL = URL(fileURLWithPath: PeezCommand.binary)
-        if !environment.isEmpty { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
-        process.arguments = ["serve", "--host", "127.0.0.1", "--port", String(port)] + arguments
-        process.standardOutput = FileHandle.nullDevice
-        _ = FileManager.default.createFile(atPath: errorLog, contents: nil)
-        process.standardError = FileHandle(forWritingAtPath: errorLog)
-        try process.run()
+        process = try ChildProcess(
+            PeezCommand.binary,
+            ["serve", "--host", "127.0.0.1", "--port", String(port)] + arguments,
+            environment: ProcessInfo.processInfo.environment.merging(environment) { $1 },
+            standardError: .file(errorLog)
+        )
     }
 
     /// The end of what the process wrote to standard error.
@@ -43,7 +42,7 @@ final class ServiceProcess: @unchecked Sendable {
     /// or nil if it was still running (it is then killed).
     func stop(with signal: Int32 = SIGTERM, within seconds: Double) async -> (status: Int32, seconds: Double)? {
         let start = ContinuousClock.now
-        kill(process.processIdentifier, signal)
+        process.signal(signal)
         while process.isRunning && ContinuousClock.now - start < .seconds(seconds) {
             try? await Task.sleep(for: .milliseconds(20))
         }
@@ -57,8 +56,7 @@ final class ServiceProcess: @unchecked Sendable {
 
     /// Kills the process with SIGKILL: no shutdown code runs.
     func killHard() {
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        process.kill9()
     }
 
     func request(
@@ -85,7 +83,6 @@ final class ServiceProcess: @unchecked Sendable {
     }
 
     deinit {
-        if process.isRunning { process.terminate() }
         try? FileManager.default.removeItem(atPath: errorLog)
     }
 }

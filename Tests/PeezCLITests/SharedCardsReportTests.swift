@@ -16,7 +16,7 @@ struct SharedCardsReportTests {
         if postgres && ProcessInfo.processInfo.environment["PEEZ_TEST_DATABASE_URL"] == nil { return }
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let service = try ServiceProcess(
+        let service = try await ServiceProcess(
             arguments: ["--development"] + (try ReminderCommandTests.ledger(folder, postgres: postgres)),
             port: TestPorts.unused()
         )

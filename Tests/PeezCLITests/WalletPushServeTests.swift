@@ -39,7 +39,7 @@ struct WalletPushServeTests {
         #expect(pass.status == 200, "\(String(decoding: pass.data, as: UTF8.self))")
         let unzipped = folder.file("pass")
         try pass.data.write(to: URL(fileURLWithPath: folder.file("card.pkpass")))
-        #expect(try ProcessRunner.run(["unzip", "-q", folder.file("card.pkpass"), "-d", unzipped]).status == 0)
+        await #expect(try ProcessRunner.run(["unzip", "-q", folder.file("card.pkpass"), "-d", unzipped]).status == 0)
         let json = try #require(
             try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: unzipped + "/pass.json"))) as? [String: Any]
         )
@@ -113,7 +113,7 @@ struct WalletPushServeTests {
             members.append(uuid)
         }
         let before = apns.requests.count
-        let seeded = try ProcessRunner.run([
+        let seeded = try await ProcessRunner.run([
             "python3", "-c",
             """
             import sqlite3, sys

@@ -59,14 +59,10 @@ public final class PostgresServer: @unchecked Sendable {
         folder.remove()
     }
 
-    /// Runs `command` as the cluster's owner. The descriptors Foundation's `Process` leaves open above 2 are
-    /// closed first: a server started with one of them open would keep the test waiting for the starter to end.
+    /// Runs `command` as the cluster's owner.
     private func asOwner(_ command: [String]) throws {
-        let closingDescriptors = [
-            "bash", "-c", #"for fd in /proc/$$/fd/*; do fd=${fd##*/}; [ "$fd" -gt 2 ] && exec {fd}>&-; done; exec "$@""#, "bash",
-        ]
         let asOwner = getuid() == 0 ? ["runuser", "-u", "postgres", "--"] : []
-        let result = try ProcessRunner.run(closingDescriptors + asOwner + command, timeout: 120)
+        let result = try ProcessRunner.run(asOwner + command, timeout: 120)
         guard result.status == 0 else {
             throw PostgresServerError("\(command.first ?? "") failed (\(result.status)): \(result.standardError)\(result.standardOutput)")
         }

@@ -16,45 +16,44 @@ public enum ProcessRunner {
     public static func run(_ arguments: [String], input: Data? = nil, timeout: TimeInterval = 60) throws -> ProcessResult {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        _ = FileManager.default.createFile(atPath: folder.file("out"), contents: nil)  // a failure shows when it is opened
-        _ = FileManager.default.createFile(atPath: folder.file("err"), contents: nil)
-        let output = try FileHandle(forWritingTo: URL(fileURLWithPath: folder.file("out")))
-        let error = try FileHandle(forWritingTo: URL(fileURLWithPath: folder.file("err")))
-        defer {
-            try? output.close()
-            try? error.close()
-        }
-
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = arguments
-        process.standardOutput = output
-        process.standardError = error
         let standardInput = Pipe()
-        process.standardInput = standardInput
-        try process.run()
-        let watchdog = DispatchWorkItem { if process.isRunning { process.terminate() } }
-        DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: watchdog)
+        let process = try ChildProcess(
+            "/usr/bin/env",
+            arguments,
+            standardInput: .pipe(standardInput),
+            standardOutput: .file(folder.file("out")),
+            standardError: .file(folder.file("err"))
+        )
+        // Past the timeout the program is asked to end, and five seconds later made to.
+        let deadline = Date().addingTimeInterval(timeout)
+        let watchdog = Thread {
+            while process.isRunning && Date() < deadline { usleep(20_000) }
+            guard process.isRunning else { return }
+            process.terminate()
+            let grace = Date().addingTimeInterval(5)
+            while process.isRunning && Date() < grace { usleep(20_000) }
+            process.signal(SIGKILL)
+        }
+        watchdog.start()
         if let input { try? standardInput.fileHandleForWriting.write(contentsOf: input) }
         try? standardInput.fileHandleForWriting.close()
         process.waitUntilExit()
-        watchdog.cancel()
         return ProcessResult(
             status: process.terminationStatus,
-            standardOutput: try String(contentsOfFile: folder.file("out"), encoding: .utf8),
-            standardError: try String(contentsOfFile: folder.file("err"), encoding: .utf8)
+            standardOutput: String(decoding: FileManager.default.contents(atPath: folder.file("out")) ?? Data(), as: UTF8.self),
+            standardError: String(decoding: FileManager.default.contents(atPath: folder.file("err")) ?? Data(), as: UTF8.self)
         )
     }
 }
 
 extension ProcessRunner {
-    /// ``run(_:input:timeout:)`` on a thread of its own, for async callers: waiting for a program must not hold
-    /// one of the few threads Swift concurrency runs every task on (two on a two-core machine). A test blocked
-    /// there while the program waits on other tasks' database sessions (`DROP DATABASE … WITH (FORCE)` does)
-    /// would stop every test.
-    public static func runOnOwnThread(_ arguments: [String], input: Data? = nil, timeout: TimeInterval = 60) async throws -> ProcessResult {
+    /// ``run(_:input:timeout:)`` for async callers (Swift picks this one in async code), waiting on a thread of its
+    /// own: waiting for a program must not hold one of the few threads Swift concurrency runs every task on (two
+    /// on a two-core machine). Tests holding both while their programs ran stalled every other test, and one
+    /// whose program waited on other tasks' database sessions (`DROP DATABASE … WITH (FORCE)` does) stopped them.
+    public static func run(_ arguments: [String], input: Data? = nil, timeout: TimeInterval = 60) async throws -> ProcessResult {
         try await withCheckedThrowingContinuation { continuation in
-            Thread { continuation.resume(with: Result { try run(arguments, input: input, timeout: timeout) }) }.start()
+            Thread { continuation.resume(with: Result { try run(arguments, input: input, timeout: timeout) as ProcessResult }) }.start()
         }
     }
 }
