@@ -4,6 +4,8 @@ SHELL := /bin/bash
 
 # Debian packages the build, the tests and the tools need; `make deps` installs whichever are missing.
 DEB_PACKAGES := pkg-config jq tmux openssl libssl-dev libqrencode-dev libpng-dev libjpeg-dev libzbar-dev libsqlite3-dev zbar-tools tzdata postgresql postgresql-client wrk curl python3-venv dpkg-dev debootstrap systemd systemd-container
+# The web counter's browser tests, and the check that the committed WebAssembly QR decoder is what Debian's source makes.
+TEST_DEB_PACKAGES := chromium chromium-driver python3-selenium python3-pil emscripten
 SWIFT_BUILD_FLAGS ?=
 SWIFT_SOURCES := Sources Tests Benchmarks Fuzz Package.swift
 FUZZ_RUNS ?= 3000000
@@ -13,18 +15,26 @@ DB ?= var/peez.sqlite
 # make serve and make demo share one release build, so a fresh clone compiles once.
 PEEZ := .build/release/peez
 
-.PHONY: help deps build release serve demo format lint test snapshots static dist test-dist bench bench-static bench-http bench-verify bench-counter bench-remind bench-scans fuzz vectors clean
+.PHONY: help deps deps-test counter-decoder counter-decoder-check bench-counter-web build release serve demo format lint test snapshots static dist test-dist bench bench-static bench-http bench-verify bench-counter bench-remind bench-scans fuzz vectors clean
 
 help: ## List the commands
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-8s %s\n", $$1, $$2}'
 
-deps: ## Install the missing Debian packages (idempotent; needs root or sudo)
-	@missing=$$(for p in $(DEB_PACKAGES); do dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "ok installed" || echo $$p; done); \
+# Installs whichever of the Debian packages $(1) are missing.
+define install_missing
+	@missing=$$(for p in $(1); do dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "ok installed" || echo $$p; done); \
 	if [ -n "$$missing" ]; then \
 		echo "Installing:" $$missing; \
 		sudo=$$( [ "$$(id -u)" -eq 0 ] || echo sudo ); \
 		$$sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq $$missing >/dev/null; \
 	fi
+endef
+
+deps: ## Install the missing Debian packages (idempotent; needs root or sudo)
+	$(call install_missing,$(DEB_PACKAGES))
+
+deps-test: deps ## Install what only the tests need: Chromium and its driver, Selenium, Pillow, emscripten (the QR decoder's check)
+	$(call install_missing,$(TEST_DEB_PACKAGES))
 
 build: deps ## Build the peez command line (debug)
 	swift build $(SWIFT_BUILD_FLAGS)
@@ -58,7 +68,7 @@ format: ## Reformat the Swift sources with the repository's .swift-format (swift
 lint: ## Check that the Swift sources are formatted as .swift-format says (part of make test)
 	swift format lint --strict -r $(SWIFT_SOURCES)
 
-test: deps lint ## Run the whole test suite (a throwaway PostgreSQL server for the store tests), then schemathesis against the API
+test: deps-test lint ## Run the whole test suite (a throwaway PostgreSQL server for the store tests), schemathesis against the API, the web counter in Chromium
 	chmod 600 $(DEV_KEY)
 	@# The Python stand-ins' packages (APNs, Google Wallet), installed once before the tests that start them.
 	@[ -f .build/apns-venv/.installed-hypercorn==0.18.0-cryptography ] || { python3 -m venv .build/apns-venv && \
@@ -68,7 +78,20 @@ test: deps lint ## Run the whole test suite (a throwaway PostgreSQL server for t
 	PEEZ_TEST_DATABASE_URL=$$url swift test $(SWIFT_BUILD_FLAGS); status=$$?; \
 	[ -n "$$PEEZ_TEST_DATABASE_URL" ] || scripts/test-postgres stop; [ $$status -eq 0 ] || exit $$status
 	Tests/API/run
+	$(MAKE) --no-print-directory counter-decoder-check
+	Tests/Browser/run
 	$(MAKE) --no-print-directory test-dist
+
+counter-decoder: deps-test ## Rebuild the web counter's QR decoder (ZBar from Debian's source, emscripten) into Sources/CounterAssets/site
+	scripts/zbar-wasm/build
+
+counter-decoder-check: deps-test ## Check that the committed zbar.js and zbar.wasm are exactly what scripts/zbar-wasm/build makes
+	rm -rf .build/zbar-check && scripts/zbar-wasm/build .build/zbar-check
+	cmp Sources/CounterAssets/site/zbar.wasm .build/zbar-check/zbar.wasm && cmp Sources/CounterAssets/site/zbar.js .build/zbar-check/zbar.js
+	@echo "the committed decoder is what Debian's ZBar source and emscripten make"
+
+bench-counter-web: deps-test build ## The web counter's figures in Chromium: first-load size, scan-to-verdict over 1,000 scans, verifications/s vs openssl
+	BENCH=1 Tests/Browser/run
 
 static: deps ## Build the self-contained peez (Swift runtime linked in, stripped) at .build-static/release/peez
 	swift build -c release --product peez --static-swift-stdlib --scratch-path .build-static -Xlinker -s $(SWIFT_BUILD_FLAGS)

@@ -50,6 +50,11 @@ let package = Package(
             providers: [.apt(["libpng-dev"])]
         ),
         .systemLibrary(
+            name: "CPeezZlib",
+            pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"])]
+        ),
+        .systemLibrary(
             name: "CPeezSQLite",
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]
@@ -119,6 +124,23 @@ let package = Package(
             swiftSettings: strictSettings
         ),
 
+        // What both counters show (the verdict texts) and the web counter's files, built in; gzip through zlib.
+        .target(
+            name: "CounterAssets",
+            dependencies: ["CPeezZlib"],
+            exclude: ["site/make-icons.py"],
+            resources: [
+                .embedInCode("counter-texts.json"),
+                .embedInCode("site/index.html"), .embedInCode("site/counter.css"), .embedInCode("site/app.js"),
+                .embedInCode("site/counter.js"), .embedInCode("site/store.js"), .embedInCode("site/trust.js"),
+                .embedInCode("site/verifier.js"), .embedInCode("site/keys.js"), .embedInCode("site/claims.js"),
+                .embedInCode("site/cose.js"), .embedInCode("site/cbor.js"), .embedInCode("site/base45.js"),
+                .embedInCode("site/token-error.js"), .embedInCode("site/decoder.js"), .embedInCode("site/zbar.js"),
+                .embedInCode("site/zbar.wasm"), .embedInCode("site/web-texts.json"), .embedInCode("site/manifest.webmanifest"),
+                .embedInCode("site/icon-192.png"), .embedInCode("site/icon-512.png"), .embedInCode("site/sw.js"),
+            ],
+            swiftSettings: strictSettings
+        ),
         // Wire documents (key set, revocation list): one Codable type each, for the server, the CLI and the tests.
         .target(name: "CardWire", dependencies: ["CardToken", "CardCrypto"], swiftSettings: strictSettings),
 
@@ -151,14 +173,13 @@ let package = Package(
         .target(
             name: "CounterApp",
             dependencies: [
-                "PeezBasics", "CardToken", "CardCrypto", "CardWire", "Membership", "PeezAPI",
+                "PeezBasics", "CardToken", "CardCrypto", "CardWire", "Membership", "PeezAPI", "CounterAssets",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ],
-            resources: [.embedInCode("counter-texts.json")],
             swiftSettings: strictSettings
         ),
         // Renewal reminders: the daily run, its lease, the messages, and their sinks (JSON lines, signed webhooks).
@@ -182,6 +203,7 @@ let package = Package(
             name: "CardServer",
             dependencies: [
                 "PeezBasics", "CardToken", "CardCrypto", "CardWire", "Membership", "PeezAPI", "CardServices", "WalletPass",
+                "CounterAssets",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),

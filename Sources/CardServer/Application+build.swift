@@ -64,6 +64,7 @@ public func buildRouter(
     ScanRoutes(cards: cards).register(on: router)
     service.register(on: router)
     PlaceRoutes().register(on: router)
+    CounterPageRoutes().register(on: router)
     WalletRoutes(
         wallet: wallet,
         google: googleWallet,

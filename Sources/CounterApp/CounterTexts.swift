@@ -1,4 +1,5 @@
 import CardToken
+import CounterAssets
 import Foundation
 import PeezBasics
 
@@ -29,7 +30,7 @@ public struct CounterTexts: Sendable {
     /// The built-in texts of every language, checked once: each has every text English has.
     static let builtIn: [Language: [String: String]] = {
         do {
-            let document = try JSONDecoder().decode(Document.self, from: Data(PackageResources.counter_texts_json))
+            let document = try JSONDecoder().decode(Document.self, from: Data(CounterAssets.counterTexts))
             var byLanguage: [Language: [String: String]] = [:]
             let english = document.languages["en"] ?? [:]
             for language in Language.allCases {

@@ -47,8 +47,9 @@ def logo(scale):
     return image
 
 
-for name, draw in (("icon", icon), ("logo", logo)):
-    for scale in (1, 2, 3):
-        suffix = "" if scale == 1 else f"@{scale}x"
-        draw(scale).save(os.path.join(HERE, f"{name}{suffix}.png"), optimize=True)
-print("wrote icon and logo at 1x, 2x, 3x")
+if __name__ == "__main__":
+    for name, draw in (("icon", icon), ("logo", logo)):
+        for scale in (1, 2, 3):
+            suffix = "" if scale == 1 else f"@{scale}x"
+            draw(scale).save(os.path.join(HERE, f"{name}{suffix}.png"), optimize=True)
+    print("wrote icon and logo at 1x, 2x, 3x")

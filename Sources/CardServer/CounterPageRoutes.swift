@@ -1,0 +1,78 @@
+import CounterAssets
+import Foundation
+import HTTPTypes
+import Hummingbird
+
+/// The web counter at `/counter/`: the files of `CounterAssets`, no credentials (the page asks for the vendor
+/// secret itself and keeps it on the phone). Each answer carries a strict Content-Security-Policy (scripts and
+/// everything else from this origin only, no inline script; WebAssembly for the QR decoder), an ETag for
+/// revalidation, and gzip when the client takes it.
+struct CounterPageRoutes {
+    static let base = "/counter"
+
+    /// Everything from this origin, nothing inline, nothing framed.
+    static let contentSecurityPolicy =
+        "default-src 'none'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; img-src 'self' blob: data:; "
+        + "media-src 'self' blob: mediastream:; connect-src 'self'; worker-src 'self'; manifest-src 'self'; "
+        + "form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
+
+    static let referrerPolicy = HTTPField.Name("Referrer-Policy")!
+    static let permissionsPolicy = HTTPField.Name("Permissions-Policy")!
+
+    func register(on router: Router<ServerRequestContext>) {
+        // One route for `/counter` and `/counter/`: the router does not tell them apart; the handler does.
+        router.on("\(Self.base)", method: .get, use: index)
+        router.on("\(Self.base)/{file}", method: .get, use: file)
+    }
+
+    /// The page at `/counter/`; `/counter` is sent there, so that the page's relative addresses resolve under it.
+    @Sendable func index(_ request: Request, context: ServerRequestContext) async throws -> Response {
+        guard request.uri.path.hasSuffix("/") else {
+            return Response(status: .movedPermanently, headers: [.location: "\(Self.base)/", .cacheControl: "no-cache"])
+        }
+        return answer(CounterAssets.webFiles["index.html"]!, request)
+    }
+
+    @Sendable func file(_ request: Request, context: ServerRequestContext) async throws -> Response {
+        let name = try context.parameters.require("file")
+        guard let file = CounterAssets.webFiles[name] else {
+            throw APIError(.notFound, code: "not_found", "the web counter has no file \(String(name.prefix(64)))")
+        }
+        return answer(file, request)
+    }
+
+    func answer(_ file: WebFile, _ request: Request) -> Response {
+        var headers: HTTPFields = [
+            .contentType: file.contentType,
+            .eTag: file.etag,
+            // Revalidated on every visit online (a 304 is a few bytes); the service worker serves it offline.
+            .cacheControl: "no-cache",
+            .contentSecurityPolicy: Self.contentSecurityPolicy,
+            .xContentTypeOptions: "nosniff",
+            Self.referrerPolicy: "no-referrer",
+            Self.permissionsPolicy: "camera=(self), microphone=(), geolocation=()",
+            .vary: "Accept-Encoding",
+        ]
+        if let tags = request.headers[.ifNoneMatch],
+            tags.split(separator: ",").contains(where: { $0.trimmingCharacters(in: .whitespaces) == file.etag })
+        {
+            return Response(status: .notModified, headers: headers)
+        }
+        if let gzipped = file.gzipped, Self.acceptsGzip(request.headers[.acceptEncoding]) {
+            headers[.contentEncoding] = "gzip"
+            return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: gzipped)))
+        }
+        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: file.bytes)))
+    }
+
+    /// Whether an Accept-Encoding value takes gzip (listed, and not with q=0).
+    static func acceptsGzip(_ value: String?) -> Bool {
+        guard let value else { return false }
+        return value.split(separator: ",").contains { item in
+            let parts = item.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+            guard parts.first == "gzip" || parts.first == "*" else { return false }
+            let quality = parts.dropFirst().first { $0.hasPrefix("q=") }.flatMap { Double($0.dropFirst(2)) } ?? 1
+            return quality > 0
+        }
+    }
+}

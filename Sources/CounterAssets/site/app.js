@@ -1,0 +1,312 @@
+// The web counter's screen: enrolment, the three inputs (a scanner typing, the camera, a picture), the verdict as
+// `peez counter` words it, selling, pending sales, sync. The logic is counter.js's; this file only shows it.
+import { MONTHLY_PRICE_DZD, WebCounter, deviceNow, isSafeTransport } from "./counter.js";
+import { CounterStore } from "./store.js";
+import { qrDecoder } from "./decoder.js";
+
+const $ = (id) => document.getElementById(id);
+const WORDS = { valid: "valid", expired: "expired", no_paid_period: "no_paid_period", revoked: "revoked", cannot_confirm: "cannot_confirm" };
+let texts = {};
+let language = "fr";
+let counter;
+let lastSellable = null;
+let months = 1;
+
+function text(key, values = {}) {
+  let out = texts[language]?.[key] ?? texts.en?.[key] ?? key;
+  for (const [name, value] of Object.entries(values)) out = out.replaceAll(`{${name}}`, String(value));
+  return out;
+}
+
+/** A time as the CLI writes it: `2026-12-31 23:59 (Algiers)`, Algiers being UTC+1 all year. */
+function time(seconds) {
+  const stamp = new Date((Number(seconds) + 3600) * 1000).toISOString().slice(0, 16).replace("T", " ");
+  // Isolated left to right, so that an Arabic line does not reorder the date's digits and dashes.
+  return text("time", { time: `\u2066${stamp}\u2069` });
+}
+
+async function loadTexts() {
+  const [counterTexts, webTexts] = await Promise.all(["counter-texts.json", "web-texts.json"].map((file) => fetch(file).then((r) => r.json())));
+  for (const code of ["en", "fr", "ar"]) texts[code] = { ...counterTexts.languages[code], ...webTexts.languages[code] };
+}
+
+function applyLanguage(code) {
+  language = code;
+  document.documentElement.lang = code;
+  document.documentElement.dir = code === "ar" ? "rtl" : "ltr";
+  document.title = text("title");
+  for (const element of document.querySelectorAll("[data-text]")) element.textContent = text(element.dataset.text);
+  for (const button of document.querySelectorAll("[data-months]")) {
+    const count = Number(button.dataset.months);
+    button.textContent = text("sell.months", { months: count, amount: count * MONTHLY_PRICE_DZD });
+  }
+  $("language").value = code;
+  showStatus();
+  renderPending();
+}
+
+function showStatus() {
+  if (!counter?.state) return;
+  const trust = counter.trust;
+  const parts = [trust ? text("status", { synced: time(counter.state.lastSyncAt), until: time(trust.validUntil) }) : ""];
+  if (!navigator.onLine) parts.push(text("status.offline"));
+  $("status").textContent = parts.filter(Boolean).join(" · ");
+}
+
+/** The lines under the verdict word, as `peez counter` writes them. */
+function explanation(judgement, word, now) {
+  const reason = judgement.cannotConfirm;
+  if (reason) {
+    if (reason.kind === "clock_behind") {
+      return [text("cannot_confirm.clock_behind", { device: time(reason.device), service: time(reason.service) }), text("cannot_confirm.clock_behind.next")];
+    }
+    if (reason.kind === "trust_expired") return [text("cannot_confirm.trust_expired", { until: time(reason.until) }), text("cannot_confirm.trust_expired.next")];
+    return [text("cannot_confirm.trust_unusable", { detail: reason.detail }), text("cannot_confirm.trust_unusable.next")];
+  }
+  const result = judgement.result;
+  const lines = [];
+  const claims = result.claims;
+  if (claims) lines.push(text("member", { name: claims.name ?? text("member.no_name"), membership_id: claims.sub }));
+  if (word === "valid") {
+    const end = Number(claims.exp);
+    lines.push(text("valid", { end: time(end), days: end > now ? Math.floor((end - now + 86399) / 86400) : 0 }));
+  } else if (word === "expired") lines.push(text("expired", { end: time(claims.exp) }));
+  else if (word === "no_paid_period") lines.push(text("no_paid_period"));
+  else if (word === "revoked") lines.push(text("revoked"));
+  else lines.push(text("invalid", { reason: text("reason." + result.verdict) }));
+  return lines;
+}
+
+function showVerdict(judgement, now) {
+  const word = WORDS[judgement.code] ?? "invalid";
+  const panel = $("verdict");
+  panel.className = `verdict ${word}`;
+  panel.dataset.verdict = judgement.code;
+  panel.dataset.step = judgement.result?.step ?? "";
+  $("verdict-word").textContent = text("word." + word);
+  $("verdict-lines").replaceChildren(...explanation(judgement, word, now).map((line) => Object.assign(document.createElement("p"), { textContent: line })));
+  $("verdict-warnings").replaceChildren(
+    ...judgement.warnings.map((warning) =>
+      Object.assign(document.createElement("li"), {
+        textContent: warning.kind === "trust_age" ? text("warning.trust_age", { hours: warning.hours }) : text("warning.same_presentation", { time: time(warning.first) }),
+      }),
+    ),
+  );
+  lastSellable = judgement.result?.claims ?? null;
+  $("sell").hidden = lastSellable === null || judgement.cannotConfirm !== null;
+  if (lastSellable) $("sell-member").textContent = text("member", { name: lastSellable.name ?? text("member.no_name"), membership_id: lastSellable.sub });
+  $("sell-result").textContent = "";
+}
+
+/** One scan, from any input: judged, shown, logged. */
+async function scan(textScanned) {
+  const started = performance.now();
+  const now = deviceNow();
+  const judgement = await counter.judge(textScanned, now);
+  showVerdict(judgement, now);
+  $("verdict").dataset.elapsedMs = (performance.now() - started).toFixed(3);
+  $("verdict").dataset.count = String(Number($("verdict").dataset.count ?? 0) + 1);
+  try {
+    await counter.record(judgement, now);
+  } catch (error) {
+    $("input-problem").textContent = `the scan log could not be written: ${error.message}`;
+  }
+}
+
+async function renderPending() {
+  if (!counter?.enrolled) return;
+  const pending = await counter.pendingSales();
+  const list = $("pending-list");
+  if (pending.length === 0) {
+    list.replaceChildren(Object.assign(document.createElement("li"), { textContent: text("pending.none") }));
+    return;
+  }
+  list.replaceChildren(
+    ...pending.map((sale) => {
+      const item = document.createElement("li");
+      item.dataset.key = sale.key;
+      const label = document.createElement("span");
+      label.textContent = text("pending.item", { who: `${sale.name ?? ""} ${sale.membershipID}`.trim(), months: sale.months, amount: sale.amountDZD });
+      const retry = Object.assign(document.createElement("button"), { type: "button", textContent: text("pending.retry") });
+      retry.addEventListener("click", async () => {
+        showSale(await counter.send(sale));
+        renderPending();
+      });
+      item.append(label, retry);
+      return item;
+    }),
+  );
+}
+
+function showSale(sale) {
+  const who = `${sale.name ?? ""} ${sale.membershipID}`.trim();
+  const line = sale.status === "confirmed" ? text("sell.confirmed", { who, end: sale.coverageEnd })
+    : sale.status === "refused" ? text("sell.refused", { reason: sale.reason })
+    : text("sell.pending", { problem: sale.problem ?? "" });
+  $("sell-result").textContent = line;
+  $("sell-result").dataset.status = sale.status;
+}
+
+async function sync() {
+  try {
+    const { trust } = await counter.sync();
+    $("status").textContent = text("sync.done", { until: time(trust.validUntil) });
+    await counter.retryPending();
+  } catch (error) {
+    $("status").textContent = text("sync.failed", { problem: error.message });
+  }
+  renderPending();
+}
+
+let camera = null;
+async function toggleCamera() {
+  if (camera) {
+    camera.stop();
+    camera = null;
+    $("camera").hidden = true;
+    $("camera-button").textContent = text("camera.start");
+    return;
+  }
+  try {
+    const stream = await navigator.mediaDevices.getUserMedia({ video: { facingMode: "environment" }, audio: false });
+    const video = $("camera");
+    video.srcObject = stream;
+    video.hidden = false;
+    await video.play();
+    const decoder = await qrDecoder();
+    let running = true;
+    let lastCode = null;
+    let lastAt = 0;
+    camera = { stop: () => { running = false; stream.getTracks().forEach((track) => track.stop()); } };
+    $("camera-button").textContent = text("camera.stop");
+    const loop = async () => {
+      if (!running) return;
+      const started = performance.now();
+      const codes = video.readyState >= 2 ? await decoder.decode(video) : [];
+      for (const code of codes) {
+        // The same code held in front of the camera is one scan, not one a frame.
+        if (code === lastCode && Date.now() - lastAt < 3000) continue;
+        lastCode = code;
+        lastAt = Date.now();
+        await scan(code);
+        $("verdict").dataset.frameMs = (performance.now() - started).toFixed(3);
+        $("verdict").dataset.input = "camera";
+      }
+      setTimeout(loop, 100);
+    };
+    loop();
+  } catch (error) {
+    $("input-problem").textContent = text("camera.failed", { problem: error.message });
+  }
+}
+
+async function scanPicture(file) {
+  try {
+    const bitmap = await createImageBitmap(file);
+    const codes = await (await qrDecoder()).decode(bitmap);
+    if (codes.length === 0) $("input-problem").textContent = text("picture.none");
+    for (const code of codes) await scan(code);
+    $("verdict").dataset.input = "picture";
+  } catch (error) {
+    $("input-problem").textContent = `${text("picture.none")}: ${error.message}`;
+  }
+}
+
+function wire() {
+  $("language").addEventListener("change", async (event) => {
+    await counter.store.set({ language: event.target.value });
+    applyLanguage(event.target.value);
+    if (!$("counter").hidden) $("scan").focus();
+  });
+  $("enrol-form").addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const server = new URL("/", location.href).href;
+    if (!isSafeTransport(server)) {
+      $("enrol-problem").textContent = text("enrol.unsafe");
+      return;
+    }
+    try {
+      await counter.enrol({ server, secret: $("secret").value.trim(), expectedKeyID: $("kid").value.trim() || null });
+      $("secret").value = "";
+      showCounter();
+    } catch (error) {
+      $("enrol-problem").textContent = text("enrol.failed", { problem: error.message });
+    }
+  });
+  $("scan-form").addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const value = $("scan").value;
+    $("scan").value = "";
+    if (value.trim() !== "") await scan(value);
+  });
+  // A scanner types into whatever has focus: keep it on the scan field unless the vendor is typing elsewhere.
+  document.addEventListener("click", (event) => {
+    if (!$("counter").hidden && !event.target.closest("input, select, textarea")) $("scan").focus();
+  });
+  $("scan").addEventListener("blur", () => setTimeout(() => {
+    if (!$("counter").hidden && !document.activeElement?.matches("input, select, textarea")) $("scan").focus();
+  }, 0));
+  $("camera-button").addEventListener("click", toggleCamera);
+  $("picture").addEventListener("change", (event) => {
+    if (event.target.files[0]) scanPicture(event.target.files[0]);
+    event.target.value = "";
+  });
+  for (const button of document.querySelectorAll("[data-months]")) {
+    button.addEventListener("click", () => {
+      months = Number(button.dataset.months);
+      for (const other of document.querySelectorAll("[data-months]")) other.setAttribute("aria-pressed", String(other === button));
+      $("paid").value = "";
+      $("paid").focus();
+    });
+  }
+  $("sell-form").addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const paid = Number($("paid").value);
+    if (paid !== months * MONTHLY_PRICE_DZD) {
+      $("sell-result").textContent = text("sell.amount_wrong", { months, amount: months * MONTHLY_PRICE_DZD });
+      return;
+    }
+    $("sell-button").disabled = true;
+    try {
+      showSale(await counter.sell({ claims: lastSellable, months, paid }));
+    } catch (error) {
+      $("sell-result").textContent = error.message;
+    } finally {
+      $("sell-button").disabled = false;
+      $("paid").value = "";
+      renderPending();
+      $("scan").focus();
+    }
+  });
+  $("sync").addEventListener("click", sync);
+  addEventListener("online", () => { showStatus(); sync(); });
+  addEventListener("offline", showStatus);
+}
+
+function showCounter() {
+  $("enrol").hidden = true;
+  $("counter").hidden = false;
+  $("sync").hidden = false;
+  $("verdict-word").textContent = text("scan.waiting");
+  showStatus();
+  renderPending();
+  $("scan").focus();
+}
+
+async function start() {
+  if ("serviceWorker" in navigator) navigator.serviceWorker.register("sw.js", { scope: "./" }).catch(() => {});
+  await loadTexts();
+  const store = await CounterStore.open();
+  counter = await WebCounter.load(store);
+  // For the browser tests and a support person's console: the counter, as this page uses it.
+  window.peezCounter = counter;
+  const saved = await store.get("language");
+  const preferred = (navigator.language ?? "").slice(0, 2);
+  wire();
+  applyLanguage(saved ?? (["fr", "ar", "en"].includes(preferred) ? preferred : "fr"));
+  if (counter.enrolled) showCounter();
+  else $("enrol").hidden = false;
+  document.body.dataset.ready = "true";
+}
+
+start();

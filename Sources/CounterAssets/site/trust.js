@@ -1,0 +1,158 @@
+// The trust data a counter verifies with, from signed counter bundles (Docs/card-token.md "The counter bundle";
+// Sources/CardWire/CounterBundle.swift, Sources/CounterApp/CounterState.swift and CounterSync.swift). Nothing
+// kept in the browser is believed as written: every bundle's signature is checked again when it is loaded.
+import { decodeCBOR } from "./cbor.js";
+import { openEnvelope, signatureInput } from "./cose.js";
+import { trustedKeys, verifyEd25519, windowRefusal } from "./keys.js";
+import { CardVerifier } from "./verifier.js";
+
+const BUNDLE_TYPE = "application/peez-counter-bundle+json";
+const FORMAT = "peez-counter-bundle/1";
+const JSON_TEXT = new TextDecoder("utf-8", { fatal: true });
+
+/** A bundle, a sync or stored trust data that cannot be used; `message` says why. */
+export class TrustError extends Error {}
+
+/** Opens a signed bundle: strict CBOR within 64 MiB, this content type, a signature by one of `keys` (from
+ *  keys.js trustedKeys) valid at its issued_at, a payload of this format. */
+export async function openBundle(bytes, keys) {
+  let envelope, bundle;
+  try {
+    envelope = openEnvelope(decodeCBOR(bytes, { maxBytes: 64 * 1024 * 1024, maxDepth: 4 }));
+  } catch (error) {
+    throw new TrustError(`not a signed counter bundle: ${error.message}`);
+  }
+  if (envelope.contentType !== BUNDLE_TYPE) throw new TrustError(`the envelope's content type is not ${BUNDLE_TYPE}`);
+  const input = signatureInput(envelope.protectedHeader, envelope.payload);
+  const signers = [];
+  for (const entry of keys.filter((key) => key.kid === envelope.kid)) {
+    if (await verifyEd25519(entry.key, envelope.signature, input)) signers.push(entry);
+  }
+  if (signers.length === 0) throw new TrustError(`the bundle is not signed by a key this counter trusts (kid ${envelope.kid})`);
+  try {
+    bundle = JSON.parse(JSON_TEXT.decode(envelope.payload));
+  } catch {
+    throw new TrustError("the signed payload is not JSON");
+  }
+  if (bundle?.format !== FORMAT) throw new TrustError(`the bundle's format is not ${FORMAT}`);
+  for (const field of ["issued_at", "valid_until"]) {
+    if (!Number.isSafeInteger(bundle[field])) throw new TrustError(`the bundle's ${field} is not a whole number`);
+  }
+  if (!Array.isArray(bundle.keys) || typeof bundle.revocations !== "object" || bundle.revocations === null) {
+    throw new TrustError("the bundle has no keys or revocations");
+  }
+  if (!signers.some((entry) => windowRefusal(entry, BigInt(bundle.issued_at), 0n) === null)) {
+    throw new TrustError(`the bundle was signed by kid ${envelope.kid} outside that key's validity window`);
+  }
+  if (bundle.valid_until < bundle.issued_at) throw new TrustError("the bundle is valid until before it was issued");
+  checkRevocations(bundle.revocations);
+  return bundle;
+}
+
+function checkRevocations(list) {
+  const tokenIDs = list.token_ids ?? [];
+  const members = list.members ?? {};
+  if (!Array.isArray(tokenIDs) || !tokenIDs.every((id) => typeof id === "string" && /^[0-9a-fA-F]{16}$/.test(id))) {
+    throw new TrustError("a revoked token id is not 16 hex digits");
+  }
+  if (typeof members !== "object" || !Object.values(members).every(Number.isSafeInteger)) {
+    throw new TrustError("a revoked member's time is not a whole number");
+  }
+  for (const field of ["version", "since"]) {
+    if (list[field] != null && !Number.isSafeInteger(list[field])) throw new TrustError(`the revocation ${field} is not a whole number`);
+  }
+}
+
+/** The trust data of one whole bundle: {keys (JSON entries), tokenIDs: Set, members: Map, version, issuedAt,
+ *  validUntil}. A delta cannot start it. */
+function wholeTrust(bundle) {
+  if (bundle.revocations.since != null) throw new TrustError("a delta bundle cannot start the trust data; sync the whole list");
+  return {
+    keys: bundle.keys,
+    tokenIDs: new Set((bundle.revocations.token_ids ?? []).map((id) => id.toLowerCase())),
+    members: new Map(Object.entries(bundle.revocations.members ?? {})),
+    version: bundle.revocations.version ?? 0,
+    issuedAt: bundle.issued_at,
+    validUntil: bundle.valid_until,
+  };
+}
+
+/** `trust` with a newer bundle applied: a delta follows the version held, a whole bundle replaces the list; an
+ *  older bundle (a replay) is refused. */
+function applying(trust, bundle) {
+  if (bundle.issued_at < trust.issuedAt) throw new TrustError("the bundle was issued before the one held: a replay");
+  const revocations = bundle.revocations;
+  let next;
+  if (revocations.since != null) {
+    if (revocations.since !== trust.version) {
+      throw new TrustError(`the delta follows revocation version ${revocations.since}, but this counter holds ${trust.version}`);
+    }
+    next = { ...trust, tokenIDs: new Set(trust.tokenIDs), members: new Map(trust.members) };
+    for (const id of revocations.token_ids ?? []) next.tokenIDs.add(id.toLowerCase());
+    for (const [member, time] of Object.entries(revocations.members ?? {})) {
+      next.members.set(member, Math.max(time, next.members.get(member) ?? time));
+    }
+    next.version = revocations.version ?? trust.version;
+  } else {
+    if ((revocations.version ?? 0) < trust.version) throw new TrustError("the bundle's revocation list is older than the one held");
+    next = wholeTrust({ ...bundle, revocations: { ...revocations, since: null } });
+  }
+  return { ...next, keys: bundle.keys, issuedAt: bundle.issued_at, validUntil: bundle.valid_until };
+}
+
+/** Rebuilds the trust data from a stored state ({server, anchorKeys, bundles: [Uint8Array], newestServerTime,
+ *  lastSyncAt}), checking every signature from the anchor keys on. */
+export async function trustOf(state) {
+  let keys = await trustedKeys(state.anchorKeys);
+  let trust = null;
+  for (const bytes of state.bundles) {
+    const bundle = await openBundle(bytes, keys);
+    trust = trust ? applying(trust, bundle) : wholeTrust(bundle);
+    keys = await trustedKeys(bundle.keys);
+  }
+  if (!trust) throw new TrustError("no trust data is held");
+  return { ...trust, trustedKeys: keys };
+}
+
+/** Enrolment: the first bundle, trusted on its own keys (and the kid given out of band, if any). */
+export async function enrol(bytes, { server, expectedKeyID, now }) {
+  let claimed;
+  try {
+    claimed = JSON.parse(JSON_TEXT.decode(openEnvelope(decodeCBOR(bytes, { maxBytes: 64 * 1024 * 1024, maxDepth: 4 })).payload)).keys;
+  } catch (error) {
+    throw new TrustError(`not a signed counter bundle: ${error.message}`);
+  }
+  if (expectedKeyID && !claimed?.some?.((key) => key.kid === expectedKeyID)) {
+    throw new TrustError(`the service's keys do not include the expected kid ${expectedKeyID}`);
+  }
+  const bundle = await openBundle(bytes, await trustedKeys(claimed));
+  wholeTrust(bundle);
+  const state = { server, anchorKeys: bundle.keys, bundles: [bytes], newestServerTime: bundle.issued_at, lastSyncAt: now };
+  return { state, trust: await trustOf(state) };
+}
+
+/** A later sync: `bytes` signed by a key trusted now, not older than what is held. The new state and trust. */
+export async function accept(bytes, { state, trust, now }) {
+  const bundle = await openBundle(bytes, trust.trustedKeys);
+  const next = applying(trust, bundle);
+  const whole = bundle.revocations.since == null;
+  const updated = {
+    ...state,
+    anchorKeys: whole ? trust.keys : state.anchorKeys,
+    bundles: whole ? [bytes] : [...state.bundles, bytes],
+    newestServerTime: Math.max(state.newestServerTime, bundle.issued_at),
+    lastSyncAt: now,
+  };
+  return { state: updated, trust: { ...next, trustedKeys: await trustedKeys(bundle.keys) }, whole };
+}
+
+/** Whether the next sync should ask for the whole list (too many deltas held). */
+export function wantsWholeList(state) {
+  return state.bundles.length > 32;
+}
+
+/** A card verifier over this trust data. */
+export function verifierOf(trust, window) {
+  const members = new Map([...trust.members].map(([member, time]) => [member, BigInt(time)]));
+  return new CardVerifier({ keys: trust.trustedKeys, revocations: { tokenIDs: trust.tokenIDs, members }, window });
+}
