@@ -65,6 +65,9 @@ struct AuthorizationTests {
         (Self.wallet, .get, Self.everyoneWithoutAWrongSecret),
         ("/wallet/v1/passes/{passTypeIdentifier}/{serialNumber}", .get, Self.everyoneWithoutAWrongSecret),
         ("/wallet/v1/log", .post, Self.everyoneWithoutAWrongSecret),
+        // The web counter's files: public (the page asks for the vendor secret itself).
+        ("/counter", .get, Self.everyoneWithoutAWrongSecret),
+        ("/counter/{file}", .get, Self.everyoneWithoutAWrongSecret),
     ]
     static let wallet = "/wallet/v1/devices/{deviceLibraryIdentifier}/registrations/{passTypeIdentifier}"
     static let everyoneWithoutAWrongSecret: Set<Caller> = [.anonymous, .admin, .backend, .vendor]
@@ -94,6 +97,7 @@ struct AuthorizationTests {
                     )
                     .replacingOccurrences(of: "{period}", with: UUID().uuidString)
                     .replacingOccurrences(of: "{vendor}", with: harness.vendor.id.uuidString)
+                    .replacingOccurrences(of: "{file}", with: "app.js")
                 for caller in Caller.allCases {
                     let reply = try await client.send(
                         method,
