@@ -3,7 +3,7 @@ SHELL := /bin/bash
 .DEFAULT_GOAL := help
 
 # Debian packages the build, the tests and the tools need; `make deps` installs whichever are missing.
-DEB_PACKAGES := pkg-config jq tmux openssl libssl-dev libqrencode-dev libpng-dev libjpeg-dev libzbar-dev libsqlite3-dev zbar-tools tzdata postgresql postgresql-client wrk curl python3-venv dpkg-dev debootstrap systemd systemd-container
+DEB_PACKAGES := pkg-config jq tmux openssl libssl-dev libqrencode-dev libpng-dev zlib1g-dev libjpeg-dev libzbar-dev libsqlite3-dev zbar-tools tzdata postgresql postgresql-client wrk curl python3-venv dpkg-dev debootstrap systemd systemd-container
 # The web counter's browser tests, and the check that the committed WebAssembly QR decoder is what Debian's source makes.
 TEST_DEB_PACKAGES := chromium chromium-driver python3-selenium python3-pil emscripten
 SWIFT_BUILD_FLAGS ?=

@@ -20,8 +20,9 @@ function text(key, values = {}) {
 
 /** A time as the CLI writes it: `2026-12-31 23:59 (Algiers)`, Algiers being UTC+1 all year. */
 function time(seconds) {
-  const stamp = new Date((Number(seconds) + 3600) * 1000).toISOString().slice(0, 16).replace("T", " ");
-  // Isolated left to right, so that an Arabic line does not reorder the date's digits and dashes.
+  // Unbreakable (a no-break space, non-breaking hyphens) and isolated left to right, so that a narrow screen
+  // does not split the date and an Arabic line does not reorder its digits and dashes.
+  const stamp = new Date((Number(seconds) + 3600) * 1000).toISOString().slice(0, 16).replace("T", "\u00a0").replaceAll("-", "\u2011");
   return text("time", { time: `\u2066${stamp}\u2069` });
 }
 
@@ -182,17 +183,22 @@ async function toggleCamera() {
     const loop = async () => {
       if (!running) return;
       const started = performance.now();
-      const codes = video.readyState >= 2 ? await decoder.decode(video) : [];
-      for (const code of codes) {
-        // The same code held in front of the camera is one scan, not one a frame.
-        if (code === lastCode && Date.now() - lastAt < 3000) continue;
-        lastCode = code;
-        lastAt = Date.now();
-        await scan(code);
-        $("verdict").dataset.frameMs = (performance.now() - started).toFixed(3);
-        $("verdict").dataset.input = "camera";
+      try {
+        const codes = video.readyState >= 2 ? await decoder.decode(video) : [];
+        for (const code of codes) {
+          // The same code held in front of the camera is one scan, not one a frame.
+          if (code === lastCode && Date.now() - lastAt < 3000) continue;
+          lastCode = code;
+          lastAt = Date.now();
+          await scan(code);
+          $("verdict").dataset.frameMs = (performance.now() - started).toFixed(3);
+          $("verdict").dataset.input = "camera";
+        }
+      } catch (error) {
+        $("input-problem").textContent = text("camera.failed", { problem: error.message });
+      } finally {
+        if (running) setTimeout(loop, 100);
       }
-      setTimeout(loop, 100);
     };
     loop();
   } catch (error) {
@@ -283,7 +289,12 @@ function wire() {
   addEventListener("offline", showStatus);
 }
 
+/** How often the page syncs by itself while it is open and online, as `peez counter` does: 5 minutes. */
+const SYNC_EVERY_MS = 5 * 60 * 1000;
+let syncing = null;
+
 function showCounter() {
+  syncing ??= setInterval(() => navigator.onLine && sync(), SYNC_EVERY_MS);
   $("enrol").hidden = true;
   $("counter").hidden = false;
   $("sync").hidden = false;

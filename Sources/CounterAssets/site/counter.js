@@ -50,6 +50,9 @@ export class WebCounter {
     this.trustProblem = null;
     this.recent = new Map();
     this.window = STANDARD_WINDOW;
+    // The verifier over the trust data held, made again when a sync brings new trust data.
+    this.verifierCache = null;
+    this.verifierFor = null;
   }
 
   get enrolled() {
