@@ -29,9 +29,6 @@ public enum CounterAssets {
         return Dictionary(uniqueKeysWithValues: sources.map { ($0.0, WebFile(name: $0.0, bytes: $0.1)) })
     }()
 
-    /// The web counter's version: a digest of all its files (the service worker's cache name).
-    public static var version: String { hexDigest(webFiles.keys.sorted().flatMap { webFiles[$0]!.bytes }) }
-
     /// 64-bit FNV-1a, hex: a name that changes with the bytes (a cache key, not a security check).
     static func hexDigest(_ bytes: [UInt8]) -> String {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325

@@ -18,8 +18,6 @@ public final class ChildProcess: Sendable {
     public enum Stream: Sendable {
         /// `/dev/null`.
         case null
-        /// The test runner's own stream (only for programs that surely end before the tests do).
-        case inherit
         /// A file: read for standard input; created or emptied for output.
         case file(String)
         /// The child's end of a pipe; the tests keep the other end (the child's is closed here after the start).
@@ -52,7 +50,6 @@ public final class ChildProcess: Sendable {
         defer { posix_spawn_file_actions_destroy(&actions) }
         for (descriptor, stream) in [(Int32(0), standardInput), (1, standardOutput), (2, standardError)] {
             switch stream {
-            case .inherit: break
             case .null: posix_spawn_file_actions_addopen(&actions, descriptor, "/dev/null", descriptor == 0 ? O_RDONLY : O_WRONLY, 0)
             case .file(let path):
                 let flags = descriptor == 0 ? O_RDONLY : O_WRONLY | O_CREAT | O_TRUNC

@@ -5,8 +5,8 @@ import { hex } from "./cose.js";
 import { accept, enrol, trustOf, verifierOf, wantsWholeList } from "./trust.js";
 import { STANDARD_WINDOW } from "./verifier.js";
 
-export const WARNING_AGE = 24 * 3600;
-export const CLOCK_TOLERANCE = 300;
+const WARNING_AGE = 24 * 3600;
+const CLOCK_TOLERANCE = 300;
 export const MONTHLY_PRICE_DZD = 300;
 const GENESIS = "0".repeat(64);
 const TIME_RANGE = [1704067200, 4102444799];
