@@ -94,11 +94,9 @@ struct GoogleWalletTests {
         try await ServerHarness.withLiveServer(googleWallet: service) { harness, client in
             let saved = try await client.createMember()
             let unsaved = try await client.createMember(2)
-            let pid = try BackgroundServer.start(
-                [python, script, String(port), folder.file("sa.pub"), Self.email, "\(Self.issuer).\(saved)", log],
-                port: port,
-                output: folder.file("google.out")
-            )
+            let arguments = [python, script, String(port), folder.file("sa.pub"), Self.email, "\(Self.issuer).\(saved)", log]
+            let output = folder.file("google.out")
+            let pid = try await onOwnThread { try BackgroundServer.start(arguments, port: port, output: output) }
             defer { _ = try? ProcessRunner.run(["kill", "-9", "--", "-" + pid]) }
             for member in [saved, unsaved] {
                 _ = try await client.send(.get, "/v1/members/\(member)/google-wallet", secret: ServerHarness.backendSecret)

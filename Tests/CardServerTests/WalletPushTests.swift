@@ -19,7 +19,9 @@ struct WalletPushTests {
     @Test func aSaleIsPushedToEveryRegisteredDeviceOverHTTP2DeadTokensAreForgottenAndA429IsRetried() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let apns = try APNsStandIn(folder: folder, topic: WalletCertificates.passTypeIdentifier, teamID: WalletCertificates.teamIdentifier)
+        let apns = try await onOwnThread {
+            try APNsStandIn(folder: folder, topic: WalletCertificates.passTypeIdentifier, teamID: WalletCertificates.teamIdentifier)
+        }
         defer { apns.stop() }
         let (wallet, _) = try WalletRoutesTests.wallet(folder)
         try await ServerHarness.withLiveServer(wallet: wallet) { harness, client in
@@ -86,7 +88,9 @@ struct WalletPushTests {
     @Test func aReminderReachesAMemberWithAPassThroughThePassOnceAndNoOtherChannelTellsThemAgain() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let apns = try APNsStandIn(folder: folder, topic: WalletCertificates.passTypeIdentifier, teamID: WalletCertificates.teamIdentifier)
+        let apns = try await onOwnThread {
+            try APNsStandIn(folder: folder, topic: WalletCertificates.passTypeIdentifier, teamID: WalletCertificates.teamIdentifier)
+        }
         defer { apns.stop() }
         let (wallet, _) = try WalletRoutesTests.wallet(folder)
         try await ServerHarness.withLiveServer(wallet: wallet) { harness, client in

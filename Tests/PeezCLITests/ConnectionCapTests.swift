@@ -15,7 +15,7 @@ struct ConnectionCapTests {
 
     /// `count` connections that send nothing, held by a child process (Tests/Tools/idle-sockets.py): a test
     /// process holding hundreds of descriptors makes Foundation's Process.run() crash now and then.
-    final class IdleSockets {
+    final class IdleSockets: @unchecked Sendable {
         private let process: ChildProcess
         private let input = Pipe()
         private let output = Pipe()
@@ -53,7 +53,8 @@ struct ConnectionCapTests {
         let service = try Self.service(folder, ["--max-idle-per-client", "100000"])
         defer { service.killHard() }
         try await service.waitUntilReady()
-        let idle = try IdleSockets(600, port: service.port)
+        let port = service.port
+        let idle = try await onOwnThread { try IdleSockets(600, port: port) }
         try await Task.sleep(for: .milliseconds(500))
         // Before, such a request waited for the idle timeout (58 s), past the 10 s this test waits for an answer.
         // Each is answered at once; how long that takes on a loaded machine is bounded loosely (a whole suite on

@@ -11,14 +11,20 @@ struct LifecycleTests {
 
         /// The `peez serve` arguments for a fresh database of this kind: a file in `folder`, or `postgres` (a
         /// server of its own, started here and returned for the caller to remove, when none is given).
-        func arguments(in folder: TemporaryFolder, postgres given: PostgresServer? = nil) throws -> (arguments: [String], started: PostgresServer?) {
+        func arguments(
+            in folder: TemporaryFolder,
+            postgres given: PostgresServer? = nil
+        ) async throws -> (arguments: [String], started: PostgresServer?) {
             switch self {
             case .sqlite:
                 return (["--database", folder.file("ledger.sqlite")], nil)
             case .postgres:
                 if let given { return (["--database-url", given.url], nil) }
-                let server = try PostgresServer()
-                try server.start()
+                let server = try await onOwnThread {
+                    let server = try PostgresServer()
+                    try server.start()
+                    return server
+                }
                 return (["--database-url", server.url], server)
             }
         }
@@ -53,9 +59,9 @@ struct LifecycleTests {
     }
 
     @Test func sigtermEndsTheServiceWithinItsDrainTimeWhenPostgresIsGone() async throws {
-        let postgres = try PostgresServer()
+        let postgres = try await onOwnThread { try PostgresServer() }
         defer { postgres.remove() }
-        try postgres.start()
+        try await onOwnThread { try postgres.start() }
         try await withService(.postgres, postgres: postgres, extraArguments: ["--drain-timeout", "2"]) { service, setup in
             try postgres.crash()
             // Requests that wait for a database that is not coming back.
@@ -86,9 +92,9 @@ struct LifecycleTests {
     @Test func aDatabaseThatCannotBeUsedAtStartIsOneClearErrorAndANonZeroExit() async throws {
         let silent = try SilentListener()
         defer { silent.close() }
-        let postgres = try PostgresServer()
+        let postgres = try await onOwnThread { try PostgresServer() }
         defer { postgres.remove() }
-        try postgres.start()
+        try await onOwnThread { try postgres.start() }
         let cases: [(url: String, says: String)] = [
             ("postgres://peez@127.0.0.1:\(TestPorts.unused())/peez", "Connection refused"),
             ("postgres://peez@127.0.0.1:\(postgres.port)/no_such_database", "database \"no_such_database\" does not exist"),
@@ -147,7 +153,7 @@ struct LifecycleTests {
     ) async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let (storeArguments, owned) = try store.arguments(in: folder, postgres: given)
+        let (storeArguments, owned) = try await store.arguments(in: folder, postgres: given)
         defer { owned?.remove() }
         await #expect(try PeezCommand.run(["keys", "generate", "--out", folder.file("keys")]).status == 0)
         let admin = try await PeezCommand.run(["admin", "create-token", "--role", "admin"] + storeArguments)
@@ -210,7 +216,7 @@ struct SimultaneousStartTests {
     func developmentInstancesStartedAtOnceOnAFreshDatabaseAllServe(store: LifecycleTests.Store) async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let (storeArguments, postgres) = try store.arguments(in: folder)
+        let (storeArguments, postgres) = try await store.arguments(in: folder)
         defer { postgres?.remove() }
         let key = repositoryRoot.appendingPathComponent("Keys/development/signing-key.pem").path
         let instances = try (0..<3).map { _ in

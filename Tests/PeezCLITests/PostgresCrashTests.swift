@@ -11,9 +11,9 @@ struct PostgresCrashTests {
     static let rounds = Int(ProcessInfo.processInfo.environment["PEEZ_CRASH_ROUNDS"] ?? "") ?? 6
 
     @Test func everySaleAnsweredCreatedSurvivesAnImmediatePostgresShutdown() async throws {
-        let postgres = try PostgresServer()
+        let postgres = try await onOwnThread { try PostgresServer() }
         defer { postgres.remove() }
-        try postgres.start()
+        try await onOwnThread { try postgres.start() }
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         await #expect(try PeezCommand.run(["keys", "generate", "--out", folder.file("keys")]).status == 0)
@@ -50,7 +50,7 @@ struct PostgresCrashTests {
         var acknowledged: Set<String> = []
         for round in 1...Self.rounds {
             if round > 1 {
-                try postgres.start()
+                try await onOwnThread { try postgres.start() }
                 instances = try await Self.startInstances(arguments)
             }
             let load = SaleLoad(instances: instances, vendorSecret: vendorSecret, membershipIDs: membershipIDs)
@@ -68,7 +68,7 @@ struct PostgresCrashTests {
             let answered = load.acknowledged
             #expect(answered.count >= 30, "round \(round): the crash came under load (\(answered.count) sales answered 201)")
             acknowledged.formUnion(answered)
-            try postgres.start()
+            try await onOwnThread { try postgres.start() }
             let stored = Set(try postgres.psql("SELECT lower(id) FROM periods").split(separator: "\n").map(String.init))
             let lost = acknowledged.subtracting(stored)
             #expect(

@@ -14,7 +14,7 @@ struct ReminderCommandTests {
     static let now = "2026-12-20T09:00:00+01:00"
 
     /// The receiver, on a port it picked.
-    final class Receiver {
+    final class Receiver: @unchecked Sendable {
         let process: ChildProcess
         let port: Int
         /// Kept open while the receiver runs: it would die of a closed pipe at its next line.
@@ -136,7 +136,7 @@ struct ReminderCommandTests {
         let ledger = try await Self.ledger(folder, postgres: false)
         try await Self.seed(ledger, members: 400)
         let received = folder.file("received.jsonl")
-        let receiver = try Receiver(delayMilliseconds: 40, log: received)
+        let receiver = try await onOwnThread { try Receiver(delayMilliseconds: 40, log: received) }
         defer { receiver.stop() }
         let options = [
             "--sink", receiver.url, "--now", Self.now, "--concurrency", "4", "--batch-size", "20", "--lease-seconds", "4",
@@ -179,7 +179,7 @@ struct ReminderCommandTests {
         defer { folder.remove() }
         let ledger = try await Self.ledger(folder, postgres: postgres)
         try await Self.seed(ledger, members: 300)
-        let receiver = try Receiver(delayMilliseconds: 5)
+        let receiver = try await onOwnThread { try Receiver(delayMilliseconds: 5) }
         defer { receiver.stop() }
         let options = ["--sink", receiver.url, "--now", Self.now, "--concurrency", "4", "--batch-size", "10"]
         let (delivered, open, stats) = try await Self.twoRunsAtOnce(ledger, options, in: folder, receiver: receiver)
@@ -198,7 +198,7 @@ struct ReminderCommandTests {
         // The runs keep the real clock, as in production: two runs given --now would each start their clock from
         // it when they start, up to a second apart, and see each other's leases end that much early.
         try await Self.seed(ledger, members: 400, now: String(Int64(Date().timeIntervalSince1970)))
-        let receiver = try Receiver(delayMilliseconds: 100)
+        let receiver = try await onOwnThread { try Receiver(delayMilliseconds: 100) }
         defer { receiver.stop() }
         // 100 reminders two at a time, 0.1 s each: 5 s a batch, 10 s for the batch leased meanwhile; leases of 8 s.
         let options = ["--sink", receiver.url, "--concurrency", "2", "--batch-size", "100", "--lease-seconds", "8", "--timeout", "1"]
@@ -222,7 +222,7 @@ struct ReminderCommandTests {
         defer { folder.remove() }
         let ledger = try await Self.ledger(folder, postgres: false)
         try await Self.seed(ledger, members: 200)
-        let receiver = try Receiver(failRate: 0.5)
+        let receiver = try await onOwnThread { try Receiver(failRate: 0.5) }
         defer { receiver.stop() }
         let run = try await Self.remind(
             ledger,

@@ -17,8 +17,10 @@ struct WalletPushServeTests {
     @Test func aSalesPushLeavesWithinMomentsOfIts201() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let chain = try WalletCertificates(in: folder)
-        let apns = try APNsStandIn(folder: folder, topic: WalletCertificates.passTypeIdentifier, teamID: WalletCertificates.teamIdentifier)
+        let chain = try await onOwnThread { try WalletCertificates(in: folder) }
+        let apns = try await onOwnThread {
+            try APNsStandIn(folder: folder, topic: WalletCertificates.passTypeIdentifier, teamID: WalletCertificates.teamIdentifier)
+        }
         defer { apns.stop() }
         let port = TestPorts.unused()
         let environment = [

@@ -52,9 +52,15 @@ extension ProcessRunner {
     /// on a two-core machine). Tests holding both while their programs ran stalled every other test, and one
     /// whose program waited on other tasks' database sessions (`DROP DATABASE … WITH (FORCE)` does) stopped them.
     public static func run(_ arguments: [String], input: Data? = nil, timeout: TimeInterval = 60) async throws -> ProcessResult {
-        try await withCheckedThrowingContinuation { continuation in
-            Thread { continuation.resume(with: Result { try run(arguments, input: input, timeout: timeout) as ProcessResult }) }.start()
-        }
+        try await onOwnThread { try run(arguments, input: input, timeout: timeout) as ProcessResult }
+    }
+}
+
+/// Runs `body`, which blocks (it starts a server and waits for it, makes keys with openssl, starts PostgreSQL), on a
+/// thread of its own, so that the few threads every test's tasks share keep running meanwhile.
+public func onOwnThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread { continuation.resume(with: Result { try body() }) }.start()
     }
 }
 
