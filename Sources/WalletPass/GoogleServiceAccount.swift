@@ -61,9 +61,7 @@ public final class GoogleServiceAccount: @unchecked Sendable {
             iat: now,
             exp: now + 3_600
         )
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return try jwt(claims: Array((try? encoder.encode(claims)) ?? Data()))
+        return try jwt(claims: Self.json(claims))
     }
 
     /// The fields of Google's service account key file this reads.
@@ -82,8 +80,12 @@ public final class GoogleServiceAccount: @unchecked Sendable {
         var exp: Int64
     }
 
-    static func json(_ object: Any) -> [UInt8] {
-        Array((try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data())
+    /// `value` as JSON with sorted keys, as the JWTs and the Wallet API's bodies are sent.
+    public static func json(_ value: some Encodable) -> [UInt8] {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        // Only strings, numbers and arrays of them: encoding cannot fail.
+        return Array((try? encoder.encode(value)) ?? Data())
     }
 }
 
@@ -114,32 +116,80 @@ public struct GoogleWalletCard: Sendable {
     public var objectID: String { "\(issuerID).\(memberUUID)" }
 
     /// The generic object, as the Wallet API's `genericObject` resource has it.
-    public var object: [String: Any] {
-        var object: [String: Any] = [
-            "id": objectID,
-            "classId": "\(issuerID).peez_membership",
-            "state": active ? "ACTIVE" : "INACTIVE",
-            "cardTitle": ["defaultValue": ["language": "fr", "value": "PEEZ"]],
-            "header": ["defaultValue": ["language": "fr", "value": memberName]],
-            "subheader": ["defaultValue": ["language": "fr", "value": membershipID]],
-            "barcode": ["type": "QR_CODE", "value": cardToken, "alternateText": membershipID],
-            "hexBackgroundColor": "#122c25",
-        ]
-        if let coverageEnd {
-            let end = AlgiersCalendar.iso8601(coverageEnd)
-            object["validTimeInterval"] = ["end": ["date": end]]
-            object["textModulesData"] = [["id": "coverage_end", "header": "Payé jusqu'au · مدفوع حتى", "body": String(end.prefix(10))]]
+    public var object: GoogleGenericObject {
+        let end = coverageEnd.map(AlgiersCalendar.iso8601)
+        return GoogleGenericObject(
+            id: objectID,
+            classId: "\(issuerID).peez_membership",
+            state: active ? "ACTIVE" : "INACTIVE",
+            cardTitle: .french("PEEZ"),
+            header: .french(memberName),
+            subheader: .french(membershipID),
+            barcode: .init(type: "QR_CODE", value: cardToken, alternateText: membershipID),
+            hexBackgroundColor: "#122c25",
+            validTimeInterval: end.map { .init(end: .init(date: $0)) },
+            textModulesData: end.map { [.init(id: "coverage_end", header: "Payé jusqu'au · مدفوع حتى", body: String($0.prefix(10)))] }
+        )
+    }
+
+    /// The save link's claims: `aud` google, `typ` savetowallet, the allowed origins, the object.
+    struct SaveClaims: Encodable {
+        struct Payload: Encodable {
+            var genericObjects: [GoogleGenericObject]
         }
-        return object
+        var iss: String
+        var aud = "google"
+        var typ = "savetowallet"
+        var iat: Int64
+        var origins: [String]
+        var payload: Payload
     }
 
     /// The save link: `https://pay.google.com/gp/v/save/` and an RS256 JWT (`aud` google, `typ`
     /// savetowallet, the allowed `origins`) carrying the object.
     public func saveURL(account: GoogleServiceAccount, origins: [String], now: Int64) throws(WalletError) -> String {
-        let claims: [String: Any] = [
-            "iss": account.clientEmail, "aud": "google", "typ": "savetowallet", "iat": now, "origins": origins,
-            "payload": ["genericObjects": [object]],
-        ]
+        let claims = SaveClaims(iss: account.clientEmail, iat: now, origins: origins, payload: .init(genericObjects: [object]))
         return "https://pay.google.com/gp/v/save/" + (try account.jwt(claims: GoogleServiceAccount.json(claims)))
     }
+}
+
+/// A Google Wallet `genericObject` resource, the fields PEEZ sets (the Wallet API's names; absent when nil).
+public struct GoogleGenericObject: Encodable, Sendable, Equatable {
+    /// A `LocalizedString` with only its default value.
+    public struct LocalizedString: Encodable, Sendable, Equatable {
+        public struct Translated: Encodable, Sendable, Equatable {
+            public var language: String
+            public var value: String
+        }
+        public var defaultValue: Translated
+
+        static func french(_ value: String) -> LocalizedString { LocalizedString(defaultValue: Translated(language: "fr", value: value)) }
+    }
+    public struct Barcode: Encodable, Sendable, Equatable {
+        public var type: String
+        public var value: String
+        public var alternateText: String
+    }
+    public struct TimeInterval: Encodable, Sendable, Equatable {
+        public struct DateTime: Encodable, Sendable, Equatable {
+            public var date: String
+        }
+        public var end: DateTime
+    }
+    public struct TextModule: Encodable, Sendable, Equatable {
+        public var id: String
+        public var header: String
+        public var body: String
+    }
+
+    public var id: String
+    public var classId: String
+    public var state: String
+    public var cardTitle: LocalizedString
+    public var header: LocalizedString
+    public var subheader: LocalizedString
+    public var barcode: Barcode
+    public var hexBackgroundColor: String
+    public var validTimeInterval: TimeInterval?
+    public var textModulesData: [TextModule]?
 }

@@ -82,7 +82,7 @@ public final class APNsClient: Sendable {
             request.body = .bytes(ByteBuffer(string: "{}"))
             let response = try await client.execute(request, timeout: .seconds(30))
             let body = try await response.body.collect(upTo: 16 * 1024)
-            let reason = (try? JSONSerialization.jsonObject(with: Data(body.readableBytesView)) as? [String: Any])?["reason"] as? String ?? ""
+            let reason = (try? JSONDecoder().decode(ErrorAnswer.self, from: Data(body.readableBytesView)))?.reason ?? ""
             switch (response.status.code, reason) {
             case (200, _): return .delivered
             case (410, _), (400, "BadDeviceToken"), (400, "DeviceTokenNotForTopic"): return .deviceGone("\(response.status.code) \(reason)")
@@ -95,5 +95,12 @@ public final class APNsClient: Sendable {
         } catch {
             return .retryLater("\(error)")
         }
+    }
+}
+
+extension APNsClient {
+    /// APNs' error body: `{"reason": "BadDeviceToken"}` (and a timestamp for 410).
+    struct ErrorAnswer: Decodable {
+        var reason: String
     }
 }

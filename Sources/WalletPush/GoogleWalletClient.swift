@@ -39,14 +39,17 @@ public final class GoogleWalletClient: Sendable {
         request.body = .bytes(ByteBuffer(string: "grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Ajwt-bearer&assertion=\(assertion)"))
         let response = try await client.execute(request, timeout: .seconds(30))
         let body = try await response.body.collect(upTo: 64 * 1024)
-        guard response.status == .ok, let object = try JSONSerialization.jsonObject(with: Data(body.readableBytesView)) as? [String: Any],
-            let value = object["access_token"] as? String
-        else {
+        guard response.status == .ok, let answer = try? JSONDecoder().decode(TokenAnswer.self, from: Data(body.readableBytesView)) else {
             throw WalletError(.signingFailed, "the token endpoint answered \(response.status.code)")
         }
-        let expiresIn = (object["expires_in"] as? Int).map(Int64.init) ?? 3_600
-        token.withLock { $0 = (value, now + expiresIn) }
-        return value
+        token.withLock { $0 = (answer.access_token, now + (answer.expires_in ?? 3_600)) }
+        return answer.access_token
+    }
+
+    /// The token endpoint's answer (RFC 6749 §5.1), the fields used.
+    struct TokenAnswer: Decodable {
+        var access_token: String
+        var expires_in: Int64?
     }
 
     /// Sends the object's new state.
@@ -56,7 +59,7 @@ public final class GoogleWalletClient: Sendable {
             request.method = .PATCH
             request.headers.add(name: "authorization", value: "Bearer \(try await accessToken())")
             request.headers.add(name: "content-type", value: "application/json")
-            request.body = .bytes(ByteBuffer(bytes: try JSONSerialization.data(withJSONObject: card.object, options: [.sortedKeys])))
+            request.body = .bytes(ByteBuffer(bytes: GoogleServiceAccount.json(card.object)))
             let response = try await client.execute(request, timeout: .seconds(30))
             _ = try await response.body.collect(upTo: 256 * 1024)
             switch response.status.code {
