@@ -256,7 +256,11 @@ let package = Package(
         .testTarget(name: "MembershipTests", dependencies: ["Membership", "PeezBasics"], swiftSettings: strictSettings),
         .testTarget(
             name: "MembershipStoreTests",
-            dependencies: ["PeezBasics", "Membership", "MembershipSQL", "MembershipSQLite", "MembershipPostgres", "LedgerSeeding", "TestSupport"],
+            dependencies: [
+                "PeezBasics", "Membership", "MembershipSQL", "MembershipSQLite", "MembershipPostgres", "LedgerSeeding", "CardServices", "CardCrypto",
+                "CardWire", "PeezAPI",
+                "CardToken", "TestSupport",
+            ],
             swiftSettings: strictSettings
         ),
         .testTarget(
@@ -273,7 +277,7 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .testTarget(name: "PeezBasicsTests", dependencies: ["PeezBasics"], swiftSettings: strictSettings),
-        .testTarget(name: "PeezAPITests", dependencies: ["PeezAPI", "Membership"], swiftSettings: strictSettings),
+        .testTarget(name: "PeezAPITests", dependencies: ["PeezAPI", "Membership", "CardToken"], swiftSettings: strictSettings),
         .testTarget(
             name: "CounterAppTests",
             dependencies: ["CounterApp", "CardWire", "CardCrypto", "CardToken", "PeezBasics", "Membership", "TestSupport"],

@@ -14,6 +14,7 @@ import PeezBasics
 /// being processed is 409.
 struct ActivationRoutes {
     let sales: ActivationService
+    let changes: MemberChangeService
     var cards: CardService { sales.cards }
     var store: any MembershipStore { cards.store }
 
@@ -85,8 +86,8 @@ struct ActivationRoutes {
         guard let id = UUID(strictText: context.parameters.get("id") ?? "") else {
             throw MembershipError(.notFound, "Activation ids are UUIDs.")
         }
+        let result = try await changes.cancelPeriod(id: id)
         let now = cards.now()
-        let result = try await store.cancelPeriod(id: id, now: now)
         CardMetrics.cancelled()
         return try JSONExchange.response(
             CancellationBody(

@@ -59,8 +59,9 @@ public func buildRouter(
     let service = ServiceRoutes(cards: cards, metrics: metrics)
     router.on("/health", method: .get, use: service.health)
     router.on("/metrics", method: .get, use: service.prometheus)
-    MemberRoutes(cards: cards).register(on: router)
-    ActivationRoutes(sales: ActivationService(ledger: cards.store, cards: cards)).register(on: router)
+    let changes = MemberChangeService(ledger: cards.store, clock: cards.clock)
+    MemberRoutes(cards: cards, changes: changes).register(on: router)
+    ActivationRoutes(sales: ActivationService(ledger: cards.store, cards: cards), changes: changes).register(on: router)
     ScanRoutes(cards: cards).register(on: router)
     service.register(on: router)
     PlaceRoutes().register(on: router)
@@ -81,6 +82,7 @@ public func buildRouter(
 /// `services` (a database pool) run in the application's own service group: they start before the server and
 /// stop after it has drained. `beforeServerStarts` runs once they run and before the socket opens (check the
 /// database, migrate, load demo data); if it throws, nothing is served and the error ends the application.
+/// `onServerRunning` is told the port once the socket listens.
 public func buildApplication(
     cards: CardService,
     metrics: PrometheusCollectorRegistry,
@@ -90,6 +92,7 @@ public func buildApplication(
     afterChange: (@Sendable () -> Void)? = nil,
     services: [any Service] = [],
     beforeServerStarts: (@Sendable () async throws -> Void)? = nil,
+    onServerRunning: (@Sendable (_ port: Int) async -> Void)? = nil,
     logger: Logger = Logger(label: "peez.server")
 ) -> some ApplicationProtocol {
     let (limits, tls) = (configuration.limits, configuration.tls?.configuration)
@@ -107,6 +110,7 @@ public func buildApplication(
             availableConnectionsDelegate: .maximum(limits.maxConnections + limits.refusalHeadroom, logger: logger)
         ),
         services: services,
+        onServerRunning: { channel in await onServerRunning?(channel.localAddress?.port ?? configuration.port) },
         logger: logger
     )
     if let beforeServerStarts { application.beforeServerStarts(perform: beforeServerStarts) }

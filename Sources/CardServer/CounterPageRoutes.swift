@@ -42,9 +42,11 @@ struct CounterPageRoutes {
     }
 
     func answer(_ file: WebFile, _ request: Request) -> Response {
+        let gzipped = file.gzipped.flatMap { Self.acceptsGzip(request.headers[.acceptEncoding]) ? $0 : nil }
+        let etag = gzipped == nil ? file.etag : file.gzipEtag
         var headers: HTTPFields = [
             .contentType: file.contentType,
-            .eTag: file.etag,
+            .eTag: etag,
             // Revalidated on every visit online (a 304 is a few bytes); the service worker serves it offline.
             .cacheControl: "no-cache",
             .contentSecurityPolicy: Self.contentSecurityPolicy,
@@ -53,16 +55,25 @@ struct CounterPageRoutes {
             Self.permissionsPolicy: "camera=(self), microphone=(), geolocation=()",
             .vary: "Accept-Encoding",
         ]
-        if let tags = request.headers[.ifNoneMatch],
-            tags.split(separator: ",").contains(where: { $0.trimmingCharacters(in: .whitespaces) == file.etag })
-        {
+        if let tags = request.headers[.ifNoneMatch], Self.ifNoneMatch(tags, matches: etag) {
             return Response(status: .notModified, headers: headers)
         }
-        if let gzipped = file.gzipped, Self.acceptsGzip(request.headers[.acceptEncoding]) {
+        if let gzipped {
             headers[.contentEncoding] = "gzip"
             return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: gzipped)))
         }
         return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: file.bytes)))
+    }
+
+    /// Whether an If-None-Match value matches the representation tagged `etag` (RFC 9110 §13.1.2): `*` matches
+    /// any, and each listed tag is compared weakly (a `W/` prefix on either side does not matter).
+    static func ifNoneMatch(_ value: String, matches etag: String) -> Bool {
+        func opaque<Tag: StringProtocol>(_ tag: Tag) -> String {
+            let text = tag.trimmingCharacters(in: .whitespaces)
+            return text.hasPrefix("W/") ? String(text.dropFirst(2)) : text
+        }
+        if value.trimmingCharacters(in: .whitespaces) == "*" { return true }
+        return value.split(separator: ",").contains { opaque($0) == opaque(etag) }
     }
 
     /// Whether an Accept-Encoding value takes gzip (listed, and not with q=0).

@@ -9,6 +9,7 @@ import PeezBasics
 /// `/v1/members`: the backend's view of members, their cards and subscriptions.
 struct MemberRoutes {
     let cards: CardService
+    let changes: MemberChangeService
     var store: any MembershipStore { cards.store }
 
     func register(on router: Router<ServerRequestContext>) {
@@ -96,14 +97,14 @@ struct MemberRoutes {
         _ = try context.require(.backend, .admin)
         let body = try await JSONExchange.decode(DeviceKeyRequest.self, request, context: context)
         let key = try body.deviceKey()
-        let (member, _) = try await store.replaceDeviceKey(memberUUID: try memberUUID(context), with: key, now: cards.now())
+        let (member, _) = try await changes.replaceDeviceKey(memberUUID: try memberUUID(context), with: key)
         return try JSONExchange.response(MemberBody(member))
     }
 
     /// Unbinds the member's cards (a lost phone): earlier cards are revoked, the next card is bound to nothing.
     @Sendable func removeDeviceKey(_ request: Request, context: ServerRequestContext) async throws -> Response {
         _ = try context.require(.backend, .admin)
-        let (member, _) = try await store.replaceDeviceKey(memberUUID: try memberUUID(context), with: nil, now: cards.now())
+        let (member, _) = try await changes.replaceDeviceKey(memberUUID: try memberUUID(context), with: nil)
         return try JSONExchange.response(MemberBody(member))
     }
 

@@ -17,8 +17,6 @@ public struct ActivationService: Sendable {
     public let cards: CardService
     /// An in-flight key older than this is taken to belong to a process that died, and may be retried.
     public static let abandonAfterSeconds: Int64 = 60
-    /// How many times a sale is worked out again, after other sales of the member committed first.
-    static let attempts = 50
 
     public init(ledger: any LedgerStore, cards: CardService) {
         self.ledger = ledger
@@ -75,22 +73,15 @@ public struct ActivationService: Sendable {
             }
         }
         do {
-            for attempt in 1...Self.attempts {
+            return try await LedgerRetry.run { attempt in
+                if attempt > 1 { head = try await ledger.ledgerHead(of: member) }
                 guard let current = head else { throw MembershipError(.notFound, "No member has \(member).") }
                 let sale = try record(body, vendorID: request.vendorID, after: current, key: key, now: now)
-                do {
-                    try await ledger.commitSale(sale, expectedVersion: current.version)
-                    CardMetrics.cardIssued()
-                    CardMetrics.activated()
-                    return .sold(sale.response)
-                } catch is LedgerVersionConflict {
-                    guard attempt < Self.attempts else { break }
-                    // A short random pause, so sales that collided do not collide again in step.
-                    try await Task.sleep(nanoseconds: UInt64.random(in: 0...UInt64(min(attempt, 10) * 200_000)))
-                    head = try await ledger.ledgerHead(of: member)
-                }
+                try await ledger.commitSale(sale, expectedVersion: current.version)
+                CardMetrics.cardIssued()
+                CardMetrics.activated()
+                return .sold(sale.response)
             }
-            throw MembershipError(.conflict, "The member's subscription kept changing while this sale was being recorded; retry.")
         } catch {
             // Nothing was sold: free the key so the vendor can correct the request and retry.
             try? await ledger.releaseIdempotencyKey(key)
@@ -114,7 +105,7 @@ public struct ActivationService: Sendable {
             ),
             after: head.coverageEnd
         )
-        let card = try cards.sign(for: head.member, coverageEnd: period.endsAt, now: now)
+        let card = try cards.sign(from: head, coverageEnd: period.endsAt, now: now)
         let answer = ActivationBody(member: head.member, period: period, card: card, now: now)
         return SaleRecord(
             period: period,

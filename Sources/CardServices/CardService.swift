@@ -25,44 +25,46 @@ public struct CardService: Sendable {
     /// The current time by the service's clock.
     public func now() -> Int64 { clock() }
 
-    /// Signs a card for `member`, whose paid time ends at `coverageEnd` (nil: none), at `now`: `exp` is the end
+    /// Signs a card from the head of a member's ledger, whose paid time ends at `coverageEnd` (nil: none), at
+    /// `now`: dated no earlier than the member's last revoking change (``CardRevocationRule``); `exp` is the end
     /// of paid time, or the moment of issue when there is none (a member with no paid time still gets a card,
     /// which a vendor scans to sell the first months). The picture is rendered when the card is first shown.
-    public func sign(for member: Member, coverageEnd: Int64?, now: Int64) throws -> StoredCard {
+    public func sign(from head: LedgerHead, coverageEnd: Int64?, now: Int64) throws -> StoredCard {
+        let issuedAt = max(0, CardRevocationRule.issuedAt(now: now, cardsValidFrom: head.cardsValidFrom))
         let claims = CardClaims(
-            subject: member.membershipID,
-            expiresAt: max(0, coverageEnd ?? now),
-            issuedAt: max(0, now),
-            name: CardClaims.fittingName(member.name),
-            deviceKey: member.deviceKey
+            subject: head.member.membershipID,
+            expiresAt: max(0, coverageEnd ?? issuedAt),
+            issuedAt: issuedAt,
+            name: CardClaims.fittingName(head.member.name),
+            deviceKey: head.member.deviceKey
         )
         return StoredCard(
-            memberUUID: member.uuid,
+            memberUUID: head.member.uuid,
             tokenID: claims.tokenID.hex,
             token: try issuer.issue(claims),
             png: nil,
-            issuedAt: now,
+            issuedAt: issuedAt,
             expiresAt: claims.expiresAt,
             coverageEnd: coverageEnd
         )
     }
 
     /// The member's current card with its QR picture: the kept one, or one signed now and kept; its picture
-    /// rendered and kept the first time it is asked for. An unknown member is `notFound`.
+    /// rendered and kept the first time it is asked for. A card is answered only once kept for the member's
+    /// state it was signed from (compare and set): one signed while the member changed is signed again from the
+    /// new state, so no revoking change can miss it. An unknown member is `notFound`.
     public func currentCard(memberUUID: UUID) async throws -> (card: StoredCard, png: [UInt8]) {
-        var card: StoredCard
-        if let kept = try await store.card(memberUUID: memberUUID) {
-            card = kept
-        } else {
+        var card = try await LedgerRetry.run { _ in
+            if let kept = try await store.card(memberUUID: memberUUID) { return kept }
             guard let basis = try await store.cardBasis(memberUUID: memberUUID) else {
                 throw MembershipError(.notFound, "No member has uuid \(memberUUID.lowercasedText).")
             }
-            let head = basis.head
             // Signed and drawn here, kept in one write: a card first read is shown at once.
-            var signed = try sign(for: head.member, coverageEnd: head.coverageEnd, now: now())
+            var signed = try sign(from: basis.head, coverageEnd: basis.head.coverageEnd, now: now())
             signed.png = try picture(of: signed)
-            card = try await store.keepCard(signed, signedFrom: basis)
-            if card == signed { CardMetrics.cardIssued() }
+            let kept = try await store.keepCard(signed, signedFrom: basis)
+            if kept == signed { CardMetrics.cardIssued() }
+            return kept
         }
         if let png = card.png { return (card, png) }
         // A card a sale signed, shown for the first time.

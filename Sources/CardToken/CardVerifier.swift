@@ -203,20 +203,6 @@ extension CardVerifier {
     }
 }
 
-extension Int64 {
-    /// `self + other` (other ≥ 0), held at `Int64.max` instead of overflowing.
-    func addingClamped(_ other: Int64) -> Int64 {
-        let (sum, overflow) = addingReportingOverflow(Swift.max(other, 0))
-        return overflow ? .max : sum
-    }
-
-    /// `self - other` (other ≥ 0), held at `Int64.min` instead of overflowing.
-    func subtractingClamped(_ other: Int64) -> Int64 {
-        let (difference, overflow) = subtractingReportingOverflow(Swift.max(other, 0))
-        return overflow ? .min : difference
-    }
-}
-
 extension Collection where Element == UInt8 {
     /// The bytes without ASCII whitespace (space, tab, LF, VT, FF, CR) at either end.
     func trimmingASCIIWhitespace() -> SubSequence {

@@ -1,3 +1,5 @@
+import PeezBasics
+
 /// When a key may sign cards: from its publication until its retirement, in seconds since the epoch.
 ///
 /// A retired key keeps verifying the cards it signed while it was current, but a card that says it was

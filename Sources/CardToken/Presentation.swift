@@ -1,3 +1,5 @@
+import PeezBasics
+
 /// A presentation of a bound card: `PEEZP1:` and the Base45 of a COSE_Sign1 made by the member's device key
 /// over the card and the time the phone made it. The phone makes a new one every display period (30 s), so a
 /// picture of one is refused at the counter once its window has passed.

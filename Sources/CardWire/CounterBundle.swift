@@ -71,9 +71,16 @@ public struct CounterBundle: Codable, Sendable, Hashable {
             )
         }
         let input = envelope.signatureInput
-        let signers = trustedKeys.entries(for: envelope.keyID).filter { $0.key.isValidSignature(envelope.signature, for: input) }
+        let candidates = trustedKeys.entries(for: envelope.keyID)
+        guard !candidates.isEmpty else {
+            throw CardWireError(.untrustedSignature, "the bundle is signed by kid \(envelope.keyID), a key this counter does not trust")
+        }
+        let signers = candidates.filter { $0.key.isValidSignature(envelope.signature, for: input) }
         guard !signers.isEmpty else {
-            throw CardWireError(.untrustedSignature, "the bundle is not signed by a key this counter trusts (kid \(envelope.keyID))")
+            throw CardWireError(
+                .untrustedSignature,
+                "the bundle's signature does not verify with the trusted key kid \(envelope.keyID): its bytes changed after it was signed (damaged on disk or on the way, or altered)"
+            )
         }
         let bundle: CounterBundle
         do {

@@ -67,6 +67,9 @@ public struct CounterTrust: Sendable {
     public var issuedAt: Int64
     /// After this the counter answers `cannot_confirm`, never VALID.
     public var validUntil: Int64
+    /// Why this is an older state than the newest one kept (the newest did not check), nil when it is the newest:
+    /// the counter then answers `cannot_confirm` for what it would call valid.
+    public var fallback: String?
 
     /// Trust data from one whole bundle; a delta cannot start a chain.
     public init(whole bundle: CounterBundle) throws(CardWireError) {

@@ -77,7 +77,7 @@ public struct CounterStore: Sendable {
     }
 
     /// The state and its trust data: the newest state whose every signature checks, else the previous one,
-    /// with a note saying why the newest was refused.
+    /// marked as a fallback (it refuses, it confirms nothing) with a note saying why the newest was refused.
     public func load() throws -> (state: CounterState, trust: CounterTrust, note: String?) {
         var refusals: [String] = []
         for (path, name) in [(statePath, "state"), (previousPath, "previous state")] where FileManager.default.fileExists(atPath: path) {
@@ -87,7 +87,11 @@ public struct CounterStore: Sendable {
                 guard size <= CounterBundle.maxSize * 2 else { throw CardWireError(.notADocument, "\(size) bytes, larger than any state") }
                 let data = try Data(contentsOf: URL(fileURLWithPath: path))
                 let state = try JSONDecoder().decode(CounterState.self, from: data)
-                return (state, try state.trust(), refusals.isEmpty ? nil : "the \(refusals.joined(separator: "; ")); using the previous state")
+                var trust = try state.trust()
+                guard !refusals.isEmpty else { return (state, trust, nil) }
+                trust.fallback = refusals.joined(separator: "; ")
+                let note = "the \(refusals.joined(separator: "; ")); the previous state refuses cards but confirms none until a sync succeeds"
+                return (state, trust, note)
             } catch {
                 refusals.append("\(name) (\(path)) was refused: \(error)")
             }

@@ -50,11 +50,24 @@ public struct CounterTexts: Sendable {
         texts = Self.builtIn[language]!
     }
 
-    /// The text named `key` with its placeholders filled from `values`.
+    /// The text named `key` with its placeholders filled from `values` in one pass over the template: a value
+    /// is never read as a template itself (a member named "{membership_id}" is shown as written).
     public func text(_ key: String, _ values: [String: String] = [:]) -> String {
-        var out = texts[key] ?? key
-        for (name, value) in values { out = out.replacingOccurrences(of: "{\(name)}", with: value) }
-        return out
+        let template = texts[key] ?? key
+        var out = ""
+        var rest = template[...]
+        while let open = rest.firstIndex(of: "{") {
+            out += rest[..<open]
+            let afterOpen = rest.index(after: open)
+            if let close = rest[afterOpen...].firstIndex(of: "}"), let value = values[String(rest[afterOpen..<close])] {
+                out += value
+                rest = rest[rest.index(after: close)...]
+            } else {
+                out += "{"
+                rest = rest[afterOpen...]
+            }
+        }
+        return out + rest
     }
 
     /// Every text's name, for the tests that hold each language to English.

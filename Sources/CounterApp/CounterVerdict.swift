@@ -14,6 +14,9 @@ public struct CounterVerdict: Sendable {
         case trustExpired(validUntil: Int64)
         /// The trust data on disk does not check.
         case trustUnusable(String)
+        /// The newest trust data on disk is damaged, and the older state kept beside it may miss a change since
+        /// (a revocation): it refuses, but it cannot call a card valid.
+        case trustDamaged(String)
 
         public var description: String {
             switch self {
@@ -24,6 +27,8 @@ public struct CounterVerdict: Sendable {
                 return "the trust data expired \(AlgiersCalendar.minuteStamp(validUntil)) (Algiers); sync to check cards again"
             case .trustUnusable(let reason):
                 return "the trust data cannot be used: \(reason)"
+            case .trustDamaged(let reason):
+                return "the newest trust data is damaged (\(reason)); the older data held may miss a recent revocation: sync to confirm cards again"
             }
         }
     }
@@ -85,7 +90,12 @@ public struct CounterVerdict: Sendable {
         do {
             var verifier = try trust.verifier()
             verifier.presentationWindow = window
-            return CounterVerdict(outcome: .card(verifier.verify(utf8: token, now: now)), warnings: warnings)
+            let result = verifier.verify(utf8: token, now: now)
+            // Older data may still hold a refusal, but not a VALID: a revocation may have come since.
+            if let damage = trust.fallback, result.verdict == .valid {
+                return CounterVerdict(outcome: .cannotConfirm(.trustDamaged(damage)), warnings: warnings)
+            }
+            return CounterVerdict(outcome: .card(result), warnings: warnings)
         } catch {
             return CounterVerdict(outcome: .cannotConfirm(.trustUnusable(error.reason)), warnings: warnings)
         }

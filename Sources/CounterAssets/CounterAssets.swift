@@ -51,8 +51,10 @@ public struct WebFile: Sendable {
     public let gzipped: [UInt8]?
     /// Its media type.
     public let contentType: String
-    /// A strong validator for conditional requests.
+    /// A strong validator of the file as it is (the identity representation).
     public let etag: String
+    /// A strong validator of its gzip representation: another representation has another tag (RFC 9110 §8.8.3).
+    public let gzipEtag: String
 
     init(name: String, bytes: [UInt8]) {
         self.name = name
@@ -60,7 +62,9 @@ public struct WebFile: Sendable {
         let compressed = Gzip.compress(bytes)
         gzipped = compressed.map { $0.count < bytes.count ? $0 : nil } ?? nil
         contentType = Self.contentType(of: name)
-        etag = "\"" + CounterAssets.hexDigest(bytes) + "\""
+        let digest = CounterAssets.hexDigest(bytes)
+        etag = "\"" + digest + "\""
+        gzipEtag = "\"" + digest + "-gzip\""
     }
 
     static func contentType(of name: String) -> String {

@@ -7,10 +7,13 @@ public protocol CardStore: Sendable {
     /// What to sign the member's card from: the head of the ledger, marked with when it was read. Nil for an
     /// unknown member.
     func cardBasis(memberUUID: UUID) async throws -> CardBasis?
-    /// Keeps `card`, signed from `basis`, unless a card for that version or a later one is kept, and returns
-    /// the card now kept for the member (this one, or the one that was there first). A card is kept to be
+    /// Keeps `card`, signed from `basis`, if the member's ledger is still at the basis's version (compare and
+    /// set), and returns the card now kept for the member: this one, or the one another read kept for that
+    /// version first. Keeping a card records its `iat` in the member's row, so a later revoking change covers
+    /// it (``CardRevocationRule``): only a card this returns may be answered. Throws ``LedgerVersionConflict``
+    /// when the member changed after the basis was read (sign again from a new basis). A card is kept to be
     /// served again, not for the record: the write need not wait for the disk, and a card lost in a crash is
-    /// signed again. A card whose ledger changed after its basis was read is stored but never served from memory.
+    /// signed again.
     func keepCard(_ card: StoredCard, signedFrom basis: CardBasis) async throws -> StoredCard
     /// Keeps the picture of `card` (rendered since it was kept) with it, and returns the card as it now stands
     /// (as given, if the member's card has changed meanwhile). Not durable either: a picture lost is drawn again.

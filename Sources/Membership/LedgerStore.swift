@@ -1,3 +1,4 @@
+public import CardToken
 public import Foundation
 
 /// The members' ledgers: periods sold and cancelled, and the idempotency records of the requests that sold
@@ -26,9 +27,17 @@ public protocol LedgerStore: Sendable {
     /// unless the member's ledger is still at `expectedVersion`.
     func commitSale(_ sale: SaleRecord, expectedVersion: Int64) async throws
 
-    /// In one transaction: cancels the period, lays the member's later periods out again, revokes every card
-    /// issued before now and forgets the stored card.
-    func cancelPeriod(id: UUID, now: Int64) async throws -> CancellationResult
+    /// The member's whole ledger (head and periods), nil for an unknown member.
+    func memberLedger(of member: MemberReference) async throws -> MemberLedger?
+    /// The whole ledger of the member who bought the period `id`, nil for an unknown period.
+    func memberLedger(holdingPeriod id: UUID) async throws -> MemberLedger?
+    /// Records `change` in one durable transaction: the member's next version and new head, the periods laid
+    /// out again, and the revocation of every card the member was ever answered before it (the revocation
+    /// list's next version: the stored card by its token id, and the member's cards issued before the returned
+    /// `revoked_before`, which ``CardRevocationRule`` places after every card answered so far). Forgets the
+    /// stored card. Throws ``LedgerVersionConflict`` (and writes nothing) unless the member's ledger is still at
+    /// `expectedVersion`.
+    func commitRevokingChange(_ change: RevokingChange, expectedVersion: Int64) async throws -> Int64
 
     /// The member's periods in purchase order.
     func periods(memberUUID: UUID) async throws -> [SubscriptionPeriod]
@@ -46,12 +55,62 @@ public struct LedgerHead: Sendable, Hashable {
     public var coverageEnd: Int64?
     /// The number of the member's last period (0: none).
     public var lastPeriodSeq: Int64
+    /// The `revoked_before` of the member's last revoking change (0: none): a card signed now is dated no
+    /// earlier (``CardRevocationRule``).
+    public var cardsValidFrom: Int64
 
-    public init(member: Member, version: Int64, coverageEnd: Int64?, lastPeriodSeq: Int64) {
+    public init(member: Member, version: Int64, coverageEnd: Int64?, lastPeriodSeq: Int64, cardsValidFrom: Int64 = 0) {
         self.member = member
         self.version = version
         self.coverageEnd = coverageEnd
         self.lastPeriodSeq = lastPeriodSeq
+        self.cardsValidFrom = cardsValidFrom
+    }
+}
+
+/// A member's whole ledger: the head and every period, which a cancellation lays out again.
+public struct MemberLedger: Sendable, Hashable {
+    public var head: LedgerHead
+    /// The periods in purchase order.
+    public var periods: [SubscriptionPeriod]
+
+    public init(head: LedgerHead, periods: [SubscriptionPeriod]) {
+        self.head = head
+        self.periods = periods
+    }
+}
+
+/// A change worked out by its use case that makes the member's earlier cards wrong (they show months that were
+/// cancelled, or a phone that is no longer the member's), for the ledger to record with their revocation.
+public struct RevokingChange: Sendable, Hashable {
+    /// What changed, as recorded in the member's history.
+    public enum Kind: String, Sendable, Hashable {
+        case cancellation
+        case deviceKey = "device_key"
+    }
+
+    public var kind: Kind
+    public var memberUUID: UUID
+    /// The member's phone key after the change (nil: none).
+    public var deviceKey: DeviceKey?
+    /// The periods as read, and as they are after the change (the same count, in purchase order).
+    public var periodsBefore: [SubscriptionPeriod]
+    public var periodsAfter: [SubscriptionPeriod]
+    /// The end of paid time after the change.
+    public var coverageEnd: Int64?
+    public var lastPeriodSeq: Int64
+    public var recordedAt: Int64
+
+    /// The change `kind` to `ledger`: its periods laid out as `periods`, the phone key `deviceKey`.
+    public init(_ kind: Kind, to ledger: MemberLedger, periods: [SubscriptionPeriod], deviceKey: DeviceKey?, now: Int64) {
+        self.kind = kind
+        self.memberUUID = ledger.head.member.uuid
+        self.deviceKey = deviceKey
+        self.periodsBefore = ledger.periods
+        self.periodsAfter = periods
+        self.coverageEnd = CoverageSchedule.coverageEnd(periods)
+        self.lastPeriodSeq = ledger.head.lastPeriodSeq
+        self.recordedAt = now
     }
 }
 

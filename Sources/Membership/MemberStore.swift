@@ -1,4 +1,3 @@
-public import CardToken
 public import Foundation
 
 /// Members: who holds a card.
@@ -12,9 +11,4 @@ public protocol MemberStore: Sendable {
     /// Applies `patch`; a phone or email already taken by another member is a `conflict`. A new name makes the
     /// stored card stale (the name is printed on it), so the next read issues a fresh one.
     func updateMember(uuid: UUID, patch: MemberPatch, now: Int64) async throws -> Member
-    /// Registers `key` as the member's device key (nil: removes it). A change revokes every card of the member
-    /// issued before `now` and forgets the stored card, so the old phone's cards stop working once counters
-    /// sync and the next card is bound to the new key; the same key again changes nothing (`changed` false).
-    /// An unknown member is `notFound`.
-    func replaceDeviceKey(memberUUID: UUID, with key: DeviceKey?, now: Int64) async throws -> (member: Member, changed: Bool)
 }

@@ -269,7 +269,7 @@ public final class PostgresDatabase: SQLDatabase, Service {
     /// statement refused, or a COMMIT answered ROLLBACK) rather than cut off with its outcome unknown.
     static func isRefusalByServer(_ error: any Error) -> Bool {
         switch error {
-        case let error as SQLError: return error.code == .uniqueViolation || error.code == .notCommitted
+        case let error as SQLError: return error.code == .uniqueViolation || error.code == .notCommitted || error.code == .deadlock
         case let error as PSQLError: return error.serverInfo != nil
         case PostgresError.server: return true
         default: return false
@@ -307,11 +307,18 @@ public final class PostgresDatabase: SQLDatabase, Service {
         try await write(preparing: true, body)
     }
 
+    /// One that need not be durable turns `synchronous_commit` off for its transaction: its COMMIT is answered
+    /// before the commit is flushed (see ``writeThenRead(_:durable:_:)``).
+    public func write<T: Sendable>(durable: Bool, _ body: @Sendable (any SQLExecutor) async throws -> T) async throws -> T {
+        try await write(preparing: true, durable: durable, body)
+    }
+
     /// ``write(_:)``, its statements prepared (and kept per connection) or not.
-    private func write<T: Sendable>(preparing: Bool, _ body: @Sendable (any SQLExecutor) async throws -> T) async throws -> T {
+    private func write<T: Sendable>(preparing: Bool, durable: Bool = true, _ body: @Sendable (any SQLExecutor) async throws -> T) async throws -> T {
         try await client.withConnection { connection in
             let executor = PostgresExecutor(connection: connection, statements: statements, logger: logger, prepares: preparing)
             try await executor.execute("BEGIN")
+            if !durable { try await executor.execute("SET LOCAL synchronous_commit TO OFF") }
             let value: T
             do {
                 value = try await body(executor)
@@ -392,6 +399,10 @@ struct PostgresExecutor: SQLExecutor {
             throw SQLError.uniqueViolation(error.serverInfo?[.constraintName] ?? "unique")
         } catch PostgresError.server(let error) where error.fields[.sqlState] == "23505" {
             throw SQLError.uniqueViolation(error.fields[.constraintName] ?? "unique")
+        } catch let error as PSQLError where error.serverInfo?[.sqlState] == Self.deadlockDetected {
+            throw SQLError.deadlock(error.serverInfo?[.detail] ?? "")
+        } catch PostgresError.server(let error) where error.fields[.sqlState] == Self.deadlockDetected {
+            throw SQLError.deadlock(error.fields[.detail] ?? "")
         } catch PostgresError.server(let error) where error.fields[.sqlState] == Self.featureNotSupported && retryStale {
             // "cached plan must not change result type": another instance's migration changed a table under a
             // prepared statement. Prepare afresh.
@@ -399,6 +410,9 @@ struct PostgresExecutor: SQLExecutor {
             return try await query(sql, binds, retryStale: false)
         }
     }
+
+    /// SQLSTATE 40P01: PostgreSQL rolled the transaction back to break a deadlock.
+    static let deadlockDetected = "40P01"
 
     /// SQLSTATE 0A000, which PostgreSQL reports for a prepared statement made stale by a schema change.
     static let featureNotSupported = "0A000"

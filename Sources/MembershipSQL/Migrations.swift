@@ -189,6 +189,23 @@ enum Migrations {
                     """,
                 ]
             ),
+            (
+                "012_card_revocation_points",
+                [
+                    // The newest `iat` of any card answered for the member (kept compare-and-set with the card),
+                    // and the `revoked_before` of the member's last revoking change: a change revokes every card
+                    // up to the first, and a card signed later is dated no earlier than the second.
+                    "ALTER TABLE members ADD COLUMN last_card_issued_at BIGINT NOT NULL DEFAULT 0",
+                    "ALTER TABLE members ADD COLUMN cards_valid_from BIGINT NOT NULL DEFAULT 0",
+                    "UPDATE members SET last_card_issued_at = k.issued_at FROM cards k WHERE k.member_uuid = members.uuid",
+                    """
+                    UPDATE members SET cards_valid_from = r.revoked_before
+                    FROM (SELECT membership_id, MAX(revoked_before) AS revoked_before FROM revocations
+                          WHERE membership_id IS NOT NULL GROUP BY membership_id) r
+                    WHERE r.membership_id = members.membership_id
+                    """,
+                ]
+            ),
         ]
     }
 

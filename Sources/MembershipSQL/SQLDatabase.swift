@@ -77,6 +77,12 @@ public struct SQLError: Error, Hashable, CustomStringConvertible, Sendable {
         SQLError(.uniqueViolation, subject: constraint, "unique constraint violated: \(constraint)")
     }
 
+    /// The database broke a deadlock between this transaction and another by rolling this one back: nothing
+    /// was written; the same work may be tried again.
+    public static func deadlock(_ detail: String) -> SQLError {
+        SQLError(.deadlock, subject: "deadlock", "the database rolled this transaction back to break a deadlock: \(detail)")
+    }
+
     /// A column held a value of an unexpected type: the schema and the code disagree.
     public static func unexpectedValue(_ column: String) -> SQLError {
         SQLError(
@@ -95,6 +101,7 @@ public struct SQLError: Error, Hashable, CustomStringConvertible, Sendable {
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Backing: String, Hashable, Sendable {
             case uniqueViolation = "unique_violation"
+            case deadlock
             case unexpectedValue = "unexpected_value"
             case notCommitted = "not_committed"
         }
@@ -103,6 +110,7 @@ public struct SQLError: Error, Hashable, CustomStringConvertible, Sendable {
         public var description: String { backing.rawValue }
 
         public static let uniqueViolation = Code(.uniqueViolation)
+        public static let deadlock = Code(.deadlock)
         public static let unexpectedValue = Code(.unexpectedValue)
         public static let notCommitted = Code(.notCommitted)
     }
@@ -213,6 +221,9 @@ public protocol SQLDatabase: Sendable {
     /// Runs `body` in one transaction, committed when it returns and rolled back when it throws. It returns
     /// only once the commit is durable.
     func write<T: Sendable>(_ body: @Sendable (any SQLExecutor) async throws -> T) async throws -> T
+    /// ``write(_:)``; one that need not be `durable` may be answered before its commit reaches the disk (a
+    /// crash may lose it), for records whose loss is harmless.
+    func write<T: Sendable>(durable: Bool, _ body: @Sendable (any SQLExecutor) async throws -> T) async throws -> T
     /// Runs one statement as a transaction of its own, returned once the commit is durable.
     func writeStatement(_ sql: String, _ binds: [SQLValue]) async throws -> [SQLRow]
     /// Runs one statement as a transaction of its own; one that need not be `durable` may be answered before
@@ -253,6 +264,11 @@ extension SQLDatabase {
     /// A database whose statements wait without holding a thread (a server's) reads reports as any read.
     public func readReport<T: Sendable>(_ body: @Sendable (any SQLExecutor) async throws -> T) async throws -> T {
         try await read(body)
+    }
+
+    /// Durable whatever is asked, where a database has no cheaper way.
+    public func write<T: Sendable>(durable: Bool, _ body: @Sendable (any SQLExecutor) async throws -> T) async throws -> T {
+        try await write(body)
     }
 
     /// Durable whatever is asked, where a database has no cheaper way.

@@ -2,7 +2,8 @@ public import Foundation
 public import Membership
 
 /// Cards and revocations. A stored card is current while the member is still at the version it was made for;
-/// where the database announces changes, current cards are also kept in memory.
+/// where the database announces changes, current cards are also kept in memory. A card is kept only while its
+/// member is at the version it was signed from, so a revoking change covers every card ever answered.
 extension SQLMembershipStore {
     public func card(memberUUID: UUID) async throws -> StoredCard? {
         guard let cardCache else { return try await database.read { db in try await Self.currentCard(db, memberUUID: memberUUID) } }
@@ -21,13 +22,26 @@ extension SQLMembershipStore {
     }
 
     public func keepCard(_ card: StoredCard, signedFrom basis: CardBasis) async throws -> StoredCard {
-        let save = Self.saveCard(card, version: basis.head.version)
-        let saved = try await database.writeStatement(save.sql + " RETURNING member_uuid", save.binds, durable: false)
-        if saved.isEmpty, let stored = try await self.card(memberUUID: card.memberUUID) {
-            return stored  // another read kept a card for this version (or a sale one for a later version) first
+        let head = basis.head
+        let save = Self.saveCard(card, version: head.version)
+        let kept = try await database.write(durable: false) { db -> StoredCard? in
+            // Compare and set: only while the member is still at the basis's version, recording the card's `iat`
+            // in the row a revoking change locks and reads.
+            let current = try await db.query(
+                """
+                UPDATE members SET last_card_issued_at = CASE WHEN last_card_issued_at < ? THEN ? ELSE last_card_issued_at END
+                WHERE uuid = ? AND ledger_version = ? RETURNING uuid
+                """,
+                [.int(card.issuedAt), .int(card.issuedAt), .text(card.memberUUID.uuidString), .int(head.version)]
+            )
+            guard !current.isEmpty else { return nil }
+            guard try await db.query(save.sql + " RETURNING member_uuid", save.binds).isEmpty else { return card }
+            // Another read kept a card for this version first: that one is the member's card.
+            return try await Self.currentCard(db, memberUUID: card.memberUUID)
         }
-        cardCache?.keep(card, readAfter: CardCache.Ticket(generation: basis.readMark))
-        return card
+        guard let kept else { throw LedgerVersionConflict(memberUUID: card.memberUUID, expectedVersion: head.version) }
+        if kept == card { cardCache?.keep(card, readAfter: CardCache.Ticket(generation: basis.readMark)) }
+        return kept
     }
 
     public func keepPicture(of card: StoredCard) async throws -> StoredCard {

@@ -2,18 +2,10 @@ public import CardToken
 public import Foundation
 public import Membership
 
-/// A member's whole ledger, read in one statement: a cancellation lays every period out again.
-struct Ledger: Sendable {
-    var head: LedgerHead
-    /// The periods in purchase order.
-    var periods: [SubscriptionPeriod]
-    var storedCardTokenID: String?
-}
-
-/// Sales and cancellations as plain persistence: read a ledger's head, write a change that takes the member's
-/// next version in one batch, which fails if another writer took that version first.
+/// Sales and revoking changes as plain persistence: read a ledger, write a change that takes the member's next
+/// version, which fails if another writer took that version first.
 extension SQLMembershipStore {
-    /// How many times a cancellation is worked out again before the caller is told to retry.
+    /// How many times a profile change is tried again before the caller is told to retry.
     static let ledgerAttempts = 50
 
     public func claim(_ key: IdempotencyKey, readingLedgerOf member: MemberReference, now: Int64) async throws -> (claimed: Bool, head: LedgerHead?) {
@@ -32,104 +24,93 @@ extension SQLMembershipStore {
         do {
             try await database.writeBatch([
                 Self.recordChange(of: memberUUID, version: version, kind: "activation", now: sale.recordedAt),
-                Self.saveLedgerHead(of: memberUUID, version: version, coverageEnd: sale.period.endsAt, lastPeriodSeq: sale.periodSeq),
+                Self.saveLedgerHead(
+                    of: memberUUID,
+                    version: version,
+                    coverageEnd: sale.period.endsAt,
+                    lastPeriodSeq: sale.periodSeq,
+                    cardIssuedAt: sale.card.issuedAt
+                ),
                 PeriodRecord.insert(sale.period, seq: sale.periodSeq),
                 Self.saveCard(sale.card, version: version),
                 Self.completeIdempotentRequest(sale.key, with: sale.response, now: sale.recordedAt),
             ])
-        } catch let error as SQLError where error.code == .uniqueViolation && Self.isConcurrentLedgerChange(error.subject) {
+        } catch let error as SQLError where Self.isConcurrentLedgerChange(error) {
             throw LedgerVersionConflict(memberUUID: memberUUID, expectedVersion: expectedVersion)
         }
         cardCache?.forget(memberUUID)
     }
 
-    public func cancelPeriod(id: UUID, now: Int64) async throws -> CancellationResult {
-        let (memberUUID, result) = try await withLedgerRetry {
-            guard
-                let (ledger, revocationVersion) = try await database.read({ db -> (Ledger, Int64)? in
-                    guard
-                        let ledger = try await Self.ledger(
-                            db,
-                            where: "m.uuid = (SELECT member_uuid FROM periods WHERE id = ?)",
-                            [.text(id.uuidString)]
-                        )
-                    else {
-                        return nil
-                    }
-                    return (ledger, try await Self.revocationVersion(db))
-                })
-            else {
-                throw MembershipError(.notFound, "No subscription period has id \(id.lowercasedText).")
-            }
-            guard let index = ledger.periods.firstIndex(where: { $0.id == id }), ledger.periods[index].cancelledAt == nil else {
-                throw MembershipError(.conflict, "The period \(id.lowercasedText) is already cancelled.")
-            }
-            let head = ledger.head
-            var changed = ledger.periods
-            changed[index].cancelledAt = now
-            let laidOut = CoverageSchedule.laidOut(changed)
-            // Every card issued before now shows coverage that no longer exists.
-            let revocations = Self.revokingCards(of: ledger, version: revocationVersion + 1, now: now)
-            let coverageEnd = CoverageSchedule.coverageEnd(laidOut)
-            try await database.writeBatch(
-                [
-                    Self.recordChange(of: head.member.uuid, version: head.version + 1, kind: "cancellation", now: now),
-                    Self.saveLedgerHead(of: head.member.uuid, version: head.version + 1, coverageEnd: coverageEnd, lastPeriodSeq: head.lastPeriodSeq),
-                ]
-                    + Self.periodChanges(from: ledger.periods, to: laidOut)
-                    + revocations
-                    + [SQLStatement("DELETE FROM cards WHERE member_uuid = ?", [.text(head.member.uuid.uuidString)])]
-            )
-            return (head.member.uuid, CancellationResult(period: laidOut[index], periods: laidOut, coverageEnd: coverageEnd, revokedBefore: now))
-        }
-        cardCache?.forget(memberUUID)
-        return result
+    public func memberLedger(of member: MemberReference) async throws -> MemberLedger? {
+        let (condition, binds) = Self.condition(member)
+        return try await database.read { db in try await Self.ledger(db, where: condition, binds) }
     }
 
-    public func replaceDeviceKey(memberUUID: UUID, with key: DeviceKey?, now: Int64) async throws -> (member: Member, changed: Bool) {
-        let result = try await withLedgerRetry {
-            guard
-                let (ledger, revocationVersion) = try await database.read({ db -> (Ledger, Int64)? in
-                    guard let ledger = try await Self.ledger(db, where: "m.uuid = ?", [.text(memberUUID.uuidString)]) else { return nil }
-                    return (ledger, try await Self.revocationVersion(db))
-                })
-            else {
-                throw MembershipError(.notFound, "No member has uuid \(memberUUID.lowercasedText).")
-            }
-            let head = ledger.head
-            guard head.member.deviceKey != key else { return (head.member, false) }
-            var member = head.member
-            member.deviceKey = key
-            // The old phone's cards (and any card bound to no phone) stop working; the next card names the new key.
-            try await database.writeBatch(
-                [
-                    Self.recordChange(of: memberUUID, version: head.version + 1, kind: "device_key", now: now),
-                    SQLStatement(
-                        "UPDATE members SET device_key = ?, ledger_version = ? WHERE uuid = ?",
-                        [key.map { .text($0.base64url) } ?? .null, .int(head.version + 1), .text(memberUUID.uuidString)]
-                    ),
-                    SQLStatement("DELETE FROM cards WHERE member_uuid = ?", [.text(memberUUID.uuidString)]),
-                ] + Self.revokingCards(of: ledger, version: revocationVersion + 1, now: now)
-            )
-            return (member, true)
+    public func memberLedger(holdingPeriod id: UUID) async throws -> MemberLedger? {
+        try await database.read { db in
+            try await Self.ledger(db, where: "m.uuid = (SELECT member_uuid FROM periods WHERE id = ?)", [.text(id.uuidString)])
         }
-        if result.1 { cardCache?.forget(memberUUID) }
-        return result
     }
 
-    /// The revocation list's next version, revoking the member's stored card by its token id and every card
-    /// of the member issued before `now`.
-    static func revokingCards(of ledger: Ledger, version: Int64, now: Int64) -> [SQLStatement] {
-        [SQLStatement("INSERT INTO revocation_changes (version, changed_at) VALUES (?, ?)", [.int(version), .int(now)])]
-            + (ledger.storedCardTokenID.map {
-                [SQLStatement("INSERT INTO revocations (token_id, created_at, version) VALUES (?, ?, ?)", [.text($0), .int(now), .int(version)])]
-            } ?? [])
-            + [
-                SQLStatement(
-                    "INSERT INTO revocations (membership_id, revoked_before, created_at, version) VALUES (?, ?, ?, ?)",
-                    [.text(ledger.head.member.membershipID), .int(now), .int(now), .int(version)]
+    public func commitRevokingChange(_ change: RevokingChange, expectedVersion: Int64) async throws -> Int64 {
+        let member = change.memberUUID.uuidString
+        let version = expectedVersion + 1
+        let lock = self.lock
+        let revokedBefore: Int64
+        do {
+            revokedBefore = try await database.write { db in
+                // Statement by statement, the member's row locked first: a card kept for an earlier version has
+                // committed before this reads it (its `iat` in the row, its token in `cards`), or is refused after.
+                guard
+                    let row = try await db.query(
+                        "SELECT membership_id, last_card_issued_at, cards_valid_from FROM members WHERE uuid = ? AND ledger_version = ?\(lock)",
+                        [.text(member), .int(expectedVersion)]
+                    ).first
+                else {
+                    throw LedgerVersionConflict(memberUUID: change.memberUUID, expectedVersion: expectedVersion)
+                }
+                let revokedBefore = CardRevocationRule.revokedBefore(
+                    now: change.recordedAt,
+                    lastCardIssuedAt: try row.int("last_card_issued_at"),
+                    cardsValidFrom: try row.int("cards_valid_from")
                 )
-            ]
+                let listVersion = try await Self.revocationVersion(db) + 1
+                let now = change.recordedAt
+                let statements =
+                    [
+                        Self.recordChange(of: change.memberUUID, version: version, kind: change.kind.rawValue, now: now),
+                        SQLStatement(
+                            """
+                            UPDATE members SET ledger_version = ?, coverage_end = ?, last_period_seq = ?, device_key = ?, cards_valid_from = ?
+                            WHERE uuid = ?
+                            """,
+                            [
+                                .int(version), change.coverageEnd.map(SQLValue.int) ?? .null, .int(change.lastPeriodSeq),
+                                change.deviceKey.map { .text($0.base64url) } ?? .null, .int(revokedBefore), .text(member),
+                            ]
+                        ),
+                    ]
+                    + Self.periodChanges(from: change.periodsBefore, to: change.periodsAfter)
+                    + [
+                        SQLStatement("INSERT INTO revocation_changes (version, changed_at) VALUES (?, ?)", [.int(listVersion), .int(now)]),
+                        SQLStatement(
+                            "INSERT INTO revocations (token_id, created_at, version) SELECT token_id, ?, ? FROM cards WHERE member_uuid = ?",
+                            [.int(now), .int(listVersion), .text(member)]
+                        ),
+                        SQLStatement(
+                            "INSERT INTO revocations (membership_id, revoked_before, created_at, version) VALUES (?, ?, ?, ?)",
+                            [.text(try row.text("membership_id")), .int(revokedBefore), .int(now), .int(listVersion)]
+                        ),
+                        SQLStatement("DELETE FROM cards WHERE member_uuid = ?", [.text(member)]),
+                    ]
+                for statement in statements { try await db.execute(statement.sql, statement.binds) }
+                return revokedBefore
+            }
+        } catch let error as SQLError where Self.isConcurrentLedgerChange(error) {
+            throw LedgerVersionConflict(memberUUID: change.memberUUID, expectedVersion: expectedVersion)
+        }
+        cardCache?.forget(change.memberUUID)
+        return revokedBefore
     }
 
     /// Runs `attempt` until its batch commits without another writer having taken the member's next version.
@@ -138,7 +119,7 @@ extension SQLMembershipStore {
         while true {
             do {
                 return try await attempt()
-            } catch let error as SQLError where error.code == .uniqueViolation && Self.isConcurrentLedgerChange(error.subject) {
+            } catch let error as SQLError where Self.isConcurrentLedgerChange(error) {
                 attempts += 1
                 guard attempts < Self.ledgerAttempts else {
                     throw MembershipError(.conflict, "The member's subscription kept changing while this was being recorded; retry.")
@@ -149,12 +130,15 @@ extension SQLMembershipStore {
         }
     }
 
-    /// Whether a unique violation means another writer recorded the member's (or the revocation list's) next
-    /// version first (a batch's statements may run in any order, so the new period's `(member_uuid, seq)` can be
-    /// the one to collide).
-    static func isConcurrentLedgerChange(_ constraint: String) -> Bool {
-        constraint.contains("member_changes") || constraint.contains("revocation_changes")
-            || (constraint.contains("periods") && constraint.contains("seq"))
+    /// Whether `error` means another writer recorded the member's (or the revocation list's) next version first (a
+    /// batch's statements may run in any order, so the new period's `(member_uuid, seq)` can be the one to
+    /// collide), or that the database broke a deadlock with such a writer: nothing was written either way.
+    static func isConcurrentLedgerChange(_ error: SQLError) -> Bool {
+        if error.code == .deadlock { return true }
+        let constraint = error.subject
+        return error.code == .uniqueViolation
+            && (constraint.contains("member_changes") || constraint.contains("revocation_changes")
+                || (constraint.contains("periods") && constraint.contains("seq")))
     }
 
     /// Records the member's next version; fails on its primary key if another writer recorded it first.
@@ -165,11 +149,19 @@ extension SQLMembershipStore {
         )
     }
 
-    /// Writes the head of the member's ledger into its row, beside the change that makes it.
-    static func saveLedgerHead(of member: UUID, version: Int64, coverageEnd: Int64?, lastPeriodSeq: Int64) -> SQLStatement {
+    /// Writes the head of the member's ledger into its row, beside the change that makes it, with the `iat` of
+    /// the card answered with it.
+    static func saveLedgerHead(of member: UUID, version: Int64, coverageEnd: Int64?, lastPeriodSeq: Int64, cardIssuedAt: Int64) -> SQLStatement {
         SQLStatement(
-            "UPDATE members SET ledger_version = ?, coverage_end = ?, last_period_seq = ? WHERE uuid = ?",
-            [.int(version), coverageEnd.map(SQLValue.int) ?? .null, .int(lastPeriodSeq), .text(member.uuidString)]
+            """
+            UPDATE members SET ledger_version = ?, coverage_end = ?, last_period_seq = ?,
+                last_card_issued_at = CASE WHEN last_card_issued_at < ? THEN ? ELSE last_card_issued_at END
+            WHERE uuid = ?
+            """,
+            [
+                .int(version), coverageEnd.map(SQLValue.int) ?? .null, .int(lastPeriodSeq), .int(cardIssuedAt), .int(cardIssuedAt),
+                .text(member.uuidString),
+            ]
         )
     }
 
@@ -185,37 +177,38 @@ extension SQLMembershipStore {
     static func ledgerHeadQuery(_ reference: MemberReference) -> SQLStatement {
         let (condition, binds) = condition(reference)
         return SQLStatement(
-            "SELECT \(MemberRecord.select("m")), m.ledger_version, m.coverage_end, m.last_period_seq FROM members m WHERE \(condition)",
+            "SELECT \(MemberRecord.select("m")), \(Self.headColumns) FROM members m WHERE \(condition)",
             binds
         )
     }
+
+    /// The columns of `members m` beside the member's own that make the head of its ledger.
+    static let headColumns = "m.ledger_version, m.coverage_end, m.last_period_seq, m.cards_valid_from"
 
     static func ledgerHead(_ row: SQLRow) throws -> LedgerHead {
         LedgerHead(
             member: try MemberRecord.member(row),
             version: try row.int("ledger_version"),
             coverageEnd: try row.optionalInt("coverage_end"),
-            lastPeriodSeq: try row.int("last_period_seq")
+            lastPeriodSeq: try row.int("last_period_seq"),
+            cardsValidFrom: try row.int("cards_valid_from")
         )
     }
 
     /// Reads the whole ledger of the member `condition` finds (on `members m`).
-    static func ledger(_ db: any SQLExecutor, where condition: String, _ binds: [SQLValue]) async throws -> Ledger? {
+    static func ledger(_ db: any SQLExecutor, where condition: String, _ binds: [SQLValue]) async throws -> MemberLedger? {
         let rows = try await db.query(
             """
-            SELECT \(MemberRecord.select("m")), m.ledger_version, m.coverage_end, m.last_period_seq,
-                (SELECT k.token_id FROM cards k WHERE k.member_uuid = m.uuid) AS card_token_id,
-                \(PeriodRecord.select("p", prefix: "period_"))
+            SELECT \(MemberRecord.select("m")), \(headColumns), \(PeriodRecord.select("p", prefix: "period_"))
             FROM members m LEFT JOIN periods p ON p.member_uuid = m.uuid
             WHERE \(condition) ORDER BY p.seq
             """,
             binds
         )
         guard let first = rows.first else { return nil }
-        return Ledger(
+        return MemberLedger(
             head: try ledgerHead(first),
-            periods: try rows.filter { $0["period_id"] != .null }.map { try PeriodRecord.period($0, prefix: "period_") },
-            storedCardTokenID: try first.optionalText("card_token_id")
+            periods: try rows.filter { $0["period_id"] != .null }.map { try PeriodRecord.period($0, prefix: "period_") }
         )
     }
 }

@@ -167,8 +167,15 @@ public final class SQLiteDatabase: SQLDatabase {
     }
 
     public func write<T: Sendable>(_ body: @Sendable (any SQLExecutor) async throws -> T) async throws -> T {
+        try await write(durable: true, body)
+    }
+
+    /// One that need not be durable commits with `synchronous = NORMAL`, as ``writeStatement(_:_:durable:)``.
+    public func write<T: Sendable>(durable: Bool, _ body: @Sendable (any SQLExecutor) async throws -> T) async throws -> T {
         try await writerLock.withLock {
             let executor = SQLiteExecutor(connection: writer)
+            if !durable { _ = try writer.query("PRAGMA synchronous = NORMAL", []) }
+            defer { if !durable { _ = try? writer.query("PRAGMA synchronous = FULL", []) } }
             _ = try writer.query("BEGIN IMMEDIATE", [])
             do {
                 let value = try await body(executor)

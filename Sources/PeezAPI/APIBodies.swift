@@ -66,8 +66,9 @@ public struct DeviceKeyRequest: RequestFields, Codable {
 
     /// The key, or `invalidFields` naming what is wrong with it.
     public func deviceKey() throws(MembershipError) -> DeviceKey {
+        let key: DeviceKey
         do {
-            return try DeviceKey(base64url: public_key)
+            key = try DeviceKey(base64url: public_key)
         } catch {
             throw MembershipError(
                 .invalidFields,
@@ -75,6 +76,14 @@ public struct DeviceKeyRequest: RequestFields, Codable {
                 fields: ["public_key": "must be a raw Ed25519 public key (32 bytes) in base64url without padding: \(error.reason)"]
             )
         }
+        guard key.isOnCurve else {
+            throw MembershipError(
+                .invalidFields,
+                "The device key is not usable.",
+                fields: ["public_key": "is not a point of the Ed25519 curve (RFC 8032 §5.1.3): no phone could sign with it"]
+            )
+        }
+        return key
     }
 }
 

@@ -6,10 +6,25 @@ public enum RequestDecoding {
     /// Reads `T` from `bytes`, parsed once: ``MalformedRequestBody`` when it is not a JSON object, a domain
     /// `invalidFields` error naming every field that is missing or of the wrong kind, all at once.
     public static func decode<T: RequestFields>(_ type: T.Type, from bytes: [UInt8]) throws -> T {
-        guard let object = JSONValue(parsing: bytes)?.object else { throw MalformedRequestBody("The body is not a JSON object.") }
+        let object = try object(in: bytes)
         let problems = T.problems(in: object)
         guard problems.isEmpty else { throw invalidFields(problems) }
         return T(checked: CheckedFields(object))
+    }
+
+    /// The JSON object `bytes` hold: ``MalformedRequestBody`` when they are not one, and a domain
+    /// `invalidFields` error naming a member given twice (which value would be meant?).
+    public static func object(in bytes: [UInt8]) throws -> [String: JSONValue] {
+        let value: JSONValue
+        do {
+            value = try JSONValue.parse(bytes)
+        } catch .duplicateMember(let name) {
+            throw invalidFields([name: "appears more than once in the body: send each field once"])
+        } catch {
+            throw MalformedRequestBody("The body is not a JSON object.")
+        }
+        guard let object = value.object else { throw MalformedRequestBody("The body is not a JSON object.") }
+        return object
     }
 
     /// The domain error naming every field that is missing or wrong (answered 422).

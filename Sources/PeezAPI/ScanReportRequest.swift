@@ -23,7 +23,7 @@ public enum ScanReportRequest {
     /// The report in `bytes`: ``MalformedRequestBody`` when it is not a JSON object, a domain `invalidFields`
     /// error naming every field of every entry that is wrong.
     public static func report(from bytes: [UInt8]) throws -> ScanReport {
-        guard let object = JSONValue(parsing: bytes)?.object else { throw MalformedRequestBody("The body is not a JSON object.") }
+        let object = try RequestDecoding.object(in: bytes)
         var problems: [String: String] = [:]
         let counterID = CheckedFields<Report.CodingKeys>(object).uuid(.counter_id)
         if counterID == nil { problems["counter_id"] = "must be the counter's UUID" }

@@ -97,6 +97,8 @@ struct CounterReport {
                 ]
             case .trustUnusable(let detail):
                 return [texts.text("cannot_confirm.trust_unusable", ["detail": detail]), texts.text("cannot_confirm.trust_unusable.next")]
+            case .trustDamaged(let detail):
+                return [texts.text("cannot_confirm.trust_damaged", ["detail": detail]), texts.text("cannot_confirm.trust_damaged.next")]
             }
         case .card(let result):
             var lines: [String] = []

@@ -81,6 +81,9 @@ extension Peez {
 
         @OptionGroup var wallet: WalletOptions
 
+        @Option(help: "Once the socket listens, write the port to this file (for a supervisor or a test to wait on).")
+        var readyFile: String?
+
         func validate() throws {
             guard (1...65_535).contains(port) else { throw ValidationError("--port must be 1 to 65535") }
             guard (1...600).contains(startTimeout) else { throw ValidationError("--start-timeout must be 1 to 600 seconds") }
@@ -125,6 +128,15 @@ extension Peez {
                     let demoMember = settings.development ? try await DevelopmentData.seed(cards: cards) : nil
                     printNow("PEEZ card service on \(baseURL)  (store: \(settings.storeName), signing kid \(settings.keyRing.signingKey.keyID.hex))")
                     if let demoMember { DevelopmentData.printGuide(baseURL: baseURL, membershipID: demoMember) }
+                },
+                onServerRunning: { [readyFile] port in
+                    guard let readyFile else { return }
+                    // Written whole, then renamed: whoever waits for the file never reads half of it.
+                    do {
+                        try Data("\(port)\n".utf8).write(to: URL(fileURLWithPath: readyFile), options: .atomic)
+                    } catch {
+                        printError("warning: could not write the ready file \(readyFile): \(error.localizedDescription)")
+                    }
                 }
             )
             var services: [any Service] = [app]

@@ -59,6 +59,28 @@ struct CounterPageTests {
         }
     }
 
+    @Test func eachEncodingHasItsOwnTagAndIfNoneMatchComparesWeaklyAndTakesAStar() async throws {
+        try await ServerHarness.withLiveServer { _, client in
+            let (name, file) = try #require(CounterAssets.webFiles.first { $0.value.gzipped != nil })
+            let plain = try await client.send(.get, "/counter/\(name)")
+            let compressed = try await client.send(.get, "/counter/\(name)", headers: [.acceptEncoding: "gzip"])
+            let (plainTag, gzipTag) = (try #require(plain.headers[.eTag]), try #require(compressed.headers[.eTag]))
+            #expect(plainTag != gzipTag, "two representations, two strong validators (RFC 9110 §8.8.3)")
+            #expect(plainTag == file.etag && gzipTag == file.gzipEtag)
+            // A cache holding the gzip body must not be told its copy is the identity one, nor the other way.
+            let crossed = try await client.send(.get, "/counter/\(name)", headers: [.ifNoneMatch: plainTag, .acceptEncoding: "gzip"])
+            #expect(crossed.status == .ok && crossed.body == file.gzipped)
+            let weak = try await client.send(.get, "/counter/\(name)", headers: [.ifNoneMatch: "W/\(gzipTag)", .acceptEncoding: "gzip"])
+            #expect(weak.status == .notModified && weak.headers[.eTag] == gzipTag, "If-None-Match compares weakly")
+            let listed = try await client.send(.get, "/counter/\(name)", headers: [.ifNoneMatch: #""other", W/"x",  \#(plainTag) "#])
+            #expect(listed.status == .notModified)
+            let star = try await client.send(.get, "/counter/\(name)", headers: [.ifNoneMatch: "*"])
+            #expect(star.status == .notModified, "* matches any current representation")
+            let other = try await client.send(.get, "/counter/\(name)", headers: [.ifNoneMatch: #"W/"0000""#])
+            #expect(other.status == .ok && other.body == file.bytes)
+        }
+    }
+
     @Test func aNameThatIsNotOneOfTheFilesIsA404AndReachesNothingElse() async throws {
         try await ServerHarness.withLiveServer { _, client in
             for path in [

@@ -28,7 +28,11 @@ struct MemberAndCardTests {
                 language: .fr,
                 createdAt: harness.now
             )
-            let card = try harness.cards.sign(for: stranger, coverageEnd: harness.now + 86_400, now: harness.now)
+            let card = try harness.cards.sign(
+                from: LedgerHead(member: stranger, version: 0, coverageEnd: nil, lastPeriodSeq: 0),
+                coverageEnd: harness.now + 86_400,
+                now: harness.now
+            )
             let reply = try await client.send(.post, "/v1/verify", secret: ServerHarness.vendorSecret, json: ["token": card.token])
             let verdict = try reply.decoded(VerifyBody.self)
             #expect(verdict.verdict == "valid" && verdict.coverage == nil)

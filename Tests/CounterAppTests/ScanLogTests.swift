@@ -127,3 +127,14 @@ struct ScanLogTests {
         )
     }
 }
+
+/// What the counter shows, filled from its texts.
+@Suite("Counter texts")
+struct CounterTextsTests {
+    @Test func aValueThatLooksLikeAPlaceholderIsShownAsWrittenNotFilledIn() {
+        let texts = CounterTexts(.en)
+        let line = texts.text("member", ["name": "{membership_id} {name}", "membership_id": "PEEZ-20251103-00001"])
+        #expect(line == "{membership_id} {name}  ·  PEEZ-20251103-00001")
+        #expect(texts.text("member", [:]) == "{name}  ·  {membership_id}", "a placeholder without a value stays as it is")
+    }
+}

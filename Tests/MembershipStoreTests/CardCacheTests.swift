@@ -94,7 +94,9 @@ struct SharedDatabaseCardTests {
             _ = try await a.cancelPeriod(id: sale.period.id, now: 3_000)
             try await Self.waitUntil { b.cardCache?.ticket().generation != generation }
             let stale = try Sample.mint(basis.head.member, basis.head.coverageEnd, 2_500)
-            _ = try await b.keepCard(stale, signedFrom: basis)
+            await #expect(throws: LedgerVersionConflict.self, "a card signed from a state the member has left is not kept") {
+                try await b.keepCard(stale, signedFrom: basis)
+            }
             #expect(try await b.card(memberUUID: member.uuid) == nil, "no current card: the next read signs one for what the ledger says now")
         }
     }

@@ -1,3 +1,5 @@
+import CardServices
+import CardToken
 import Foundation
 import Membership
 import MembershipSQL
@@ -105,5 +107,15 @@ extension SQLMembershipStore {
             throw MembershipError(.notFound, "No member has uuid \(memberUUID).")
         }
         return try await keepCard(try mintCard(basis.head.member, basis.head.coverageEnd, now), signedFrom: basis)
+    }
+
+    /// Cancels the period as the service does (``MemberChangeService``), at `now`.
+    func cancelPeriod(id: UUID, now: Int64) async throws -> CancellationResult {
+        try await MemberChangeService(ledger: self, clock: WallClock { now }).cancelPeriod(id: id)
+    }
+
+    /// Binds the member's cards to `key` as the service does (``MemberChangeService``), at `now`.
+    func replaceDeviceKey(memberUUID: UUID, with key: DeviceKey?, now: Int64) async throws -> (member: Member, changed: Bool) {
+        try await MemberChangeService(ledger: self, clock: WallClock { now }).replaceDeviceKey(memberUUID: memberUUID, with: key)
     }
 }

@@ -369,7 +369,7 @@ struct StoreConformanceTests {
 
             let revocations = try await store.revocations()
             #expect(revocations.tokenIDs.contains(card.tokenID))
-            #expect(revocations.members[member.membershipID] == now + 120)
+            #expect(revocations.members[member.membershipID] == now + 121, "after the change's second, so a card of that second is revoked too")
             #expect(revocations.version == 1, "one cancellation, one change to the list (the card's and the member's records)")
             await #expect(throws: MembershipError(.conflict, "")) { try await store.cancelPeriod(id: first.period.id, now: now + 200) }
             await #expect(throws: MembershipError(.notFound, "")) { try await store.cancelPeriod(id: UUID(), now: now + 200) }
@@ -391,7 +391,7 @@ struct StoreConformanceTests {
             #expect(try await store.cardBasis(memberUUID: member.uuid)?.head.member.deviceKey == phone, "the next card is signed for it")
             #expect(try await store.card(memberUUID: member.uuid) == nil, "the stored card, bound to nothing, is forgotten")
             var revocations = try await store.revocations()
-            #expect(revocations.tokenIDs.contains(card.tokenID) && revocations.members[member.membershipID] == now + 60)
+            #expect(revocations.tokenIDs.contains(card.tokenID) && revocations.members[member.membershipID] == now + 61)
 
             let (again, changedAgain) = try await store.replaceDeviceKey(memberUUID: member.uuid, with: phone, now: now + 120)
             #expect(!changedAgain && again.deviceKey == phone)
@@ -400,7 +400,7 @@ struct StoreConformanceTests {
             let (unbound, removed) = try await store.replaceDeviceKey(memberUUID: member.uuid, with: nil, now: now + 180)
             #expect(removed && unbound.deviceKey == nil)
             revocations = try await store.revocations()
-            #expect(revocations.members[member.membershipID] == now + 180)
+            #expect(revocations.members[member.membershipID] == now + 181)
             await #expect(throws: MembershipError(.notFound, "")) { try await store.replaceDeviceKey(memberUUID: UUID(), with: phone, now: now) }
         }
     }

@@ -81,6 +81,45 @@ struct CounterSessionTests {
         return (service, environment, token)
     }
 
+    @Test func damagedNewestTrustDataNeverLetsAnOlderStateCallARevokedCardValid() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let (service, environment, token) = try await Self.enrolledService(folder)
+        defer { service.killHard() }
+        let sales = try await service.request("GET", "/v1/activations", secret: Self.admin)
+        let sale = try #require(
+            (sales.body["activations"] as? [[String: Any]])?.first { $0["member_uuid"] as? String == Self.demoMember }?["id"] as? String
+        )
+        #expect(try await service.request("POST", "/v1/activations/\(sale)/cancel", secret: Self.admin).status == 200)
+        let run = environment.map { "\($0.key)=\($0.value)" } + [PeezCommand.binary, "counter"]
+        #expect(try await ProcessRunner.run(run + ["sync"]).status == 0)
+
+        // One bit of the newest bundle (the delta that brought the revocation) flipped on disk.
+        let statePath = folder.file("counter") + "/state.json"
+        // JSON read and written back whole: the test damages a signed blob, it does not read the state.
+        var state = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: statePath))) as? [String: Any])
+        var bundles = try #require(state["bundles"] as? [String])
+        let newest = try #require(bundles.last)
+        var bytes = try #require(Data(base64Encoded: newest))
+        bytes[bytes.count - 80] ^= 0x01
+        bundles[bundles.count - 1] = bytes.base64EncodedString()
+        state["bundles"] = bundles
+        try JSONSerialization.data(withJSONObject: state).write(to: URL(fileURLWithPath: statePath))
+
+        let scanned = try await ProcessRunner.run(run + ["--json"], input: Data((token + "\n").utf8))
+        #expect(scanned.standardOutput.contains("cannot_confirm") && !scanned.standardOutput.contains("\"valid\""), "\(scanned.standardOutput)")
+        #expect(
+            scanned.standardError.contains("does not verify with the trusted key") && !scanned.standardError.contains("does not trust"),
+            "the real fault is named: \(scanned.standardError)"
+        )
+        let shown = try await ProcessRunner.run(run, input: Data((token + "\n").utf8))
+        #expect(shown.standardOutput.contains("CANNOT CONFIRM") && shown.standardOutput.contains("damaged"), "\(shown.standardOutput)")
+        // A sync that succeeds replaces the damaged state: the revocation is back in force.
+        #expect(try await ProcessRunner.run(run + ["sync"]).status == 0)
+        let again = try await ProcessRunner.run(run + ["--json"], input: Data((token + "\n").utf8))
+        #expect(again.standardOutput.contains("\"revoked\""), "\(again.standardOutput)\(again.standardError)")
+    }
+
     @Test func aRunningSessionUsesTrustDataASyncBroughtAndARevokedCardShowsNoCoverage() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }

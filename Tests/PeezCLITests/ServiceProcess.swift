@@ -11,12 +11,18 @@ final class ServiceProcess: @unchecked Sendable {
     let port: Int
     /// Where the process's standard error goes, to quote when it fails.
     private let errorLog = NSTemporaryDirectory() + "peez-serve-" + UUID().uuidString + ".log"
+    /// The file the service writes once its socket listens (`--ready-file`).
+    private let readyFile = NSTemporaryDirectory() + "peez-serve-" + UUID().uuidString + ".ready"
+
+    /// How long a start may take before the test calls it hung: far beyond any start on a loaded machine (a
+    /// start is signalled by the ready file, not guessed from a clock), it only keeps a hang from lasting.
+    static let hangBound: Duration = .seconds(300)
 
     init(arguments: [String], port: Int, environment: [String: String] = [:]) throws {
         self.port = port
         process = try ChildProcess(
             PeezCommand.binary,
-            ["serve", "--host", "127.0.0.1", "--port", String(port)] + arguments,
+            ["serve", "--host", "127.0.0.1", "--port", String(port), "--ready-file", readyFile] + arguments,
             environment: ProcessInfo.processInfo.environment.merging(environment) { $1 },
             standardError: .file(errorLog)
         )
@@ -27,15 +33,17 @@ final class ServiceProcess: @unchecked Sendable {
         String((try? String(contentsOfFile: errorLog, encoding: .utf8))?.suffix(2_000) ?? "")
     }
 
-    /// Waits until `/health` answers, or fails after `seconds`.
-    func waitUntilReady(seconds: Double = 30) async throws {
-        let deadline = Date().addingTimeInterval(seconds)
-        while Date() < deadline {
-            if let reply = try? await request("GET", "/health"), reply.status == 200 { return }
+    /// Waits until the service says its socket listens (its ready file), failing with what it wrote to standard
+    /// error if it exits first or is still not ready after ``hangBound``.
+    func waitUntilReady() async throws {
+        let start = ContinuousClock.now
+        while !FileManager.default.fileExists(atPath: readyFile) {
             guard process.isRunning else { throw ServiceError("peez serve exited with status \(process.terminationStatus): \(errorOutput)") }
-            try await Task.sleep(for: .milliseconds(100))
+            guard ContinuousClock.now - start < Self.hangBound else {
+                throw ServiceError("peez serve on port \(port) did not say it was ready within \(Self.hangBound); it wrote: \(errorOutput)")
+            }
+            try await Task.sleep(for: .milliseconds(50))
         }
-        throw ServiceError("peez serve did not answer on port \(port)")
     }
 
     /// Sends `signal` and waits up to `seconds` for the process to end: its exit status and how long it took,

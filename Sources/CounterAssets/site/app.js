@@ -12,10 +12,11 @@ let counter;
 let lastSellable = null;
 let months = 1;
 
+/** The text `key` with its placeholders filled in one pass: a value is never read as a template itself (a member
+ * named "{membership_id}" is shown as written). */
 function text(key, values = {}) {
-  let out = texts[language]?.[key] ?? texts.en?.[key] ?? key;
-  for (const [name, value] of Object.entries(values)) out = out.replaceAll(`{${name}}`, String(value));
-  return out;
+  const template = texts[language]?.[key] ?? texts.en?.[key] ?? key;
+  return template.replace(/\{([a-z_]+)\}/g, (placeholder, name) => (Object.hasOwn(values, name) ? String(values[name]) : placeholder));
 }
 
 /** A time as the CLI writes it: `2026-12-31 23:59 (Algiers)`, Algiers being UTC+1 all year. */

@@ -24,11 +24,15 @@ export async function openBundle(bytes, keys) {
   }
   if (envelope.contentType !== BUNDLE_TYPE) throw new TrustError(`the envelope's content type is not ${BUNDLE_TYPE}`);
   const input = signatureInput(envelope.protectedHeader, envelope.payload);
+  const candidates = keys.filter((key) => key.kid === envelope.kid);
+  if (candidates.length === 0) throw new TrustError(`the bundle is signed by kid ${envelope.kid}, a key this counter does not trust`);
   const signers = [];
-  for (const entry of keys.filter((key) => key.kid === envelope.kid)) {
+  for (const entry of candidates) {
     if (await verifyEd25519(entry.key, envelope.signature, input)) signers.push(entry);
   }
-  if (signers.length === 0) throw new TrustError(`the bundle is not signed by a key this counter trusts (kid ${envelope.kid})`);
+  if (signers.length === 0) {
+    throw new TrustError(`the bundle's signature does not verify with the trusted key kid ${envelope.kid}: its bytes changed after it was signed (damaged on disk or on the way, or altered)`);
+  }
   try {
     bundle = JSON.parse(JSON_TEXT.decode(envelope.payload));
   } catch {

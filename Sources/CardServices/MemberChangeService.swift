@@ -1,0 +1,65 @@
+public import CardToken
+public import Foundation
+public import Membership
+
+/// The changes to a member that make the member's earlier cards wrong, as use cases: cancelling a period sold
+/// by mistake, binding the member's cards to a new phone or to none. Each is worked out on the member's ledger
+/// and recorded with the revocation of every card answered before it (``CardRevocationRule``); a change that
+/// collides with another writer is worked out again (``LedgerRetry``).
+public struct MemberChangeService: Sendable {
+    let ledger: any LedgerStore
+    let clock: WallClock
+
+    public init(ledger: any LedgerStore, clock: WallClock) {
+        self.ledger = ledger
+        self.clock = clock
+    }
+
+    /// Cancels the period `id` and lays the member's later periods out again. An unknown period is `notFound`,
+    /// one already cancelled a `conflict`.
+    public func cancelPeriod(id: UUID) async throws -> CancellationResult {
+        let now = clock()
+        return try await LedgerRetry.run { _ in
+            guard let ledger = try await ledger.memberLedger(holdingPeriod: id) else {
+                throw MembershipError(.notFound, "No subscription period has id \(id.lowercasedText).")
+            }
+            guard let index = ledger.periods.firstIndex(where: { $0.id == id }), ledger.periods[index].cancelledAt == nil else {
+                throw MembershipError(.conflict, "The period \(id.lowercasedText) is already cancelled.")
+            }
+            var periods = ledger.periods
+            periods[index].cancelledAt = now
+            let change = RevokingChange(
+                .cancellation,
+                to: ledger,
+                periods: CoverageSchedule.laidOut(periods),
+                deviceKey: ledger.head.member.deviceKey,
+                now: now
+            )
+            let revokedBefore = try await self.ledger.commitRevokingChange(change, expectedVersion: ledger.head.version)
+            return CancellationResult(
+                period: change.periodsAfter[index],
+                periods: change.periodsAfter,
+                coverageEnd: change.coverageEnd,
+                revokedBefore: revokedBefore
+            )
+        }
+    }
+
+    /// Binds the member's cards to `key` (nil: to no phone, for a lost one). The next card names the key; every
+    /// earlier card is revoked. The same key again changes nothing (`changed` false). An unknown member is
+    /// `notFound`.
+    public func replaceDeviceKey(memberUUID: UUID, with key: DeviceKey?) async throws -> (member: Member, changed: Bool) {
+        let now = clock()
+        return try await LedgerRetry.run { _ in
+            guard let ledger = try await ledger.memberLedger(of: .uuid(memberUUID)) else {
+                throw MembershipError(.notFound, "No member has uuid \(memberUUID.lowercasedText).")
+            }
+            var member = ledger.head.member
+            guard member.deviceKey != key else { return (member, false) }
+            member.deviceKey = key
+            let change = RevokingChange(.deviceKey, to: ledger, periods: ledger.periods, deviceKey: key, now: now)
+            _ = try await self.ledger.commitRevokingChange(change, expectedVersion: ledger.head.version)
+            return (member, true)
+        }
+    }
+}
