@@ -9,9 +9,12 @@ public struct ServerRequestContext: RequestContext {
     /// The pass authentication token Wallet sent as `Authorization: ApplePass <token>`; only the Wallet web
     /// service's routes read it, and it is no credential for any other.
     public var passToken: String?
+    /// The client's address as the socket saw it (the peer's IP, without its port), for per-client limits.
+    public let clientAddress: String
 
     public init(source: ApplicationRequestContextSource) {
         self.coreContext = .init(source: source)
+        self.clientAddress = source.channel.remoteAddress?.ipAddress ?? "unknown"
     }
 
     /// Request bodies are small JSON documents: 16 KiB is plenty, and a bound for hostile clients.

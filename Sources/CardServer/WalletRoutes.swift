@@ -16,6 +16,9 @@ struct WalletRoutes {
     let google: GoogleWalletService?
     /// The web service's path (`/wallet` unless the configured URL says otherwise).
     let base: String
+    /// The log route takes no credential (Apple's design): bounded per client address and overall, so log
+    /// traffic cannot crowd out sales.
+    let logLimiter = RateLimiter(perClient: .init(perSecond: 2, burst: 10), overall: .init(perSecond: 50, burst: 100))
 
     static let defaultBase = "/wallet"
 
@@ -35,10 +38,20 @@ struct WalletRoutes {
         return wallet
     }
 
+    /// The backend's routes on a service without that Wallet: 501, which says the service lacks the feature
+    /// (not that the member is missing).
+    static func notConfigured(_ wallet: String, settings: String) -> APIError {
+        APIError(
+            .notImplemented,
+            code: "not_configured",
+            "\(wallet) is not configured on this service: set \(settings) (see the README's Wallet section)."
+        )
+    }
+
     /// `GET /v1/members/{uuid}/pass.pkpass` (backend): a new pass for the app to hand to PassKit.
     @Sendable func pass(_ request: Request, context: ServerRequestContext) async throws -> Response {
         _ = try context.require(.backend, .admin)
-        let wallet = try configured()
+        guard let wallet else { throw Self.notConfigured("Apple Wallet", settings: "PEEZ_WALLET_*") }
         guard let uuid = UUID(strictText: context.parameters.get("uuid") ?? "") else { throw MembershipError(.notFound, "Member ids are UUIDs.") }
         return Self.passResponse(try await wallet.issuePass(memberUUID: uuid))
     }
@@ -46,7 +59,7 @@ struct WalletRoutes {
     /// `GET /v1/members/{uuid}/google-wallet` (backend): the "Save to Google Wallet" link for the app to open.
     @Sendable func googleSaveLink(_ request: Request, context: ServerRequestContext) async throws -> Response {
         _ = try context.require(.backend, .admin)
-        guard let google else { throw MembershipError(.notFound, "Google Wallet is not configured on this service.") }
+        guard let google else { throw Self.notConfigured("Google Wallet", settings: "PEEZ_GOOGLE_WALLET_*") }
         guard let uuid = UUID(strictText: context.parameters.get("uuid") ?? "") else { throw MembershipError(.notFound, "Member ids are UUIDs.") }
         return try JSONExchange.response(
             GoogleWalletLinkBody(save_url: try await google.saveURL(memberUUID: uuid)),
@@ -92,13 +105,22 @@ struct WalletRoutes {
         guard (1...256).contains(body.pushToken.utf8.count), body.pushToken.utf8.allSatisfy({ Self.isHexDigit($0) }) else {
             throw MembershipError(.invalidFields, "The push token is not valid.", fields: ["pushToken": "must be 1 to 256 hexadecimal digits"])
         }
-        let created = try await wallet.cards.store.registerWalletDevice(
+        switch try await wallet.cards.store.registerWalletDevice(
             device,
             member: serial,
             pushToken: body.pushToken.lowercased(),
             now: wallet.cards.now()
         )
-        return Response(status: created ? .created : .ok)
+        {
+        case .created: return Response(status: .created)
+        case .updated: return Response(status: .ok)
+        case .full:
+            throw APIError(
+                .forbidden,
+                code: "too_many_devices",
+                "This pass is registered on \(WalletPassLimits.maxDevices) devices already: unregister one (remove the pass from it) first."
+            )
+        }
     }
 
     private static func isHexDigit(_ byte: UInt8) -> Bool {
@@ -158,6 +180,9 @@ struct WalletRoutes {
     /// Wallet's log lines: kept, the newest only, each bounded.
     @Sendable func log(_ request: Request, context: ServerRequestContext) async throws -> Response {
         let wallet = try configured()
+        guard logLimiter.allow(context.clientAddress) else {
+            throw APIError(.tooManyRequests, code: "rate_limited", "Too many log requests; Wallet's logs are kept, but not this fast.")
+        }
         let bytes = try await JSONExchange.bodyBytes(request, context: context)
         guard case .array(let entries)? = JSONValue(parsing: bytes)?.object?["logs"] else {
             throw MembershipError(.invalidFields, "The body must be {\"logs\": [text, …]}.", fields: ["logs": "must be a list of text lines"])

@@ -26,9 +26,10 @@ public struct WalletService: Sendable {
         public var lastModified: Int64
     }
 
-    /// A new pass of `memberUUID` for the app to add to Wallet, with a fresh authentication token (stored
-    /// hashed; the newest download is the pass the member holds). A member whose cards are bound to a phone gets
-    /// none: a Wallet barcode is static, and counters refuse a bound card shown bare.
+    /// The pass of `memberUUID` for the app to add to Wallet. Its authentication token is the one the pass was
+    /// first issued with (Apple: a pass's token does not change), so a pass already in Wallet, on this device or
+    /// another, keeps being updated after the app downloads it again. A member whose cards are bound to a phone
+    /// gets none: a Wallet barcode is static, and counters refuse a bound card shown bare.
     public func issuePass(memberUUID: UUID) async throws -> SignedPass {
         let member = try await member(memberUUID)
         if member.deviceKey != nil {
@@ -37,8 +38,8 @@ public struct WalletService: Sendable {
                 "This member's cards are bound to their phone (a device key is registered): a Wallet pass shows a static barcode, which counters refuse for a bound card. Remove the device key to use Wallet."
             )
         }
-        let token = Self.newToken()
-        try await store.issueWalletPass(member: memberUUID, tokenHash: Self.hash(token), now: cards.now())
+        let fresh = Self.newToken()
+        let token = try await store.issueWalletPass(member: memberUUID, token: fresh, tokenHash: Self.hash(fresh), now: cards.now())
         return try await build(member, token: token)
     }
 
@@ -71,16 +72,14 @@ public struct WalletService: Sendable {
         let head = try await store.ledgerHead(of: .uuid(member.uuid))
         let now = cards.now()
         // A reminder is shown while it is about the coverage the card shows (a renewal makes it stale).
-        let reminder = try await store.walletPassReminder(member: member.uuid).flatMap { stored -> String? in
-            let parts = stored.split(separator: ":")
-            guard parts.count == 2, Int64(parts[1]) == card.coverageEnd else { return nil }
-            return String(parts[0])
-        }
+        let reminder = try await store.walletPassReminder(member: member.uuid).flatMap { $0.coverageEnd == card.coverageEnd ? $0.threshold : nil }
         let pass = MembershipPass(
             serialNumber: member.uuid.lowercasedText,
             memberName: member.name,
             membershipID: member.membershipID,
-            cardToken: card.token,
+            // A pass installed before the member's cards were bound to the phone: its barcode would be refused
+            // at every counter, so it shows none and says to show the card from the app.
+            cardToken: member.deviceKey == nil ? card.token : nil,
             coverageEnd: card.coverageEnd,
             // Every period the member bought was cancelled: the card stands for nothing paid.
             voided: card.coverageEnd == nil && (head?.lastPeriodSeq ?? 0) > 0,

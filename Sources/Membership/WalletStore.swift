@@ -1,41 +1,43 @@
 public import Foundation
 
 /// Apple Wallet passes issued for members' cards, the devices registered for their updates, and what those
-/// devices log. A pass's serial number is its member's uuid; its authentication token is stored hashed.
+/// devices log. A pass's serial number is its member's uuid; its authentication token never changes once given.
 public protocol WalletStore: Sendable {
-    /// Records that a pass of `member` was issued with a token hashing to `tokenHash` (replacing an earlier one:
-    /// the newest download is the pass the member holds).
-    func issueWalletPass(member: UUID, tokenHash: String, now: Int64) async throws
+    /// Records that a pass of `member` was issued, and returns the pass's authentication token: the one it was
+    /// first issued with (a pass already in Wallet keeps working), or `token` (hashing to `tokenHash`) for a
+    /// new pass.
+    func issueWalletPass(member: UUID, token: String, tokenHash: String, now: Int64) async throws -> String
     /// The stored token hash of `member`'s pass, nil when none was issued.
     func walletPassTokenHash(member: UUID) async throws -> String?
     /// Registers `device` for updates of `member`'s pass with `pushToken`. Registering again changes the push token
-    /// in the same row and answers false (true: a new registration): a device that registers hundreds of times
-    /// costs one row.
-    func registerWalletDevice(_ device: String, member: UUID, pushToken: String, now: Int64) async throws -> Bool
+    /// in the same row (a device that registers hundreds of times costs one row); a pass takes at most
+    /// ``WalletPassLimits/maxDevices`` devices.
+    func registerWalletDevice(_ device: String, member: UUID, pushToken: String, now: Int64) async throws -> WalletDeviceRegistration
     /// Removes a registration; false when there was none.
     func unregisterWalletDevice(_ device: String, member: UUID) async throws -> Bool
-    /// The passes `device` is registered for whose members changed after `since` (all with nil), with the time
-    /// of each one's latest change.
+    /// The passes `device` is registered for whose stamp is after `since` (all with nil), with each one's stamp.
     func walletPassesUpdated(device: String, since: Int64?) async throws -> [(member: UUID, changedAt: Int64)]
-    /// When what `member`'s pass shows last changed (the member's latest change, or its creation).
+    /// The stamp of `member`'s pass: when what it shows last changed, in seconds, strictly increasing (a second
+    /// change in one second is the next second), so `If-Modified-Since` never hides a change. Nil: no pass.
     func walletPassLastChange(member: UUID) async throws -> Int64?
     /// The devices registered for `member`'s pass and their push tokens.
     func walletRegistrations(member: UUID) async throws -> [(device: String, pushToken: String)]
-    /// Leases, for `owner` until `now + leaseSeconds`, up to `limit` passes whose member changed since their
-    /// devices were last told and whose next attempt is due, with the member's version and registrations.
+    /// Leases, for `owner` until `now + leaseSeconds`, up to `limit` passes changed since all their devices were
+    /// told and whose next attempt is due, each with its stamp (as `version`) and the devices not yet told of it.
     func leaseWalletUpdates(owner: String, now: Int64, leaseSeconds: Int64, limit: Int) async throws -> [WalletUpdate]
-    /// Settles a leased update: its devices were told of `version` (or retries at `retryAt`, with `error`). Only
-    /// the lease's holder settles it; removes the registrations of `goneDevices` (their push tokens are dead).
-    func settleWalletUpdate(_ update: WalletUpdate, owner: String, retryAt: Int64?, error: String?, goneDevices: [String]) async throws
-    /// Puts a renewal reminder on `member`'s Apple Wallet pass (`threshold` before `coverageEnd`) and makes the
-    /// pass an update to push: Wallet shows the reminder as the coverage field's change message. False when the
-    /// member has no pass with a registered device (nothing would show it).
-    func putReminderOnWalletPass(member: UUID, reminder: String, now: Int64) async throws -> Bool
+    /// Settles a leased update device by device: those `outcome` told are done with its stamp, the gone ones
+    /// forgotten; with a retry the pass is tried again at `retryAt` for the devices still behind, else it is done.
+    /// Only the lease's holder settles the pass.
+    func settleWalletUpdate(_ update: WalletUpdate, owner: String, outcome: WalletPushOutcome) async throws
+    /// Puts a renewal reminder on `member`'s Apple Wallet pass and makes the pass changed (its stamp moves, an
+    /// update to push): Wallet shows the reminder as the coverage field's change message. False when the member
+    /// has no pass with a registered device (nothing would show it).
+    func putReminderOnWalletPass(member: UUID, reminder: WalletReminder, now: Int64) async throws -> Bool
     /// The reminder the member's pass shows, nil when none.
-    func walletPassReminder(member: UUID) async throws -> String?
+    func walletPassReminder(member: UUID) async throws -> WalletReminder?
 
-    /// Passes whose devices have not been told of their member's latest change, for monitoring.
-    func pendingWalletUpdates() async throws -> Int
+    /// The outboxes at a glance, for monitoring: Apple passes and Google objects waiting, the oldest, the failing.
+    func walletOutboxStatus() async throws -> WalletOutboxStatus
 
     /// Records that `member`'s Google Wallet save link was issued: from now on each change is sent as an update
     /// of the object (the object as it is now needs none).
@@ -51,6 +53,97 @@ public protocol WalletStore: Sendable {
     func walletLogs(limit: Int) async throws -> [String]
 }
 
+/// A renewal reminder put on a pass: sent `threshold` (`7d`, `3d`, `1d`, `ended`) before the coverage that
+/// ended at `coverageEnd`, so it is shown only while the card still shows that coverage.
+public struct WalletReminder: Sendable, Hashable {
+    public var threshold: String
+    public var coverageEnd: Int64
+
+    public init(threshold: String, coverageEnd: Int64) {
+        self.threshold = threshold
+        self.coverageEnd = coverageEnd
+    }
+
+    /// As the store keeps it: `threshold:coverageEnd`.
+    public var storedText: String { "\(threshold):\(coverageEnd)" }
+
+    /// The reminder the store kept as ``storedText``, nil for any other text.
+    public init?(storedText text: String) {
+        let parts = text.split(separator: ":", omittingEmptySubsequences: false)
+        guard parts.count == 2, !parts[0].isEmpty, let end = Int64(parts[1]) else { return nil }
+        self.init(threshold: String(parts[0]), coverageEnd: end)
+    }
+}
+
+/// What registering a device for a pass came to.
+public enum WalletDeviceRegistration: Sendable, Hashable {
+    /// A new registration (Wallet: 201).
+    case created
+    /// The device was registered already; its push token is updated (200).
+    case updated
+    /// The pass has ``WalletPassLimits/maxDevices`` devices already: refused.
+    case full
+}
+
+/// Bounds of a pass's devices.
+public enum WalletPassLimits {
+    /// Devices one pass takes (a member's phone, watch and tablet, and replacements, with room to spare): a pass
+    /// shared past this is refused more, so no pass makes one update thousands of pushes.
+    public static let maxDevices = 10
+}
+
+/// What pushing one update to its devices came to, device by device.
+public struct WalletPushOutcome: Sendable, Hashable {
+    /// Devices APNs accepted the push for.
+    public var told: [String] = []
+    /// Devices whose push token is dead: forgotten.
+    public var gone: [String] = []
+    /// When to try again for the devices not told (nil: none left behind), and the last reason.
+    public var retryAt: Int64?
+    public var error: String?
+
+    public init(told: [String] = [], gone: [String] = [], retryAt: Int64? = nil, error: String? = nil) {
+        self.told = told
+        self.gone = gone
+        self.retryAt = retryAt
+        self.error = error
+    }
+}
+
+/// One Wallet outbox at a glance.
+public struct WalletOutboxCounts: Sendable, Hashable {
+    /// Passes (Apple) or objects (Google) held.
+    public var total: Int
+    /// Those whose latest change has not reached every device (or Google) yet.
+    public var waiting: Int
+    /// When the longest-waiting one changed (nil: none waits).
+    public var oldestWaitingSince: Int64?
+    /// Those whose last attempt failed, and one such reason.
+    public var failing: Int
+    public var lastError: String?
+
+    public init(total: Int, waiting: Int, oldestWaitingSince: Int64?, failing: Int, lastError: String?) {
+        self.total = total
+        self.waiting = waiting
+        self.oldestWaitingSince = oldestWaitingSince
+        self.failing = failing
+        self.lastError = lastError
+    }
+}
+
+/// Both Wallet outboxes, and the devices registered for Apple passes.
+public struct WalletOutboxStatus: Sendable, Hashable {
+    public var apple: WalletOutboxCounts
+    public var appleDevices: Int
+    public var google: WalletOutboxCounts
+
+    public init(apple: WalletOutboxCounts, appleDevices: Int, google: WalletOutboxCounts) {
+        self.apple = apple
+        self.appleDevices = appleDevices
+        self.google = google
+    }
+}
+
 /// Bounds of what Wallet devices send.
 public enum WalletLog {
     /// Log lines kept in all.
@@ -61,24 +154,21 @@ public enum WalletLog {
     public static let maxLineLength = 1_000
 }
 
-/// A pass whose member changed since its devices were last told: push to each registration.
+/// A pass (or Google object) changed since it was last pushed: push to each registration.
 public struct WalletUpdate: Sendable, Hashable {
     public var member: UUID
-    /// The member's ledger version the push announces.
+    /// What the push announces: the pass's stamp (Apple), the member's ledger version (Google).
     public var version: Int64
     /// Attempts made so far (for the backoff).
     public var attempts: Int64
-    /// Each registered device and its push token.
+    /// The registered devices not yet told of this update, with their push tokens (Apple).
     public var registrations: [WalletRegistration]
-    /// The pass's reminder count the push announces (Apple passes).
-    public var reminderSeq: Int64
 
-    public init(member: UUID, version: Int64, attempts: Int64, registrations: [WalletRegistration], reminderSeq: Int64 = 0) {
+    public init(member: UUID, version: Int64, attempts: Int64, registrations: [WalletRegistration]) {
         self.member = member
         self.version = version
         self.attempts = attempts
         self.registrations = registrations
-        self.reminderSeq = reminderSeq
     }
 }
 

@@ -206,6 +206,35 @@ enum Migrations {
                     """,
                 ]
             ),
+            (
+                "013_wallet_pass_stamps",
+                [
+                    // The pass's token, kept: every download of a pass carries the one Wallet already holds (Apple:
+                    // a pass's authentication token does not change).
+                    "ALTER TABLE wallet_passes ADD COLUMN token TEXT",
+                    // When what the pass shows last changed, in seconds but strictly increasing per pass (a second
+                    // change in the same second is the next second): the device's `If-Modified-Since` and the
+                    // serials' tag compare on it. Bumped in every change's own transaction, a reminder's included.
+                    "ALTER TABLE wallet_passes ADD COLUMN modified_at BIGINT NOT NULL DEFAULT 0",
+                    // The stamp every registered device has been told of; the stamp each device has been told of.
+                    "ALTER TABLE wallet_passes ADD COLUMN pushed_stamp BIGINT NOT NULL DEFAULT 0",
+                    "ALTER TABLE wallet_registrations ADD COLUMN pushed_stamp BIGINT NOT NULL DEFAULT 0",
+                    """
+                    UPDATE wallet_passes SET modified_at = COALESCE(
+                        (SELECT MAX(c.changed_at) FROM member_changes c WHERE c.member_uuid = wallet_passes.member_uuid), issued_at)
+                    """,
+                    "UPDATE wallet_passes SET modified_at = issued_at WHERE modified_at < issued_at",
+                    """
+                    UPDATE wallet_passes SET pushed_stamp = modified_at
+                    WHERE reminder_pushed_seq >= reminder_seq
+                        AND pushed_version >= (SELECT m.ledger_version FROM members m WHERE m.uuid = wallet_passes.member_uuid)
+                    """,
+                    """
+                    UPDATE wallet_registrations SET pushed_stamp =
+                        (SELECT w.pushed_stamp FROM wallet_passes w WHERE w.member_uuid = wallet_registrations.member_uuid)
+                    """,
+                ]
+            ),
         ]
     }
 

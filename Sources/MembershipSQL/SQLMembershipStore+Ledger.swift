@@ -33,6 +33,7 @@ extension SQLMembershipStore {
                 ),
                 PeriodRecord.insert(sale.period, seq: sale.periodSeq),
                 Self.saveCard(sale.card, version: version),
+                Self.touchWalletPass(of: memberUUID, now: sale.recordedAt),
                 Self.completeIdempotentRequest(sale.key, with: sale.response, now: sale.recordedAt),
             ])
         } catch let error as SQLError where Self.isConcurrentLedgerChange(error) {
@@ -102,6 +103,7 @@ extension SQLMembershipStore {
                             [.text(try row.text("membership_id")), .int(revokedBefore), .int(now), .int(listVersion)]
                         ),
                         SQLStatement("DELETE FROM cards WHERE member_uuid = ?", [.text(member)]),
+                        Self.touchWalletPass(of: change.memberUUID, now: now),
                     ]
                 for statement in statements { try await db.execute(statement.sql, statement.binds) }
                 return revokedBefore

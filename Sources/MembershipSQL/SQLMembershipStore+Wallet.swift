@@ -3,24 +3,95 @@ public import Membership
 
 /// Apple Wallet passes, their devices and logs.
 extension SQLMembershipStore {
-    public func issueWalletPass(member: UUID, tokenHash: String, now: Int64) async throws {
-        // A pass just issued shows the member as they are: nothing to push until the next change.
-        _ = try await database.writeStatement(
+    public func issueWalletPass(member: UUID, token: String, tokenHash: String, now: Int64) async throws -> String {
+        // A pass just issued shows the member as they are: nothing to push until the next change. A pass issued
+        // before keeps its token (one Wallet may already hold); one from before tokens were kept gets this one.
+        let rows = try await database.writeStatement(
             """
-            INSERT INTO wallet_passes (member_uuid, token_hash, issued_at, pushed_version)
-            VALUES (?, ?, ?, (SELECT ledger_version FROM members WHERE uuid = ?))
-            ON CONFLICT (member_uuid) DO UPDATE SET token_hash = excluded.token_hash, issued_at = excluded.issued_at
+            INSERT INTO wallet_passes (member_uuid, token_hash, token, issued_at, modified_at, pushed_stamp, pushed_version)
+            VALUES (?, ?, ?, ?, ?, ?, (SELECT ledger_version FROM members WHERE uuid = ?))
+            ON CONFLICT (member_uuid) DO UPDATE SET
+                token_hash = CASE WHEN wallet_passes.token IS NULL THEN excluded.token_hash ELSE wallet_passes.token_hash END,
+                token = COALESCE(wallet_passes.token, excluded.token)
+            RETURNING token
             """,
-            [.text(member.uuidString), .text(tokenHash), .int(now), .text(member.uuidString)]
+            [.text(member.uuidString), .text(tokenHash), .text(token), .int(now), .int(now), .int(now), .text(member.uuidString)]
+        )
+        return try rows.first?.text("token") ?? token
+    }
+
+    /// Marks `member`'s pass, if any, as changed at `now`, in the change's own transaction: its stamp becomes
+    /// `now`, or the one after its previous stamp when that is not earlier (two changes in one second differ).
+    static func touchWalletPass(of member: UUID, now: Int64) -> SQLStatement {
+        SQLStatement(
+            "UPDATE wallet_passes SET modified_at = CASE WHEN modified_at >= ? THEN modified_at + 1 ELSE ? END WHERE member_uuid = ?",
+            [.int(now), .int(now), .text(member.uuidString)]
         )
     }
 
     public func leaseWalletUpdates(owner: String, now: Int64, leaseSeconds: Int64, limit: Int) async throws -> [WalletUpdate] {
-        try await leaseUpdates(in: "wallet_passes", owner: owner, now: now, leaseSeconds: leaseSeconds, limit: limit, withRegistrations: true)
+        try await database.write { db in
+            let leased = try await db.query(
+                """
+                UPDATE wallet_passes SET leased_until = ?, lease_owner = ?
+                WHERE member_uuid IN (
+                    SELECT w.member_uuid FROM wallet_passes w
+                    WHERE w.modified_at > w.pushed_stamp AND w.next_attempt_at <= ? AND (w.leased_until IS NULL OR w.leased_until <= ?)
+                    ORDER BY w.next_attempt_at LIMIT ?)
+                RETURNING member_uuid, attempts, modified_at
+                """,
+                [.int(now + leaseSeconds), .text(owner), .int(now), .int(now), .int(Int64(limit))]
+            )
+            var updates: [WalletUpdate] = []
+            for row in leased {
+                let text = try row.text("member_uuid")
+                guard let member = UUID(uuidString: text) else { throw SQLError.unexpectedValue("wallet_passes.member_uuid") }
+                let stamp = try row.int("modified_at")
+                // Only the devices not yet told of this stamp: one device's retry pushes no other again.
+                let registrations = try await db.query(
+                    "SELECT device_id, push_token FROM wallet_registrations WHERE member_uuid = ? AND pushed_stamp < ? ORDER BY device_id",
+                    [.text(text), .int(stamp)]
+                ).map { WalletRegistration(device: try $0.text("device_id"), pushToken: try $0.text("push_token")) }
+                updates.append(WalletUpdate(member: member, version: stamp, attempts: try row.int("attempts"), registrations: registrations))
+            }
+            return updates
+        }
     }
 
-    public func settleWalletUpdate(_ update: WalletUpdate, owner: String, retryAt: Int64?, error: String?, goneDevices: [String]) async throws {
-        try await settleUpdate(in: "wallet_passes", update, owner: owner, retryAt: retryAt, error: error, goneDevices: goneDevices)
+    public func settleWalletUpdate(_ update: WalletUpdate, owner: String, outcome: WalletPushOutcome) async throws {
+        try await database.write { db in
+            let member = update.member.uuidString
+            for device in outcome.told {
+                _ = try await db.query(
+                    """
+                    UPDATE wallet_registrations SET pushed_stamp = CASE WHEN pushed_stamp > ? THEN pushed_stamp ELSE ? END
+                    WHERE device_id = ? AND member_uuid = ?
+                    """,
+                    [.int(update.version), .int(update.version), .text(device), .text(member)]
+                )
+            }
+            for device in outcome.gone {
+                _ = try await db.query("DELETE FROM wallet_registrations WHERE device_id = ? AND member_uuid = ?", [.text(device), .text(member)])
+            }
+            if let retryAt = outcome.retryAt {
+                _ = try await db.query(
+                    """
+                    UPDATE wallet_passes SET attempts = attempts + 1, next_attempt_at = ?, last_error = ?, leased_until = NULL, lease_owner = NULL
+                    WHERE member_uuid = ? AND lease_owner = ?
+                    """,
+                    [.int(retryAt), outcome.error.map(SQLValue.text) ?? .null, .text(member), .text(owner)]
+                )
+            } else {
+                _ = try await db.query(
+                    """
+                    UPDATE wallet_passes SET pushed_stamp = CASE WHEN pushed_stamp > ? THEN pushed_stamp ELSE ? END, attempts = 0,
+                        next_attempt_at = 0, last_error = NULL, leased_until = NULL, lease_owner = NULL
+                    WHERE member_uuid = ? AND lease_owner = ?
+                    """,
+                    [.int(update.version), .int(update.version), .text(member), .text(owner)]
+                )
+            }
+        }
     }
 
     public func recordGoogleWalletObject(member: UUID, now: Int64) async throws {
@@ -33,139 +104,99 @@ extension SQLMembershipStore {
         )
     }
 
-    public func putReminderOnWalletPass(member: UUID, reminder: String, now: Int64) async throws -> Bool {
+    public func putReminderOnWalletPass(member: UUID, reminder: WalletReminder, now: Int64) async throws -> Bool {
         !(try await database.writeStatement(
             """
-            UPDATE wallet_passes SET reminder = ?, reminder_seq = reminder_seq + 1
+            UPDATE wallet_passes SET reminder = ?, reminder_seq = reminder_seq + 1,
+                modified_at = CASE WHEN modified_at >= ? THEN modified_at + 1 ELSE ? END
             WHERE member_uuid = ? AND EXISTS (SELECT 1 FROM wallet_registrations r WHERE r.member_uuid = wallet_passes.member_uuid)
             RETURNING member_uuid
             """,
-            [.text(reminder), .text(member.uuidString)]
+            [.text(reminder.storedText), .int(now), .int(now), .text(member.uuidString)]
         )).isEmpty
     }
 
-    public func walletPassReminder(member: UUID) async throws -> String? {
-        try await database.read { db in
+    public func walletPassReminder(member: UUID) async throws -> WalletReminder? {
+        let text = try await database.read { db in
             try await db.query("SELECT reminder FROM wallet_passes WHERE member_uuid = ?", [.text(member.uuidString)]).first?.optionalText("reminder")
         }
+        guard let text else { return nil }
+        guard let reminder = WalletReminder(storedText: text) else { throw SQLError.unexpectedValue("wallet_passes.reminder") }
+        return reminder
     }
 
     public func leaseGoogleWalletUpdates(owner: String, now: Int64, leaseSeconds: Int64, limit: Int) async throws -> [WalletUpdate] {
-        try await leaseUpdates(
-            in: "google_wallet_objects",
-            owner: owner,
-            now: now,
-            leaseSeconds: leaseSeconds,
-            limit: limit,
-            withRegistrations: false
-        )
-    }
-
-    public func settleGoogleWalletUpdate(_ update: WalletUpdate, owner: String, retryAt: Int64?, error: String?) async throws {
-        try await settleUpdate(in: "google_wallet_objects", update, owner: owner, retryAt: retryAt, error: error, goneDevices: [])
-    }
-
-    /// Leases the due rows of an outbox `table` (keyed by member, holding `pushed_version` and the lease columns).
-    private func leaseUpdates(
-        in table: String,
-        owner: String,
-        now: Int64,
-        leaseSeconds: Int64,
-        limit: Int,
-        withRegistrations: Bool
-    ) async throws
-        -> [WalletUpdate]
-    {
-        // An Apple pass is also due when a reminder was put on it since its devices were last told.
-        let reminderDue = withRegistrations ? " OR w.reminder_seq > w.reminder_pushed_seq" : ""
-        let reminderSeq = withRegistrations ? "reminder_seq" : "0"
-        return try await database.write { db in
+        try await database.write { db in
             let leased = try await db.query(
                 """
-                UPDATE \(table) SET leased_until = ?, lease_owner = ?
+                UPDATE google_wallet_objects SET leased_until = ?, lease_owner = ?
                 WHERE member_uuid IN (
-                    SELECT w.member_uuid FROM \(table) w JOIN members m ON m.uuid = w.member_uuid
-                    WHERE (m.ledger_version > w.pushed_version\(reminderDue)) AND w.next_attempt_at <= ? AND (w.leased_until IS NULL OR w.leased_until <= ?)
+                    SELECT w.member_uuid FROM google_wallet_objects w JOIN members m ON m.uuid = w.member_uuid
+                    WHERE m.ledger_version > w.pushed_version AND w.next_attempt_at <= ? AND (w.leased_until IS NULL OR w.leased_until <= ?)
                     ORDER BY w.next_attempt_at LIMIT ?)
-                RETURNING member_uuid, attempts, \(reminderSeq) AS reminder_seq, (SELECT ledger_version FROM members WHERE uuid = member_uuid) AS version
+                RETURNING member_uuid, attempts, (SELECT ledger_version FROM members WHERE uuid = member_uuid) AS version
                 """,
                 [.int(now + leaseSeconds), .text(owner), .int(now), .int(now), .int(Int64(limit))]
             )
-            var updates: [WalletUpdate] = []
-            for row in leased {
-                let text = try row.text("member_uuid")
-                guard let member = UUID(uuidString: text) else { throw SQLError.unexpectedValue("\(table).member_uuid") }
-                var registrations: [WalletRegistration] = []
-                if withRegistrations {
-                    registrations = try await db.query(
-                        "SELECT device_id, push_token FROM wallet_registrations WHERE member_uuid = ? ORDER BY device_id",
-                        [.text(text)]
-                    ).map { WalletRegistration(device: try $0.text("device_id"), pushToken: try $0.text("push_token")) }
+            return try leased.map { row in
+                guard let member = UUID(uuidString: try row.text("member_uuid")) else {
+                    throw SQLError.unexpectedValue("google_wallet_objects.member_uuid")
                 }
-                updates.append(
-                    WalletUpdate(
-                        member: member,
-                        version: try row.int("version"),
-                        attempts: try row.int("attempts"),
-                        registrations: registrations,
-                        reminderSeq: try row.int("reminder_seq")
-                    )
-                )
-            }
-            return updates
-        }
-    }
-
-    /// Settles a leased row of an outbox `table`: pushed up to its version, or retried at `retryAt`.
-    private func settleUpdate(
-        in table: String,
-        _ update: WalletUpdate,
-        owner: String,
-        retryAt: Int64?,
-        error: String?,
-        goneDevices: [String]
-    ) async throws {
-        let reminderPushed =
-            table == "wallet_passes"
-            ? ", reminder_pushed_seq = CASE WHEN reminder_pushed_seq > \(update.reminderSeq) THEN reminder_pushed_seq ELSE \(update.reminderSeq) END"
-            : ""
-        try await database.write { db in
-            let member = update.member.uuidString
-            if let retryAt {
-                _ = try await db.query(
-                    """
-                    UPDATE \(table) SET attempts = attempts + 1, next_attempt_at = ?, last_error = ?, leased_until = NULL, lease_owner = NULL
-                    WHERE member_uuid = ? AND lease_owner = ?
-                    """,
-                    [.int(retryAt), error.map(SQLValue.text) ?? .null, .text(member), .text(owner)]
-                )
-            } else {
-                _ = try await db.query(
-                    """
-                    UPDATE \(table) SET pushed_version = CASE WHEN pushed_version > ? THEN pushed_version ELSE ? END, attempts = 0,
-                        next_attempt_at = 0, last_error = NULL, leased_until = NULL, lease_owner = NULL\(reminderPushed)
-                    WHERE member_uuid = ? AND lease_owner = ?
-                    """,
-                    [.int(update.version), .int(update.version), .text(member), .text(owner)]
-                )
-            }
-            for device in goneDevices {
-                _ = try await db.query("DELETE FROM wallet_registrations WHERE device_id = ? AND member_uuid = ?", [.text(device), .text(member)])
+                return WalletUpdate(member: member, version: try row.int("version"), attempts: try row.int("attempts"), registrations: [])
             }
         }
     }
 
-    public func pendingWalletUpdates() async throws -> Int {
+    public func settleGoogleWalletUpdate(_ update: WalletUpdate, owner: String, retryAt: Int64?, error: String?) async throws {
+        let member = update.member.uuidString
+        if let retryAt {
+            _ = try await database.writeStatement(
+                """
+                UPDATE google_wallet_objects SET attempts = attempts + 1, next_attempt_at = ?, last_error = ?, leased_until = NULL, lease_owner = NULL
+                WHERE member_uuid = ? AND lease_owner = ?
+                """,
+                [.int(retryAt), error.map(SQLValue.text) ?? .null, .text(member), .text(owner)]
+            )
+        } else {
+            _ = try await database.writeStatement(
+                """
+                UPDATE google_wallet_objects SET pushed_version = CASE WHEN pushed_version > ? THEN pushed_version ELSE ? END, attempts = 0,
+                    next_attempt_at = 0, last_error = NULL, leased_until = NULL, lease_owner = NULL
+                WHERE member_uuid = ? AND lease_owner = ?
+                """,
+                [.int(update.version), .int(update.version), .text(member), .text(owner)]
+            )
+        }
+    }
+
+    public func walletOutboxStatus() async throws -> WalletOutboxStatus {
         try await database.read { db in
-            Int(
-                try await db.query(
+            func counts(_ table: String, waiting: String, since: String) async throws -> WalletOutboxCounts {
+                let row = try await db.query(
                     """
-                    SELECT COUNT(*) AS pending FROM wallet_passes w JOIN members m ON m.uuid = w.member_uuid
-                    WHERE m.ledger_version > w.pushed_version OR w.reminder_seq > w.reminder_pushed_seq
+                    SELECT COUNT(*) AS total, COALESCE(SUM(CASE WHEN \(waiting) THEN 1 ELSE 0 END), 0) AS waiting,
+                        MIN(CASE WHEN \(waiting) THEN \(since) END) AS oldest,
+                        COALESCE(SUM(CASE WHEN w.last_error IS NOT NULL THEN 1 ELSE 0 END), 0) AS failing, MAX(w.last_error) AS last_error
+                    FROM \(table) w JOIN members m ON m.uuid = w.member_uuid
                     """,
                     []
-                ).first?.int("pending") ?? 0
+                )[0]
+                return WalletOutboxCounts(
+                    total: Int(try row.int("total")),
+                    waiting: Int(try row.int("waiting")),
+                    oldestWaitingSince: try row.optionalInt("oldest"),
+                    failing: Int(try row.int("failing")),
+                    lastError: try row.optionalText("last_error")
+                )
+            }
+            let apple = try await counts("wallet_passes", waiting: "w.modified_at > w.pushed_stamp", since: "w.modified_at")
+            let google = try await counts(
+                "google_wallet_objects",
+                waiting: "m.ledger_version > w.pushed_version",
+                since: "(SELECT MAX(c.changed_at) FROM member_changes c WHERE c.member_uuid = w.member_uuid)"
             )
+            let devices = try await db.query("SELECT COUNT(*) AS devices FROM wallet_registrations", [])[0].int("devices")
+            return WalletOutboxStatus(apple: apple, appleDevices: Int(devices), google: google)
         }
     }
 
@@ -175,21 +206,24 @@ extension SQLMembershipStore {
         }
     }
 
-    public func registerWalletDevice(_ device: String, member: UUID, pushToken: String, now: Int64) async throws -> Bool {
+    public func registerWalletDevice(_ device: String, member: UUID, pushToken: String, now: Int64) async throws -> WalletDeviceRegistration {
         try await database.write { db in
-            let inserted = try await db.query(
-                """
-                INSERT INTO wallet_registrations (device_id, member_uuid, push_token, registered_at) VALUES (?, ?, ?, ?)
-                ON CONFLICT (device_id, member_uuid) DO NOTHING RETURNING device_id
-                """,
-                [.text(device), .text(member.uuidString), .text(pushToken), .int(now)]
-            )
-            guard inserted.isEmpty else { return true }
-            _ = try await db.query(
-                "UPDATE wallet_registrations SET push_token = ?, registered_at = ? WHERE device_id = ? AND member_uuid = ?",
+            let updated = try await db.query(
+                "UPDATE wallet_registrations SET push_token = ?, registered_at = ? WHERE device_id = ? AND member_uuid = ? RETURNING device_id",
                 [.text(pushToken), .int(now), .text(device), .text(member.uuidString)]
             )
-            return false
+            guard updated.isEmpty else { return .updated }
+            let count = try await db.query("SELECT COUNT(*) AS devices FROM wallet_registrations WHERE member_uuid = ?", [.text(member.uuidString)])
+            guard try (count.first?.int("devices") ?? 0) < Int64(WalletPassLimits.maxDevices) else { return .full }
+            // The device registers with the pass it just got: it has been told of the pass as it is.
+            _ = try await db.query(
+                """
+                INSERT INTO wallet_registrations (device_id, member_uuid, push_token, registered_at, pushed_stamp)
+                VALUES (?, ?, ?, ?, (SELECT modified_at FROM wallet_passes WHERE member_uuid = ?))
+                """,
+                [.text(device), .text(member.uuidString), .text(pushToken), .int(now), .text(member.uuidString)]
+            )
+            return .created
         }
     }
 
@@ -204,31 +238,24 @@ extension SQLMembershipStore {
         let rows = try await database.read { db in
             try await db.query(
                 """
-                SELECT r.member_uuid AS member_uuid,
-                    COALESCE((SELECT MAX(c.changed_at) FROM member_changes c WHERE c.member_uuid = r.member_uuid), m.created_at) AS changed_at
-                FROM wallet_registrations r JOIN members m ON m.uuid = r.member_uuid WHERE r.device_id = ? ORDER BY r.member_uuid
+                SELECT r.member_uuid AS member_uuid, w.modified_at AS changed_at
+                FROM wallet_registrations r JOIN wallet_passes w ON w.member_uuid = r.member_uuid
+                WHERE r.device_id = ? AND w.modified_at > ? ORDER BY r.member_uuid
                 """,
-                [.text(device)]
+                [.text(device), .int(since ?? .min)]
             )
         }
-        return try rows.compactMap { row in
+        return try rows.map { row in
             guard let member = UUID(uuidString: try row.text("member_uuid")) else {
                 throw SQLError.unexpectedValue("wallet_registrations.member_uuid")
             }
-            let changedAt = try row.int("changed_at")
-            return changedAt > (since ?? .min) ? (member, changedAt) : nil
+            return (member, try row.int("changed_at"))
         }
     }
 
     public func walletPassLastChange(member: UUID) async throws -> Int64? {
         try await database.read { db in
-            try await db.query(
-                """
-                SELECT COALESCE((SELECT MAX(c.changed_at) FROM member_changes c WHERE c.member_uuid = m.uuid), m.created_at) AS changed_at
-                FROM members m WHERE m.uuid = ?
-                """,
-                [.text(member.uuidString)]
-            ).first?.int("changed_at")
+            try await db.query("SELECT modified_at FROM wallet_passes WHERE member_uuid = ?", [.text(member.uuidString)]).first?.int("modified_at")
         }
     }
 

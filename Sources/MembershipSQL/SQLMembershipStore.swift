@@ -112,8 +112,11 @@ public struct SQLMembershipStore: MembershipStore {
                     )
                     if renamed {
                         let version = try rows[0].int("ledger_version")
-                        let change = Self.recordChange(of: uuid, version: version, kind: "profile", now: now)
-                        try await db.execute(change.sql, change.binds)
+                        for statement in [
+                            Self.recordChange(of: uuid, version: version, kind: "profile", now: now), Self.touchWalletPass(of: uuid, now: now),
+                        ] {
+                            try await db.execute(statement.sql, statement.binds)
+                        }
                     }
                     return updated
                 }

@@ -29,7 +29,8 @@ public struct WalletPassReminderSink: ReminderSink {
                 continue
             }
             do {
-                let shown = try await store.putReminderOnWalletPass(member: member, reminder: "\(threshold):\(coverageEnd)", now: clock())
+                let reminder = WalletReminder(threshold: threshold, coverageEnd: coverageEnd)
+                let shown = try await store.putReminderOnWalletPass(member: member, reminder: reminder, now: clock())
                 outcomes.append(shown ? .delivered : .failed("the member has no Wallet pass with a registered device any more"))
             } catch {
                 outcomes.append(.retry("the pass could not be updated: \(error)", sent: false, retryAfter: nil))

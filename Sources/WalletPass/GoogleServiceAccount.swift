@@ -114,13 +114,15 @@ public struct GoogleWalletCard: Sendable {
 
     /// `issuer.member`: the object's id.
     public var objectID: String { "\(issuerID).\(memberUUID)" }
+    /// `issuer.peez_membership`: the class every member's object belongs to.
+    public var classID: String { "\(issuerID).peez_membership" }
 
     /// The generic object, as the Wallet API's `genericObject` resource has it.
     public var object: GoogleGenericObject {
         let end = coverageEnd.map(AlgiersCalendar.iso8601)
         return GoogleGenericObject(
             id: objectID,
-            classId: "\(issuerID).peez_membership",
+            classId: classID,
             state: active ? "ACTIVE" : "INACTIVE",
             cardTitle: .french("PEEZ"),
             header: .french(memberName),
@@ -132,9 +134,12 @@ public struct GoogleWalletCard: Sendable {
         )
     }
 
-    /// The save link's claims: `aud` google, `typ` savetowallet, the allowed origins, the object.
+    /// The save link's claims: `aud` google, `typ` savetowallet, the allowed origins, the class and the object.
+    /// The class travels in the link, so Google creates it with the first save (and no class must be made
+    /// beforehand through the API): Google inserts a class or object the link carries when it does not exist.
     struct SaveClaims: Encodable {
         struct Payload: Encodable {
+            var genericClasses: [GoogleGenericClass]
             var genericObjects: [GoogleGenericObject]
         }
         var iss: String
@@ -148,9 +153,22 @@ public struct GoogleWalletCard: Sendable {
     /// The save link: `https://pay.google.com/gp/v/save/` and an RS256 JWT (`aud` google, `typ`
     /// savetowallet, the allowed `origins`) carrying the object.
     public func saveURL(account: GoogleServiceAccount, origins: [String], now: Int64) throws(WalletError) -> String {
-        let claims = SaveClaims(iss: account.clientEmail, iat: now, origins: origins, payload: .init(genericObjects: [object]))
+        let claims = SaveClaims(
+            iss: account.clientEmail,
+            iat: now,
+            origins: origins,
+            payload: .init(genericClasses: [GoogleGenericClass(id: classID)], genericObjects: [object])
+        )
         return "https://pay.google.com/gp/v/save/" + (try account.jwt(claims: GoogleServiceAccount.json(claims)))
     }
+}
+
+/// A Google Wallet `genericClass` resource: its id (`issuer.peez_membership`) is all a generic class needs; the
+/// objects carry what each card shows.
+public struct GoogleGenericClass: Encodable, Sendable, Equatable {
+    public var id: String
+
+    public init(id: String) { self.id = id }
 }
 
 /// A Google Wallet `genericObject` resource, the fields PEEZ sets (the Wallet API's names; absent when nil).

@@ -7,8 +7,9 @@ public struct MembershipPass: Sendable, Hashable {
     public var serialNumber: String
     public var memberName: String
     public var membershipID: String
-    /// The current card token, exactly the text the card's QR PNG holds.
-    public var cardToken: String
+    /// The current card token, exactly the text the card's QR PNG holds; nil when the member's cards are bound to a phone: a static barcode
+    /// would be refused at every counter, so the pass shows none and tells the member to show the card in the app.
+    public var cardToken: String?
     /// When the paid time ends (seconds since the epoch); nil for a member who never paid.
     public var coverageEnd: Int64?
     /// The card no longer stands (cancelled, revoked): Wallet shows the pass as void.
@@ -25,7 +26,7 @@ public struct MembershipPass: Sendable, Hashable {
         serialNumber: String,
         memberName: String,
         membershipID: String,
-        cardToken: String,
+        cardToken: String?,
         coverageEnd: Int64?,
         voided: Bool,
         authenticationToken: String,
@@ -46,7 +47,7 @@ public struct MembershipPass: Sendable, Hashable {
     /// `pass.json` for the pass type and team of the signing identity, keys sorted.
     public func json(passTypeIdentifier: String, teamIdentifier: String, now: Int64) throws -> [UInt8] {
         let end = coverageEnd.map(AlgiersCalendar.iso8601)
-        let barcode = Barcode(format: "PKBarcodeFormatQR", message: cardToken, messageEncoding: "iso-8859-1", altText: membershipID)
+        let barcode = cardToken.map { Barcode(format: "PKBarcodeFormatQR", message: $0, messageEncoding: "iso-8859-1", altText: membershipID) }
         let document = Document(
             formatVersion: 1,
             passTypeIdentifier: passTypeIdentifier,
@@ -60,12 +61,12 @@ public struct MembershipPass: Sendable, Hashable {
             authenticationToken: authenticationToken,
             webServiceURL: webServiceURL,
             expirationDate: end ?? AlgiersCalendar.iso8601(now),
-            voided: voided,
-            barcodes: [barcode],
+            voided: voided || cardToken == nil,
+            barcodes: barcode.map { [$0] },
             barcode: barcode,
             storeCard: Fields(
                 primaryFields: [Field(key: "member", label: "MEMBER", value: memberName)],
-                secondaryFields: [coverageField(end: end)],
+                secondaryFields: [cardToken == nil ? Self.showInAppField : coverageField(end: end)],
                 auxiliaryFields: [Field(key: "membership_id", label: "MEMBERSHIP_ID", value: membershipID)],
                 backFields: [Field(key: "about", label: "ABOUT", value: "ABOUT_TEXT")]
             )
@@ -91,6 +92,9 @@ public struct MembershipPass: Sendable, Hashable {
     }
 
     /// The coverage field's value for each reminder threshold: a key of the strings.
+    /// What a pass without a barcode says in its coverage's place.
+    static let showInAppField = Field(key: "coverage_end", label: "PAID_UNTIL", value: "SHOW_IN_APP", changeMessage: "SHOW_IN_APP_CHANGED")
+
     static let reminderValues = ["7d": "ENDS_IN_7_DAYS", "3d": "ENDS_IN_3_DAYS", "1d": "ENDS_TOMORROW", "ended": "ENDED"]
 
     struct Document: Encodable {
@@ -107,9 +111,9 @@ public struct MembershipPass: Sendable, Hashable {
         var webServiceURL: String
         var expirationDate: String
         var voided: Bool
-        var barcodes: [Barcode]
+        var barcodes: [Barcode]?
         /// The single barcode of passes before iOS 9, for older phones.
-        var barcode: Barcode
+        var barcode: Barcode?
         var storeCard: Fields
     }
 
@@ -144,6 +148,8 @@ public struct MembershipPass: Sendable, Hashable {
             ("COVERAGE_CHANGED", "Paid until %@"),
             ("ENDS_IN_7_DAYS", "ends in 7 days"), ("ENDS_IN_3_DAYS", "ends in 3 days"), ("ENDS_TOMORROW", "ends tomorrow"),
             ("ENDED", "has ended"),
+            ("SHOW_IN_APP", "Show your card from the PEEZ app"),
+            ("SHOW_IN_APP_CHANGED", "Your card is now on your phone: show it from the PEEZ app; this pass is no longer scanned."),
             ("REMINDER", "Your PEEZ membership %@: renew in cash at any partner shop."),
         ],
         "fr": [
@@ -156,6 +162,11 @@ public struct MembershipPass: Sendable, Hashable {
             ("COVERAGE_CHANGED", "Payé jusqu'au %@"),
             ("ENDS_IN_7_DAYS", "se termine dans 7 jours"), ("ENDS_IN_3_DAYS", "se termine dans 3 jours"), ("ENDS_TOMORROW", "se termine demain"),
             ("ENDED", "est terminée"),
+            ("SHOW_IN_APP", "Présentez votre carte depuis l'application PEEZ"),
+            (
+                "SHOW_IN_APP_CHANGED",
+                "Votre carte est désormais sur votre téléphone : présentez-la depuis l'application PEEZ ; ce pass n'est plus scanné."
+            ),
             ("REMINDER", "Votre adhésion PEEZ %@ : renouvelez en espèces chez un commerce partenaire."),
         ],
         "ar": [
@@ -164,6 +175,8 @@ public struct MembershipPass: Sendable, Hashable {
             ("ABOUT_TEXT", "تخفيض من 5 إلى 8 % لدى المحلات الشريكة لـ PEEZ في وهران. جدّد نقدًا لدى أي محل شريك: 300 دج شهريًا."),
             ("COVERAGE_CHANGED", "مدفوع حتى %@"),
             ("ENDS_IN_7_DAYS", "تنتهي بعد 7 أيام"), ("ENDS_IN_3_DAYS", "تنتهي بعد 3 أيام"), ("ENDS_TOMORROW", "تنتهي غدًا"), ("ENDED", "انتهت"),
+            ("SHOW_IN_APP", "اعرض بطاقتك من تطبيق PEEZ"),
+            ("SHOW_IN_APP_CHANGED", "بطاقتك الآن على هاتفك: اعرضها من تطبيق PEEZ؛ لم تعد هذه البطاقة تُمسح."),
             ("REMINDER", "عضويتك في PEEZ %@: جدّدها نقدًا لدى أي محل شريك."),
         ],
     ]

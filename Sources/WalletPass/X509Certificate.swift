@@ -9,15 +9,28 @@ public final class X509Certificate: @unchecked Sendable {
     /// Takes ownership of `pointer`.
     init(taking pointer: OpaquePointer) { self.pointer = pointer }
 
-    /// The first certificate of a PEM text, or `invalidConfiguration` naming `what`.
-    public convenience init(pem: [UInt8], what: String) throws(WalletError) {
-        let bio = copyingBIO(pem)
+    /// The first certificate of a PEM text, or a DER certificate (the `.cer` file Apple's developer site hands
+    /// out), or `invalidConfiguration` naming `what` and how to convert what it is.
+    public convenience init(pem bytes: [UInt8], what: String) throws(WalletError) {
+        let bio = copyingBIO(bytes)
         defer { BIO_free(bio) }
-        guard let certificate = PEM_read_bio_X509(bio, nil, nil, nil) else {
-            _ = OpenSSLErrorQueue.drain()
-            throw WalletError(.invalidConfiguration, "\(what) is not a PEM certificate (-----BEGIN CERTIFICATE-----)")
+        if let certificate = PEM_read_bio_X509(bio, nil, nil, nil) {
+            self.init(taking: certificate)
+            return
         }
-        self.init(taking: certificate)
+        _ = OpenSSLErrorQueue.drain()
+        let der: OpaquePointer? = bytes.withUnsafeBufferPointer { buffer in
+            var cursor: UnsafePointer<UInt8>? = buffer.baseAddress
+            return d2i_X509(nil, &cursor, buffer.count)
+        }
+        guard let der else {
+            _ = OpenSSLErrorQueue.drain()
+            throw WalletError(
+                .invalidConfiguration,
+                "\(what) is neither a PEM certificate (-----BEGIN CERTIFICATE-----) nor a DER one (Apple's .cer); a .p12 export converts with: openssl pkcs12 -in pass.p12 -clcerts -nokeys -out pass.pem"
+            )
+        }
+        self.init(taking: der)
     }
 
     deinit { X509_free(pointer) }

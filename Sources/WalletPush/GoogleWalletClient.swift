@@ -13,7 +13,7 @@ public final class GoogleWalletClient: Sendable {
     private let client: HTTPClient
     private let account: GoogleServiceAccount
     private let apiURL: String
-    private let token = Mutex<(value: String, expiresAt: Int64)?>(nil)
+    private let tokens = AccessTokens()
     private let clock: @Sendable () -> Int64
 
     /// A client of the Wallet API at `apiURL` (`https://walletobjects.googleapis.com` in production).
@@ -28,10 +28,14 @@ public final class GoogleWalletClient: Sendable {
 
     public func shutdown() async throws { try await client.shutdown() }
 
-    /// The current access token, fetched anew when none is held or it expires within a minute.
+    /// The current access token, fetched anew when none is held or it expires within a minute; updates sent at
+    /// once share one fetch.
     func accessToken(renew: Bool = false) async throws -> String {
-        let now = clock()
-        if !renew, let held = token.withLock({ $0 }), held.expiresAt - 60 > now { return held.value }
+        try await tokens.token(now: clock(), renew: renew) { now in try await self.fetchAccessToken(now: now) }
+    }
+
+    /// A new access token from the token endpoint (RFC 7523's JWT-bearer grant), and when it expires.
+    private func fetchAccessToken(now: Int64) async throws -> (value: String, expiresAt: Int64) {
         var request = HTTPClientRequest(url: account.tokenURI)
         request.method = .POST
         request.headers.add(name: "content-type", value: "application/x-www-form-urlencoded")
@@ -42,8 +46,28 @@ public final class GoogleWalletClient: Sendable {
         guard response.status == .ok, let answer = try? JSONDecoder().decode(TokenAnswer.self, from: Data(body.readableBytesView)) else {
             throw WalletError(.signingFailed, "the token endpoint answered \(response.status.code)")
         }
-        token.withLock { $0 = (answer.access_token, now + (answer.expires_in ?? 3_600)) }
-        return answer.access_token
+        return (answer.access_token, now + (answer.expires_in ?? 3_600))
+    }
+
+    /// The access token held, and the one fetch under way: callers at once wait for the same fetch.
+    actor AccessTokens {
+        private var held: (value: String, expiresAt: Int64)?
+        private var fetching: Task<(value: String, expiresAt: Int64), any Error>?
+
+        func token(
+            now: Int64,
+            renew: Bool,
+            fetch: @escaping @Sendable (Int64) async throws -> (value: String, expiresAt: Int64)
+        ) async throws -> String {
+            if !renew, let held, held.expiresAt - 60 > now { return held.value }
+            if let fetching { return try await fetching.value.value }
+            let task = Task { try await fetch(now) }
+            fetching = task
+            defer { fetching = nil }
+            let fresh = try await task.value
+            held = fresh
+            return fresh.value
+        }
     }
 
     /// The token endpoint's answer (RFC 6749 §5.1), the fields used.
@@ -53,7 +77,7 @@ public final class GoogleWalletClient: Sendable {
     }
 
     /// Sends the object's new state.
-    public func update(_ card: GoogleWalletCard) async -> APNsClient.Outcome {
+    public func update(_ card: GoogleWalletCard) async -> PushResult {
         do {
             var request = HTTPClientRequest(url: "\(apiURL)/walletobjects/v1/genericObject/\(card.objectID)")
             request.method = .PATCH
@@ -65,7 +89,7 @@ public final class GoogleWalletClient: Sendable {
             switch response.status.code {
             case 200: return .delivered
             // The member never saved the object: nothing to update.
-            case 404: return .deviceGone("404: the member has not saved the pass")
+            case 404: return .gone("404: the member has not saved the pass")
             case 401:
                 _ = try await accessToken(renew: true)
                 return .retryLater("401: the access token was refused")
@@ -83,14 +107,14 @@ public final class GoogleWalletClient: Sendable {
 public struct GoogleWalletWorker: Sendable {
     let store: any WalletStore
     let object: @Sendable (UUID) async throws -> GoogleWalletCard?
-    let update: @Sendable (GoogleWalletCard) async -> APNsClient.Outcome
+    let update: @Sendable (GoogleWalletCard) async -> PushResult
     let clock: @Sendable () -> Int64
     let owner = UUID().uuidString
 
     public init(
         store: any WalletStore,
         object: @escaping @Sendable (UUID) async throws -> GoogleWalletCard?,
-        update: @escaping @Sendable (GoogleWalletCard) async -> APNsClient.Outcome,
+        update: @escaping @Sendable (GoogleWalletCard) async -> PushResult,
         clock: @escaping @Sendable () -> Int64
     ) {
         self.store = store
@@ -111,22 +135,40 @@ public struct GoogleWalletWorker: Sendable {
                 limit: WalletPushWorker.batch
             )
             guard !updates.isEmpty else { return settled }
-            for update in updates {
-                var retry: String?
-                if let card = try await object(update.member) {
-                    switch await self.update(card) {
-                    case .delivered, .deviceGone: break
-                    case .retryLater(let reason), .refused(let reason): retry = reason
-                    }
-                }
-                try await store.settleGoogleWalletUpdate(
-                    update,
-                    owner: owner,
-                    retryAt: retry.map { _ in clock() + WalletPushWorker.backoff(attempts: update.attempts) },
-                    error: retry
-                )
+            // Each object on its own: one slow answer holds up no other.
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for update in updates { group.addTask { try await self.send(update) } }
+                try await group.waitForAll()
             }
             settled += updates.count
         }
+    }
+
+    /// Sends updates as they come due until cancelled (see ``OutboxDrain``).
+    public func run(signal: WalletPushSignal, ready: @escaping @Sendable () -> Bool) async {
+        await OutboxDrain.run(
+            name: "Google Wallet",
+            signal: signal,
+            ready: ready,
+            lease: { limit in
+                try await store.leaseGoogleWalletUpdates(owner: owner, now: clock(), leaseSeconds: WalletPushWorker.leaseSeconds, limit: limit)
+            },
+            deliver: { update in try await send(update) }
+        )
+    }
+
+    private func send(_ update: WalletUpdate) async throws {
+        var retry: String?
+        if let card = try await object(update.member) {
+            let result = await self.update(card)
+            PushRecord.count(result, channel: "google")
+            switch result {
+            case .delivered, .gone: break
+            case .retryLater(let reason), .refused(let reason): retry = reason
+            }
+        }
+        let retryIn = WalletPushWorker.backoff(attempts: update.attempts)
+        if let retry { PushRecord.failed(channel: "Google Wallet", member: update.member.lowercasedText, reason: retry, behind: 1, retryIn: retryIn) }
+        try await store.settleGoogleWalletUpdate(update, owner: owner, retryAt: retry.map { _ in clock() + retryIn }, error: retry)
     }
 }

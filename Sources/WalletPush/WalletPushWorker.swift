@@ -1,12 +1,15 @@
 import Foundation
 public import Membership
 
-/// Pushes pass updates: leases the passes whose member changed since their devices were last told, tells each
-/// registered device through APNs, and settles each: done, or retried later with backoff (a dead device token
-/// is forgotten). Several workers (instances) never push one update at once: a lease is held by one.
+/// Pushes pass updates: leases the passes changed since all their devices were told, tells each device still
+/// behind through APNs (all of a pass's devices at once, over HTTP/2's concurrent streams), and settles each
+/// device: told, forgotten (a dead token), or left behind for a retry with backoff that pushes only to it. Several
+/// workers (instances) never push one update at once: a lease is held by one. A pass has at most
+/// ``WalletPassLimits/maxDevices`` devices and a push at most ``APNsClient/pushTimeout``, so a batch ends well
+/// within its lease even when APNs cannot be reached.
 public struct WalletPushWorker: Sendable {
     let store: any WalletStore
-    let push: @Sendable (String) async -> APNsClient.Outcome
+    let push: @Sendable (String) async -> PushResult
     let clock: @Sendable () -> Int64
     let owner: String
 
@@ -15,7 +18,7 @@ public struct WalletPushWorker: Sendable {
     /// Passes leased at once.
     public static let batch = 100
 
-    public init(store: any WalletStore, push: @escaping @Sendable (String) async -> APNsClient.Outcome, clock: @escaping @Sendable () -> Int64) {
+    public init(store: any WalletStore, push: @escaping @Sendable (String) async -> PushResult, clock: @escaping @Sendable () -> Int64) {
         self.store = store
         self.push = push
         self.clock = clock
@@ -44,24 +47,41 @@ public struct WalletPushWorker: Sendable {
         }
     }
 
+    /// Pushes updates as they come due until cancelled (see ``OutboxDrain``).
+    public func run(signal: WalletPushSignal, ready: @escaping @Sendable () -> Bool) async {
+        await OutboxDrain.run(
+            name: "Apple Wallet",
+            signal: signal,
+            ready: ready,
+            lease: { limit in try await store.leaseWalletUpdates(owner: owner, now: clock(), leaseSeconds: Self.leaseSeconds, limit: limit) },
+            deliver: { update in try await deliver(update) }
+        )
+    }
+
     private func deliver(_ update: WalletUpdate) async throws {
-        var gone: [String] = []
-        var retry: String?
-        for registration in update.registrations {
-            switch await push(registration.pushToken) {
-            case .delivered: break
-            case .deviceGone: gone.append(registration.device)
-            // A refusal for this service's own settings (a wrong topic or key) is not the device's fault: kept,
-            // and tried again with backoff while the error is on record.
-            case .refused(let reason), .retryLater(let reason): retry = reason
+        let results = await withTaskGroup(of: (String, PushResult).self) { group in
+            for registration in update.registrations {
+                group.addTask { (registration.device, await push(registration.pushToken)) }
+            }
+            return await group.reduce(into: [(String, PushResult)]()) { $0.append($1) }
+        }
+        var outcome = WalletPushOutcome()
+        var behind = 0
+        for (device, result) in results {
+            PushRecord.count(result, channel: "apple")
+            switch result {
+            case .delivered: outcome.told.append(device)
+            case .gone: outcome.gone.append(device)
+            case .refused(let reason), .retryLater(let reason):
+                outcome.error = reason
+                behind += 1
             }
         }
-        try await store.settleWalletUpdate(
-            update,
-            owner: owner,
-            retryAt: retry.map { _ in clock() + Self.backoff(attempts: update.attempts) },
-            error: retry,
-            goneDevices: gone
-        )
+        if let reason = outcome.error {
+            let retryIn = Self.backoff(attempts: update.attempts)
+            outcome.retryAt = clock() + retryIn
+            PushRecord.failed(channel: "Apple Wallet", member: update.member.lowercasedText, reason: reason, behind: behind, retryIn: retryIn)
+        }
+        try await store.settleWalletUpdate(update, owner: owner, outcome: outcome)
     }
 }

@@ -10,6 +10,7 @@ import Membership
 import MembershipSQL
 import Reminders
 import ServiceLifecycle
+import Synchronization
 import WalletPass
 import WalletPush
 
@@ -110,9 +111,16 @@ extension Peez {
             let ledger = SQLMembershipStore(opening: database.database)
             let cards = CardService(store: ledger, keyRing: settings.keyRing, clock: CardDates.clock)
             let baseURL = settings.server.baseURL
-            let pushSignal = (settings.wallet != nil && settings.push != nil) || settings.google != nil ? WalletPushSignal() : nil
+            let appleSignal = settings.wallet != nil && settings.push != nil ? WalletPushSignal() : nil
+            let googleSignal = settings.google != nil ? WalletPushSignal() : nil
             var afterChange: (@Sendable () -> Void)?
-            if let pushSignal { afterChange = { pushSignal.nudge() } }
+            if appleSignal != nil || googleSignal != nil {
+                afterChange = {
+                    appleSignal?.nudge()
+                    googleSignal?.nudge()
+                }
+            }
+            let migrated = ReadyFlag()
             let google = settings.google.map { GoogleWalletService(cards: cards, account: $0.account, issuerID: $0.issuerID, origins: $0.origins) }
             let app = buildApplication(
                 cards: cards,
@@ -125,6 +133,7 @@ extension Peez {
                 beforeServerStarts: {
                     await database.poolStarted()
                     try await ledger.migrate(now: CardDates.now())
+                    migrated.set()
                     let demoMember = settings.development ? try await DevelopmentData.seed(cards: cards) : nil
                     printNow("PEEZ card service on \(baseURL)  (store: \(settings.storeName), signing kid \(settings.keyRing.signingKey.keyID.hex))")
                     if let demoMember { DevelopmentData.printGuide(baseURL: baseURL, membershipID: demoMember) }
@@ -141,10 +150,8 @@ extension Peez {
             )
             var services: [any Service] = [app]
             if let reminders = settings.reminders { services.append(try await Self.dailyReminders(reminders, store: ledger)) }
-            var jobs: [@Sendable () async throws -> Int] = []
-            var clients: [@Sendable () async throws -> Void] = []
             if let wallet = settings.wallet {
-                if let push = settings.push {
+                if let push = settings.push, let appleSignal {
                     let client = try APNsClient(
                         server: push.url,
                         key: push.key,
@@ -153,13 +160,17 @@ extension Peez {
                         clock: { CardDates.now() }
                     )
                     let worker = WalletPushWorker(store: ledger, push: { await client.push(deviceToken: $0) }, clock: { CardDates.now() })
-                    jobs.append { try await worker.runOnce() }
-                    clients.append { try await client.shutdown() }
+                    services.append(
+                        WalletPushService(
+                            drain: { await worker.run(signal: appleSignal, ready: { migrated.isSet }) },
+                            shutdown: { try await client.shutdown() }
+                        )
+                    )
                 } else {
                     printError("warning: Apple Wallet passes are served but no update is pushed: give PEEZ_APNS_KEY and PEEZ_APNS_KEY_ID")
                 }
             }
-            if let google, let settings = settings.google {
+            if let google, let settings = settings.google, let googleSignal {
                 let client = GoogleWalletClient(account: settings.account, apiURL: settings.apiURL, clock: { CardDates.now() })
                 let worker = GoogleWalletWorker(
                     store: ledger,
@@ -167,10 +178,13 @@ extension Peez {
                     update: { await client.update($0) },
                     clock: { CardDates.now() }
                 )
-                jobs.append { try await worker.runOnce() }
-                clients.append { try await client.shutdown() }
+                services.append(
+                    WalletPushService(
+                        drain: { await worker.run(signal: googleSignal, ready: { migrated.isSet }) },
+                        shutdown: { try await client.shutdown() }
+                    )
+                )
             }
-            if let pushSignal, !jobs.isEmpty { services.append(WalletPushService(jobs: jobs, shutdowns: clients, signal: pushSignal)) }
             let lifecycleLogger = Logger(label: "peez.lifecycle")
             var configuration = ServiceGroupConfiguration(services: services, logger: lifecycleLogger)
             configuration.maximumGracefulShutdownDuration = settings.drainTimeout
@@ -203,23 +217,24 @@ extension Peez {
 /// The Wallet workers (Apple's pushes, Google's object updates): they look for updates as soon as a request
 /// changed something, and every second besides (another instance's changes, retries coming due), until the
 /// service stops.
+/// One Wallet channel's outbox (Apple's or Google's), each with its own wake-up, so neither waits for the other.
+/// It leases nothing until the database is migrated (the server's start does that).
 struct WalletPushService: Service {
-    let jobs: [@Sendable () async throws -> Int]
-    let shutdowns: [@Sendable () async throws -> Void]
-    let signal: WalletPushSignal
+    let drain: @Sendable () async -> Void
+    let shutdown: @Sendable () async throws -> Void
 
     func run() async throws {
-        let logger = Logger(label: "peez.wallet")
-        await cancelWhenGracefulShutdown {
-            while !Task.isCancelled {
-                for job in jobs {
-                    do { _ = try await job() } catch { logger.warning("wallet updates: \(error)") }
-                }
-                await signal.wait(upTo: .seconds(1))
-            }
-        }
-        for shutdown in shutdowns { try? await shutdown() }
+        await cancelWhenGracefulShutdown { await drain() }
+        try? await shutdown()
     }
+}
+
+/// A flag set once, read from any task (the database's migration having run).
+final class ReadyFlag: Sendable {
+    private let value = Atomic<Bool>(false)
+
+    func set() { value.store(true, ordering: .releasing) }
+    var isSet: Bool { value.load(ordering: .acquiring) }
 }
 
 struct DailyReminderService: Service {

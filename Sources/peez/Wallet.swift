@@ -3,6 +3,8 @@ import CardCrypto
 import CardToken
 import CardWire
 import Foundation
+import Membership
+import MembershipSQL
 import WalletPass
 
 extension Peez {
@@ -10,8 +12,8 @@ extension Peez {
     struct Wallet: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "wallet",
-            abstract: "Check Apple Wallet passes (.pkpass).",
-            subcommands: [Check.self]
+            abstract: "Check Apple Wallet passes (.pkpass), and see how the Wallet updates are going.",
+            subcommands: [Check.self, Status.self]
         )
     }
 }
@@ -55,6 +57,38 @@ extension Peez.Wallet {
             for finding in report.findings { printNow(finding.description) }
             if keys.isEmpty { printNow("ok    the barcode was not checked as a card: give --keys Keys/public (or the key set) to check it") }
             if !report.passed { throw ExitCode(1) }
+        }
+    }
+}
+
+extension Peez.Wallet {
+    /// `peez wallet status`: the Wallet outboxes at a glance.
+    struct Status: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Count Wallet passes and Google objects, the updates waiting, the oldest, and the failing with a reason.",
+            discussion: """
+                An update waits from the change it carries until every registered device (Apple) or Google has it; a \
+                failing one is retried with backoff, its reason also in the service's log and in /metrics \
+                (peez_wallet_pushes_total by channel and outcome).
+
+                Example:
+                  peez wallet status --database /var/lib/peez/peez.sqlite
+                """
+        )
+
+        @OptionGroup var store: StoreOptions
+
+        func run() async throws {
+            let status = try await store.withStore { store in try await store.walletOutboxStatus() }
+            let now = CardDates.now()
+            func line(_ name: String, _ counts: WalletOutboxCounts, held: String) -> String {
+                var text = "\(name): \(counts.total) \(held), \(counts.waiting) update(s) waiting"
+                if let oldest = counts.oldestWaitingSince { text += ", the oldest for \(max(0, now - oldest)) s" }
+                if counts.failing > 0 { text += ", \(counts.failing) failing (\(counts.lastError ?? "no reason recorded"))" }
+                return text
+            }
+            printNow(line("Apple Wallet", status.apple, held: "pass(es) on \(status.appleDevices) device(s)"))
+            printNow(line("Google Wallet", status.google, held: "object(s)"))
         }
     }
 }

@@ -57,7 +57,7 @@ struct WalletPushTests {
             // A renewal at the counter: one update, pushed to each device.
             harness.advance(by: 60)
             #expect(try await client.activate(token: try await client.cardToken(uuid)).status == .created)
-            #expect(try await harness.store.pendingWalletUpdates() == 1)
+            #expect(try await harness.store.walletOutboxStatus().apple.waiting == 1)
             #expect(try await worker.runOnce() == 1)
             let first = apns.requests
             #expect(Set(first.compactMap { $0["token"] as? String }) == ["a1b2c3d4", "dead0001", "cafe0001"], "\(first)")
@@ -65,22 +65,104 @@ struct WalletPushTests {
                 first.allSatisfy { $0["http_version"] as? String == "2" && $0["topic"] as? String == WalletCertificates.passTypeIdentifier },
                 "\(first)"
             )
+            #expect(
+                first.allSatisfy { $0["push_type"] as? String == "background" && $0["priority"] as? String == "5" },
+                "a pass update is a background push at priority 5 (watchOS 6 and later require the type): \(first)"
+            )
             #expect(first.first { $0["token"] as? String == "a1b2c3d4" }?["status"] as? Int == 200, "the provider token was accepted: \(first)")
             let member = UUID(uuidString: uuid)!
             #expect(try await harness.store.walletRegistrations(member: member).map(\.device) == ["phone1", "phone3"], "410: forgotten")
-            #expect(try await harness.store.pendingWalletUpdates() == 1, "429: still to push")
+            #expect(try await harness.store.walletOutboxStatus().apple.waiting == 1, "429: still to push")
 
-            // Not before its backoff; then once more, to every device still registered.
+            // Not before its backoff; then once more, only to the device that was not told (the others were).
             #expect(try await worker.runOnce() == 0)
             harness.advance(by: WalletPushWorker.backoff(attempts: 0))
             #expect(try await worker.runOnce() == 1)
-            #expect(try await harness.store.pendingWalletUpdates() == 0)
+            #expect(try await harness.store.walletOutboxStatus().apple.waiting == 0)
             let second = Array(apns.requests.dropFirst(first.count))
             #expect(
-                Set(second.compactMap { $0["token"] as? String }) == ["a1b2c3d4", "cafe0001"] && second.allSatisfy { $0["status"] as? Int == 200 },
-                "\(second)"
+                second.compactMap { $0["token"] as? String } == ["cafe0001"] && second.allSatisfy { $0["status"] as? Int == 200 },
+                "a retry pushes only the device still behind: \(second)"
             )
             #expect(try await worker.runOnce() == 0, "nothing twice")
+            try await apnsClient.shutdown()
+        }
+    }
+
+    @Test func aPassWhoseDevicesCannotBeReachedHoldsUpNoOtherPass() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let apns = try await onOwnThread {
+            try APNsStandIn(folder: folder, topic: WalletCertificates.passTypeIdentifier, teamID: WalletCertificates.teamIdentifier)
+        }
+        defer { apns.stop() }
+        let (wallet, _) = try WalletRoutesTests.wallet(folder)
+        try await ServerHarness.withLiveServer(wallet: wallet) { harness, client in
+            // The largest pass a member may have, every device stalled at APNs; and two one-device passes.
+            func passWithDevices(_ index: Int, _ tokens: [String]) async throws -> String {
+                let uuid = try await client.createMember(index)
+                let pass = try await client.send(.get, "/v1/members/\(uuid)/pass.pkpass", secret: ServerHarness.backendSecret)
+                let json = try #require(
+                    try JSONSerialization.jsonObject(with: Data(try PassArchive(pass.body).files["pass.json"]!)) as? [String: Any]
+                )
+                let token = try #require(json["authenticationToken"] as? String)
+                for (index, pushToken) in tokens.enumerated() {
+                    let path = "/wallet/v1/devices/dev\(uuid.prefix(8))\(index)/registrations/\(WalletCertificates.passTypeIdentifier)/\(uuid)"
+                    #expect(
+                        try await client.send(.post, path, json: ["pushToken": pushToken], headers: WalletRoutesTests.applePass(token)).status
+                            == .created
+                    )
+                }
+                return uuid
+            }
+            let stalled = try await passWithDevices(1, (0..<WalletPassLimits.maxDevices).map { String(format: "51ee%04x", $0) })
+            let first = try await passWithDevices(2, ["a1110001"])
+            let second = try await passWithDevices(3, ["a2220001"])
+            let key = try APNsAuthenticationKey(
+                pem: Array(try Data(contentsOf: URL(fileURLWithPath: apns.keyPath))),
+                keyID: APNsStandIn.keyID,
+                teamID: WalletCertificates.teamIdentifier
+            )
+            let apnsClient = try APNsClient(
+                server: apns.url,
+                key: key,
+                topic: WalletCertificates.passTypeIdentifier,
+                certificateAuthority: apns.certificateAuthority,
+                clock: { Int64(Date().timeIntervalSince1970) }
+            )
+            let worker = WalletPushWorker(store: harness.store, push: { await apnsClient.push(deviceToken: $0) }, clock: { harness.now })
+            let signal = WalletPushSignal()
+            let drain = Task { await worker.run(signal: signal, ready: { true }) }
+            defer { drain.cancel() }
+
+            func pushed(_ token: String, after start: ContinuousClock.Instant) async throws -> Duration {
+                while !apns.requests.contains(where: { $0["token"] as? String == token && $0["status"] as? Int == 200 }) {
+                    guard ContinuousClock.now - start < .seconds(60) else {
+                        Issue.record("\(token) was never pushed")
+                        return .seconds(60)
+                    }
+                    try await Task.sleep(for: .milliseconds(10))
+                }
+                return ContinuousClock.now - start
+            }
+            harness.advance(by: 60)
+            _ = try await client.send(.patch, "/v1/members/\(stalled)", secret: ServerHarness.backendSecret, json: ["name": "Stalled Member"])
+            _ = try await client.send(.patch, "/v1/members/\(first)", secret: ServerHarness.backendSecret, json: ["name": "First Member"])
+            var start = ContinuousClock.now
+            signal.nudge()
+            let firstLatency = try await pushed("a1110001", after: start)
+            // While the stalled pass's pushes still hang, a change to another pass goes out at once.
+            try await Task.sleep(for: .seconds(1))
+            _ = try await client.send(.patch, "/v1/members/\(second)", secret: ServerHarness.backendSecret, json: ["name": "Second Member"])
+            start = ContinuousClock.now
+            signal.nudge()
+            let secondLatency = try await pushed("a2220001", after: start)
+            print(
+                "a one-device pass pushed \(firstLatency) and \(secondLatency) after its change, while a \(WalletPassLimits.maxDevices)-device pass stalled at APNs"
+            )
+            #expect(firstLatency < .seconds(5) && secondLatency < .seconds(5), "\(firstLatency) \(secondLatency)")
+            drain.cancel()
+            _ = await drain.value
             try await apnsClient.shutdown()
         }
     }

@@ -5,6 +5,7 @@ import CardToken
 import Foundation
 import HTTPTypes
 import HummingbirdTesting
+import Membership
 import MembershipSQL
 import PeezAPI
 import PeezBasics
@@ -36,10 +37,11 @@ struct WalletRoutesTests {
 
     static func applePass(_ token: String) -> HTTPFields { [.authorization: "ApplePass \(token)"] }
 
-    @Test func withoutAWalletConfigurationEveryWalletRouteIs404() async throws {
+    @Test func withoutAWalletConfigurationThePassIs501AndWalletsRoutes404() async throws {
         try await ServerHarness.withLiveServer { _, client in
             let uuid = try await client.createMember()
-            #expect(try await client.send(.get, "/v1/members/\(uuid)/pass.pkpass", secret: ServerHarness.backendSecret).status == .notFound)
+            let pass = try await client.send(.get, "/v1/members/\(uuid)/pass.pkpass", secret: ServerHarness.backendSecret)
+            #expect(pass.status == .notImplemented && pass.text.contains("not_configured"), "the member exists; the feature does not: \(pass.text)")
             let device = "\(Self.base)/devices/abc123/registrations/\(Self.passType)"
             #expect(try await client.send(.post, "\(device)/\(uuid)", json: ["pushToken": "ab"], headers: Self.applePass("x")).status == .notFound)
             #expect(try await client.send(.get, device).status == .notFound)
@@ -147,6 +149,134 @@ struct WalletRoutesTests {
             #expect(try await client.send(.post, "\(Self.base)/log", json: ["logs": ["Web service error for pass.dz.peez.test"]]).status == .ok)
             #expect(try await client.send(.post, "\(Self.base)/log", json: ["logs": "not a list"]).status == .unprocessableContent)
             #expect(try await harness.store.walletLogs(limit: 5) == ["Web service error for pass.dz.peez.test"])
+        }
+    }
+
+    /// What an iPhone does after a push, exactly: list the serials changed since its last tag, then fetch each
+    /// pass with `If-Modified-Since` its last `Last-Modified`. Every kind of change must come through it.
+    struct Phone {
+        let client: any TestClientProtocol
+        let uuid: String
+        let token: String
+        var tag: String?
+        var lastModified: String?
+
+        var device: String { "\(WalletRoutesTests.base)/devices/iphone0001/registrations/\(WalletRoutesTests.passType)" }
+
+        /// After a push: the passes listed, and the pass.json fetched (nil when the list or the fetch says nothing new).
+        mutating func afterPush() async throws -> [String: Any]? {
+            let listed = try await client.send(.get, device + (tag.map { "?passesUpdatedSince=\($0)" } ?? ""))
+            guard listed.status == .ok else { return nil }
+            let body = try listed.decoded(WalletUpdatedPassesBody.self)
+            tag = body.lastUpdated
+            guard body.serialNumbers.contains(uuid) else { return nil }
+            var headers = WalletRoutesTests.applePass(token)
+            if let lastModified { headers[.ifModifiedSince] = lastModified }
+            let fetched = try await client.send(.get, "\(WalletRoutesTests.base)/passes/\(WalletRoutesTests.passType)/\(uuid)", headers: headers)
+            guard fetched.status == .ok else { return nil }
+            lastModified = fetched.headers[.lastModified]
+            return try JSONSerialization.jsonObject(with: Data(try PassArchive(fetched.body).files["pass.json"]!)) as? [String: Any]
+        }
+    }
+
+    static func coverageText(_ pass: [String: Any]?) -> String? {
+        ((pass?["storeCard"] as? [String: Any])?["secondaryFields"] as? [[String: Any]])?.first?["value"] as? String
+    }
+
+    @Test func aDeviceFollowingAppleProtocolSeesEveryChangeAReminderAndTwoInOneSecondIncluded() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let (wallet, _) = try Self.wallet(folder)
+        try await ServerHarness.withLiveServer(wallet: wallet) { harness, client in
+            let uuid = try await client.createMember()
+            _ = try await client.activate(token: try await client.cardToken(uuid))
+            let download = try await client.send(.get, "/v1/members/\(uuid)/pass.pkpass", secret: ServerHarness.backendSecret)
+            let pass = try #require(
+                try JSONSerialization.jsonObject(with: Data(try PassArchive(download.body).files["pass.json"]!)) as? [String: Any]
+            )
+            let token = try #require(pass["authenticationToken"] as? String)
+            var phone = Phone(client: client, uuid: uuid, token: token, tag: nil, lastModified: download.headers[.lastModified])
+            let registered = try await client.send(.post, "\(phone.device)/\(uuid)", json: ["pushToken": "a1b2c3"], headers: Self.applePass(token))
+            #expect(registered.status == .created)
+            _ = try await phone.afterPush()  // the first list: the device learns its tag
+
+            // A reminder put on the pass (what the wallet reminder channel does) reaches the device.
+            harness.advance(by: 5)
+            let member = try #require(UUID(uuidString: uuid))
+            let card = try #require(try await harness.store.card(memberUUID: member))
+            let end = try #require(card.coverageEnd)
+            #expect(
+                try await harness.store.putReminderOnWalletPass(
+                    member: member,
+                    reminder: WalletReminder(threshold: "7d", coverageEnd: end),
+                    now: harness.now
+                )
+            )
+            let reminded = try await phone.afterPush()
+            #expect(
+                Self.coverageText(reminded) == "ENDS_IN_7_DAYS",
+                "the reminder is on the pass the device fetched: \(String(describing: reminded))"
+            )
+
+            // Two changes in the same second: the device fetched after the first must still get the second.
+            harness.advance(by: 5)
+            #expect(try await client.activate(token: try await client.cardToken(uuid)).status == .created)
+            let afterFirst = try await phone.afterPush()
+            #expect(afterFirst != nil, "the sale came through")
+            _ = try await client.send(.patch, "/v1/members/\(uuid)", secret: ServerHarness.backendSecret, json: ["name": "Amina Benali"])
+            let afterSecond = try await phone.afterPush()
+            #expect(
+                ((afterSecond?["storeCard"] as? [String: Any])?["primaryFields"] as? [[String: Any]])?.first?["value"] as? String == "Amina Benali",
+                "a second change in the same second is not hidden by If-Modified-Since: \(String(describing: afterSecond))"
+            )
+            #expect(try await phone.afterPush() == nil, "nothing new: nothing fetched")
+
+            // The app downloads the pass again (to see whether it is installed): the pass already in Wallet keeps its token.
+            let again = try await client.send(.get, "/v1/members/\(uuid)/pass.pkpass", secret: ServerHarness.backendSecret)
+            let againPass = try #require(
+                try JSONSerialization.jsonObject(with: Data(try PassArchive(again.body).files["pass.json"]!)) as? [String: Any]
+            )
+            #expect(againPass["authenticationToken"] as? String == token, "one token per pass")
+            var headers = Self.applePass(token)
+            headers[.ifModifiedSince] = nil
+            #expect(try await client.send(.get, "\(Self.base)/passes/\(Self.passType)/\(uuid)", headers: headers).status == .ok)
+
+            // A phone key registered after the pass was installed: the pass shows no barcode and says why.
+            harness.advance(by: 5)
+            #expect(try await DeviceBindingTests.register(try DeviceBindingTests.Phone(), for: uuid, client: client).status == .ok)
+            let bound = try await phone.afterPush()
+            #expect(bound?["barcodes"] == nil && bound?["voided"] as? Bool == true, "\(String(describing: bound))")
+            #expect(Self.coverageText(bound) == "SHOW_IN_APP")
+        }
+    }
+
+    @Test func aPassTakesABoundedNumberOfDevicesAndTheLogRouteIsRateLimited() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let (wallet, _) = try Self.wallet(folder)
+        try await ServerHarness.withLiveServer(wallet: wallet) { _, client in
+            let uuid = try await client.createMember()
+            let download = try await client.send(.get, "/v1/members/\(uuid)/pass.pkpass", secret: ServerHarness.backendSecret)
+            let pass = try #require(
+                try JSONSerialization.jsonObject(with: Data(try PassArchive(download.body).files["pass.json"]!)) as? [String: Any]
+            )
+            let token = try #require(pass["authenticationToken"] as? String)
+            for index in 0..<WalletPassLimits.maxDevices {
+                let path = "\(Self.base)/devices/device\(index)/registrations/\(Self.passType)/\(uuid)"
+                #expect(try await client.send(.post, path, json: ["pushToken": "ab"], headers: Self.applePass(token)).status == .created)
+            }
+            let extra = "\(Self.base)/devices/device-extra/registrations/\(Self.passType)/\(uuid)"
+            let refused = try await client.send(.post, extra, json: ["pushToken": "ab"], headers: Self.applePass(token))
+            #expect(refused.status == .forbidden && refused.text.contains("too_many_devices"), "\(refused.text)")
+            let again = "\(Self.base)/devices/device0/registrations/\(Self.passType)/\(uuid)"
+            #expect(
+                try await client.send(.post, again, json: ["pushToken": "cd"], headers: Self.applePass(token)).status == .ok,
+                "a device already registered"
+            )
+
+            var statuses: [HTTPResponse.Status] = []
+            for _ in 0..<30 { statuses.append(try await client.send(.post, "\(Self.base)/log", json: ["logs": ["x"]]).status) }
+            #expect(statuses.prefix(10).allSatisfy { $0 == .ok } && statuses.contains(.tooManyRequests), "\(statuses)")
         }
     }
 

@@ -305,7 +305,8 @@ struct PeezCLITests {
         ["verify"],
         ["counter"], ["counter", "session"], ["counter", "enroll"], ["counter", "sync"], ["counter", "log"],
         ["counter", "activate"], ["counter", "pending"], ["counter", "retry"], ["remind"], ["remind", "run"],
-        ["remind", "status"], ["remind", "requeue"], ["remind", "new-secret"], ["wallet"], ["wallet", "check"], ["backup"], ["dev"],
+        ["remind", "status"], ["remind", "requeue"], ["remind", "new-secret"], ["wallet"], ["wallet", "check"], ["wallet", "status"], ["backup"],
+        ["dev"],
         ["dev", "seed"],
     ]
 

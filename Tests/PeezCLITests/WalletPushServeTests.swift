@@ -122,9 +122,11 @@ struct WalletPushServeTests {
             db = sqlite3.connect(sys.argv[1])
             rows = db.execute("SELECT uuid FROM members WHERE name LIKE 'Membre %'").fetchall()
             for index, (uuid,) in enumerate(rows):
-                db.execute("INSERT INTO wallet_passes (member_uuid, token_hash, issued_at, pushed_version) VALUES (?, 'x', 0, 0)", (uuid,))
-                db.execute("INSERT INTO wallet_registrations VALUES (?, ?, ?, 0)", ("d%d" % index, uuid, "abcd%08x" % index))
-            db.execute("UPDATE members SET ledger_version = ledger_version + 1 WHERE name LIKE 'Membre %'")
+                # A pass changed (stamp 1) since its device was told (stamp 0): an update due.
+                db.execute("INSERT INTO wallet_passes (member_uuid, token_hash, issued_at, modified_at) VALUES (?, 'x', 0, 1)", (uuid,))
+                db.execute(
+                    "INSERT INTO wallet_registrations (device_id, member_uuid, push_token, registered_at) VALUES (?, ?, ?, 0)",
+                    ("d%d" % index, uuid, "abcd%08x" % index))
             db.commit()
             """,
             folder.file("ledger.sqlite"),
@@ -135,6 +137,16 @@ struct WalletPushServeTests {
         while apns.requests.count - before < members.count, Date().timeIntervalSince(start) < 60 { try await Task.sleep(for: .milliseconds(20)) }
         let seconds = Date().timeIntervalSince(start)
         #expect(apns.requests.count - before == members.count, "every pass pushed once")
+        var status = try await ProcessRunner.run([PeezCommand.binary, "wallet", "status", "--database", folder.file("ledger.sqlite")])
+        for _ in 0..<100 where !status.standardOutput.contains("0 update(s) waiting") {
+            // The last pushes are answered before their settle commits.
+            try await Task.sleep(for: .milliseconds(50))
+            status = try await ProcessRunner.run([PeezCommand.binary, "wallet", "status", "--database", folder.file("ledger.sqlite")])
+        }
+        #expect(
+            status.standardOutput.hasPrefix("Apple Wallet: ") && status.standardOutput.contains("0 update(s) waiting"),
+            "\(status.standardOutput)\(status.standardError)"
+        )
         print(
             String(
                 format: "outbox to the APNs stand-in: %d passes pushed in %.2f s, %.0f pushes/s",

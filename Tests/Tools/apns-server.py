@@ -6,7 +6,7 @@ header names the key id and whose claims name the team and an issue time within 
 key given; apns-topic must be the pass type id; the body an empty JSON object. Answers as APNs does:
 200 with apns-id; 410 {"reason": "Unregistered"} for tokens beginning "dead"; 400 {"reason": "BadDeviceToken"}
 for tokens beginning "bad0"; 429 {"reason": "TooManyRequests"} the first time a token beginning "cafe" is pushed
-(device tokens are hexadecimal);
+(device tokens are hexadecimal); tokens beginning "51ee" are answered only after 60 s (a stalled APNs);
 403 for a bad provider token. Every request is appended to LOG as one JSON line.
 
     apns-server.py PORT CERT KEY PUBLIC_KEY KEY_ID TEAM_ID TOPIC LOG
@@ -71,18 +71,29 @@ async def app(scope, receive, send):
         status, reason = 403, problem
     elif headers.get("apns-topic") != TOPIC:
         status, reason = 400, "BadTopic"
+    elif headers.get("apns-push-type", "alert") not in ("alert", "background", "location", "voip", "complication", "fileprovider", "mdm",
+                                                         "liveactivity", "pushtotalk"):
+        status, reason = 400, "InvalidPushType"
+    elif headers.get("apns-priority", "10") not in ("1", "5", "10"):
+        status, reason = 400, "BadPriority"
+    elif headers.get("apns-push-type") == "background" and headers.get("apns-priority", "10") == "10":
+        # Apple: a background push at priority 10 is an error; it must be 5.
+        status, reason = 400, "BadPriority"
     elif body.strip() != b"{}":
         status, reason = 400, "BadPayload"
     elif token.startswith("dead"):
         status, reason = 410, "Unregistered"
     elif token.startswith("bad0"):
         status, reason = 400, "BadDeviceToken"
+    elif token.startswith("51ee"):
+        await asyncio.sleep(60)
     elif token.startswith("cafe") and token not in seen_busy:
         seen_busy.add(token)
         status, reason = 429, "TooManyRequests"
     with open(LOG, "a") as log:
         log.write(json.dumps({"token": token, "status": status, "reason": reason, "at": time.time(),
-                              "http_version": scope.get("http_version"), "topic": headers.get("apns-topic")}) + "\n")
+                              "http_version": scope.get("http_version"), "topic": headers.get("apns-topic"),
+                              "push_type": headers.get("apns-push-type"), "priority": headers.get("apns-priority")}) + "\n")
     response = b"" if status == 200 else json.dumps({"reason": reason}).encode()
     await send({"type": "http.response.start", "status": status,
                 "headers": [(b"apns-id", str(uuid.uuid4()).encode()), (b"content-length", str(len(response)).encode())]})

@@ -94,7 +94,10 @@ struct PassCheckTests {
 
         let notACard = try setup.failures(
             try setup.archive { files in
-                let json = String(decoding: files[0].bytes, as: UTF8.self).replacingOccurrences(of: setup.pass.cardToken, with: "PEEZ1:NOTACARD")
+                let json = String(decoding: files[0].bytes, as: UTF8.self).replacingOccurrences(
+                    of: setup.pass.cardToken ?? "",
+                    with: "PEEZ1:NOTACARD"
+                )
                 files[0].bytes = Array(json.utf8)
             }
         )

@@ -79,7 +79,19 @@ struct PassSigningTests {
                 now: 0
             )
         }
-        #expect(notPEM.contains("PEEZ_WALLET_CERTIFICATE is not a PEM certificate"), "\(notPEM)")
+        #expect(notPEM.contains("PEEZ_WALLET_CERTIFICATE is neither a PEM certificate"), "\(notPEM)")
+    }
+
+    @Test func theDERCertificateAppleHandsOutIsTakenAsItIs() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let chain = try WalletCertificates(in: folder)
+        let der = folder.file("pass.cer")
+        let converted = try ProcessRunner.run(["openssl", "x509", "-in", chain.certificate, "-outform", "DER", "-out", der])
+        #expect(converted.status == 0, "\(converted.standardError)")
+        let fromDER = try X509Certificate(pem: Self.read(der), what: "pass.cer")
+        let fromPEM = try X509Certificate(pem: Self.read(chain.certificate), what: "pass.pem")
+        #expect(fromDER.subjectLine == fromPEM.subjectLine && fromDER.userID == WalletCertificates.passTypeIdentifier)
     }
 
     @Test func aPassUnzipsToItsFilesWhoseManifestAndSignatureOpenSSLChecksUpToTheRoot() throws {
