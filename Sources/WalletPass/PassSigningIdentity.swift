@@ -105,4 +105,21 @@ public final class PassSigningIdentity: @unchecked Sendable {
     private static func failure(_ what: String) -> WalletError {
         WalletError(.signingFailed, "\(what): \(OpenSSLErrorQueue.drain())")
     }
+
+    /// The certificate, the WWDR intermediate and the key as PEM: the TLS client identity APNs takes as the
+    /// provider's credential when pushing with the pass type certificate instead of an auth key.
+    public func tlsClientIdentity() -> (certificateChainPEM: [UInt8], privateKeyPEM: [UInt8]) {
+        (certificate.pemEncoded + intermediate.pemEncoded, Self.pem { PEM_write_bio_PrivateKey($0, key, nil, nil, 0, nil, nil) })
+    }
+
+    /// What `write` puts into a memory BIO.
+    static func pem(_ write: (OpaquePointer) -> Int32) -> [UInt8] {
+        guard let bio = BIO_new(BIO_s_mem()) else { return [] }
+        defer { BIO_free(bio) }
+        guard write(bio) == 1 else { return [] }
+        var data: UnsafeMutablePointer<CChar>?
+        let length = peez_BIO_get_mem_data(bio, &data)
+        guard length > 0, let data else { return [] }
+        return Array(UnsafeRawBufferPointer(start: data, count: length))
+    }
 }

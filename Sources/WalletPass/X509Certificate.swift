@@ -35,6 +35,9 @@ public final class X509Certificate: @unchecked Sendable {
 
     deinit { X509_free(pointer) }
 
+    /// The certificate as PEM text.
+    public var pemEncoded: [UInt8] { PassSigningIdentity.pem { PEM_write_bio_X509($0, pointer) } }
+
     /// A subject attribute's text (`NID_userId` is the UID Apple writes the pass type id into), nil if absent.
     func subject(_ nid: Int32) -> String? {
         guard let name = X509_get_subject_name(pointer) else { return nil }

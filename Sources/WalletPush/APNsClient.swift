@@ -11,9 +11,17 @@ public import WalletPass
 /// as a background push at priority 5 (what Apple's Wallet guide asks for a pass update; `apns-push-type` is
 /// required on watchOS 6 and later).
 public final class APNsClient: Sendable {
+    /// How the provider proves itself to APNs: a token signed with an auth key (.p8), or TLS with the pass type
+    /// certificate (Apple's Wallet guide: a pass's updates may be pushed with its own certificate).
+    public enum Authentication: Sendable {
+        case token(APNsAuthenticationKey)
+        /// The certificate chain (the pass type certificate first) and its private key, PEM.
+        case certificate(chainPEM: [UInt8], keyPEM: [UInt8])
+    }
+
     private let client: HTTPClient
     private let server: String
-    private let key: APNsAuthenticationKey
+    private let key: APNsAuthenticationKey?
     private let topic: String
     private let tokens = Mutex<(token: String, issuedAt: Int64)?>(nil)
     private let clock: @Sendable () -> Int64
@@ -24,9 +32,20 @@ public final class APNsClient: Sendable {
 
     /// A client of `server` (`https://api.push.apple.com` in production) trusting `certificateAuthority` (PEM)
     /// besides the system's roots when given (a test server's CA).
-    public init(
+    public convenience init(
         server: String,
         key: APNsAuthenticationKey,
+        topic: String,
+        certificateAuthority: String?,
+        clock: @escaping @Sendable () -> Int64
+    ) throws {
+        try self.init(server: server, authentication: .token(key), topic: topic, certificateAuthority: certificateAuthority, clock: clock)
+    }
+
+    /// A client of `server` proving itself with `authentication`.
+    public init(
+        server: String,
+        authentication: Authentication,
         topic: String,
         certificateAuthority: String?,
         clock: @escaping @Sendable () -> Int64
@@ -34,6 +53,14 @@ public final class APNsClient: Sendable {
         var tls = TLSConfiguration.makeClientConfiguration()
         tls.minimumTLSVersion = .tlsv12
         tls.applicationProtocols = ["h2"]
+        switch authentication {
+        case .token(let key):
+            self.key = key
+        case .certificate(let chainPEM, let keyPEM):
+            self.key = nil
+            tls.certificateChain = try NIOSSLCertificate.fromPEMBytes(chainPEM).map { .certificate($0) }
+            tls.privateKey = .privateKey(try NIOSSLPrivateKey(bytes: keyPEM, format: .pem))
+        }
         if let certificateAuthority {
             tls.additionalTrustRoots = [.file(certificateAuthority)]
         }
@@ -45,15 +72,16 @@ public final class APNsClient: Sendable {
         configuration.httpVersion = .automatic
         client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
         self.server = server.hasSuffix("/") ? String(server.dropLast()) : server
-        self.key = key
         self.topic = topic
         self.clock = clock
     }
 
     public func shutdown() async throws { try await client.shutdown() }
 
-    /// The current provider token, made anew when older than ``tokenLifetime`` or when `renew`.
-    func providerToken(renew: Bool = false) throws -> String {
+    /// The current provider token, made anew when older than ``tokenLifetime`` or when `renew`; nil when the
+    /// client proves itself with a certificate.
+    func providerToken(renew: Bool = false) throws -> String? {
+        guard let key else { return nil }
         let now = clock()
         if !renew, let current = tokens.withLock({ $0 }), now - current.issuedAt < Self.tokenLifetime { return current.token }
         let token = try key.token(issuedAt: now)
@@ -70,7 +98,7 @@ public final class APNsClient: Sendable {
         do {
             var request = HTTPClientRequest(url: "\(server)/3/device/\(deviceToken)")
             request.method = .POST
-            request.headers.add(name: "authorization", value: "bearer \(try providerToken())")
+            if let token = try providerToken() { request.headers.add(name: "authorization", value: "bearer \(token)") }
             request.headers.add(name: "apns-topic", value: topic)
             request.headers.add(name: "apns-push-type", value: "background")
             request.headers.add(name: "apns-priority", value: "5")

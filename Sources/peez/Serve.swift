@@ -150,25 +150,21 @@ extension Peez {
             )
             var services: [any Service] = [app]
             if let reminders = settings.reminders { services.append(try await Self.dailyReminders(reminders, store: ledger)) }
-            if let wallet = settings.wallet {
-                if let push = settings.push, let appleSignal {
-                    let client = try APNsClient(
-                        server: push.url,
-                        key: push.key,
-                        topic: wallet.identity.passTypeIdentifier,
-                        certificateAuthority: push.certificateAuthority,
-                        clock: { CardDates.now() }
+            if let wallet = settings.wallet, let push = settings.push, let appleSignal {
+                let client = try APNsClient(
+                    server: push.url,
+                    authentication: push.authentication,
+                    topic: wallet.identity.passTypeIdentifier,
+                    certificateAuthority: push.certificateAuthority,
+                    clock: { CardDates.now() }
+                )
+                let worker = WalletPushWorker(store: ledger, push: { await client.push(deviceToken: $0) }, clock: { CardDates.now() })
+                services.append(
+                    WalletPushService(
+                        drain: { await worker.run(signal: appleSignal, ready: { migrated.isSet }) },
+                        shutdown: { try await client.shutdown() }
                     )
-                    let worker = WalletPushWorker(store: ledger, push: { await client.push(deviceToken: $0) }, clock: { CardDates.now() })
-                    services.append(
-                        WalletPushService(
-                            drain: { await worker.run(signal: appleSignal, ready: { migrated.isSet }) },
-                            shutdown: { try await client.shutdown() }
-                        )
-                    )
-                } else {
-                    printError("warning: Apple Wallet passes are served but no update is pushed: give PEEZ_APNS_KEY and PEEZ_APNS_KEY_ID")
-                }
+                )
             }
             if let google, let settings = settings.google, let googleSignal {
                 let client = GoogleWalletClient(account: settings.account, apiURL: settings.apiURL, clock: { CardDates.now() })

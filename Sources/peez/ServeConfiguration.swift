@@ -6,6 +6,7 @@ import CardToken
 import CardWire
 import Foundation
 import WalletPass
+import WalletPush
 
 /// Everything `peez serve` runs with, made from its options and the environment and checked once, before
 /// anything opens: the signing key and the key set it publishes, TLS, where and how the server listens, and
@@ -23,7 +24,7 @@ struct ServeConfiguration {
     /// Apple Wallet's signing identity and web service URL, when configured.
     var wallet: (identity: PassSigningIdentity, webServiceURL: String)?
     /// APNs, when pass updates are pushed.
-    var push: (key: APNsAuthenticationKey, url: String, certificateAuthority: String?)?
+    var push: (authentication: APNsClient.Authentication, url: String, certificateAuthority: String?)?
     /// Google Wallet, when configured.
     var google: (account: GoogleServiceAccount, issuerID: String, origins: [String], apiURL: String)?
 
@@ -56,7 +57,7 @@ struct ServeConfiguration {
         reminders = options.remindAt.map { ($0, options.remindSink) }
         storeName = options.store.effectiveDatabaseURL == nil ? options.store.sqlitePath : "PostgreSQL"
         wallet = try options.wallet.load(environment: environment, now: now)
-        push = try options.wallet.loadPush(environment: environment, teamID: wallet?.identity.teamIdentifier)
+        push = try options.wallet.loadPush(environment: environment, identity: wallet?.identity)
         google = try options.wallet.loadGoogle(environment: environment)
     }
 }

@@ -2,6 +2,7 @@ import ArgumentParser
 import CardCrypto
 import Foundation
 import WalletPass
+import WalletPush
 
 /// Apple Wallet's settings of `peez serve`: all six (as options or the environment variables of the same
 /// meaning) or none. Checked at start: each file readable, the key 0600, the certificate's UID and OU the pass
@@ -27,7 +28,10 @@ struct WalletOptions: ParsableArguments {
     )
     var walletWebServiceUrl: String?
 
-    @Option(help: "APNs: the provider key from Apple (.p8, mode 0600) that pass updates are pushed with (or PEEZ_APNS_KEY).")
+    @Option(
+        help:
+            "APNs: the auth key from Apple (.p8, mode 0600) pass updates are pushed with (or PEEZ_APNS_KEY); without it, with the pass type certificate."
+    )
     var apnsKey: String?
 
     @Option(help: "APNs: the provider key's id (or PEEZ_APNS_KEY_ID).")
@@ -78,25 +82,39 @@ struct WalletOptions: ParsableArguments {
         }
     }
 
-    /// The push settings, when Wallet is configured and the APNs key given: the key, the service's URL and an
-    /// extra CA. A key without Wallet, or half the key's settings, is refused.
-    func loadPush(environment: [String: String], teamID: String?) throws -> (key: APNsAuthenticationKey, url: String, certificateAuthority: String?)?
+    /// The push settings, when Wallet is configured: with the APNs auth key when given (token authentication),
+    /// else with the pass type certificate itself (TLS client authentication, as Apple's Wallet guide allows);
+    /// the service's URL and an extra CA. A key without Wallet, or half the key's settings, is refused.
+    func loadPush(
+        environment: [String: String],
+        identity: PassSigningIdentity?
+    ) throws
+        -> (authentication: APNsClient.Authentication, url: String, certificateAuthority: String?)?
     {
         func value(_ option: String?, _ name: String) -> String? { option ?? environment[name].flatMap { $0.isEmpty ? nil : $0 } }
         let keyPath = value(apnsKey, "PEEZ_APNS_KEY")
         let keyID = value(apnsKeyId, "PEEZ_APNS_KEY_ID")
-        guard keyPath != nil || keyID != nil else { return nil }
-        guard let keyPath, let keyID else { throw ValidationError("APNs needs both PEEZ_APNS_KEY and PEEZ_APNS_KEY_ID (or neither)") }
-        guard let teamID else {
-            throw ValidationError("PEEZ_APNS_KEY pushes Wallet pass updates: configure Apple Wallet (the six PEEZ_WALLET_… settings) too")
+        guard keyPath == nil || keyID != nil, keyID == nil || keyPath != nil else {
+            throw ValidationError("APNs needs both PEEZ_APNS_KEY and PEEZ_APNS_KEY_ID (or neither, to push with the pass type certificate)")
+        }
+        guard let identity else {
+            guard keyPath == nil else {
+                throw ValidationError("PEEZ_APNS_KEY pushes Wallet pass updates: configure Apple Wallet (the six PEEZ_WALLET_… settings) too")
+            }
+            return nil
         }
         let url = value(apnsUrl, "PEEZ_APNS_URL") ?? "https://api.push.apple.com"
         guard URL(string: url)?.scheme == "https" else {
             throw ValidationError("PEEZ_APNS_URL must be an https URL (APNs speaks HTTP/2 over TLS): \(url)")
         }
+        guard let keyPath, let keyID else {
+            let client = identity.tlsClientIdentity()
+            return (.certificate(chainPEM: client.certificateChainPEM, keyPEM: client.privateKeyPEM), url, value(apnsCa, "PEEZ_APNS_CA"))
+        }
         try KeyFiles.requireOwnerOnly(keyPath, what: "APNs key")
         do {
-            return (try APNsAuthenticationKey(pem: try KeyFiles.readFile(keyPath), keyID: keyID, teamID: teamID), url, value(apnsCa, "PEEZ_APNS_CA"))
+            let key = try APNsAuthenticationKey(pem: try KeyFiles.readFile(keyPath), keyID: keyID, teamID: identity.teamIdentifier)
+            return (.token(key), url, value(apnsCa, "PEEZ_APNS_CA"))
         } catch let error as WalletError {
             throw ValidationError(error.reason)
         }

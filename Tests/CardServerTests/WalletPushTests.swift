@@ -89,6 +89,60 @@ struct WalletPushTests {
         }
     }
 
+    @Test func updatesArePushedWithThePassTypeCertificateWhenNoAuthKeyIsGiven() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let chain = try WalletCertificates(in: folder)
+        let read = { (path: String) in Array(try Data(contentsOf: URL(fileURLWithPath: path))) }
+        let identity = try PassSigningIdentity(
+            certificatePEM: read(chain.certificate),
+            keyPEM: read(chain.key),
+            intermediatePEM: read(chain.intermediate),
+            passTypeIdentifier: WalletCertificates.passTypeIdentifier,
+            teamIdentifier: WalletCertificates.teamIdentifier,
+            now: Int64(Date().timeIntervalSince1970) + 1
+        )
+        // APNs taking certificate-based connections: the handshake asks for a certificate Apple issued.
+        let apns = try await onOwnThread {
+            try APNsStandIn(
+                folder: folder,
+                topic: WalletCertificates.passTypeIdentifier,
+                teamID: WalletCertificates.teamIdentifier,
+                clientCA: chain.root
+            )
+        }
+        defer { apns.stop() }
+        let client = identity.tlsClientIdentity()
+        let withCertificate = try APNsClient(
+            server: apns.url,
+            authentication: .certificate(chainPEM: client.certificateChainPEM, keyPEM: client.privateKeyPEM),
+            topic: WalletCertificates.passTypeIdentifier,
+            certificateAuthority: apns.certificateAuthority,
+            clock: { Int64(Date().timeIntervalSince1970) }
+        )
+        #expect(await withCertificate.push(deviceToken: "a1b2c3d4") == .delivered)
+        try await withCertificate.shutdown()
+        let pushed = apns.requests
+        #expect(pushed.count == 1 && pushed[0]["status"] as? Int == 200 && pushed[0]["push_type"] as? String == "background", "\(pushed)")
+
+        let key = try APNsAuthenticationKey(
+            pem: Array(try Data(contentsOf: URL(fileURLWithPath: apns.keyPath))),
+            keyID: APNsStandIn.keyID,
+            teamID: WalletCertificates.teamIdentifier
+        )
+        let withoutCertificate = try APNsClient(
+            server: apns.url,
+            key: key,
+            topic: WalletCertificates.passTypeIdentifier,
+            certificateAuthority: apns.certificateAuthority,
+            clock: { Int64(Date().timeIntervalSince1970) }
+        )
+        if case .delivered = await withoutCertificate.push(deviceToken: "a1b2c3d4") {
+            Issue.record("a connection without the certificate got through")
+        }
+        try await withoutCertificate.shutdown()
+    }
+
     @Test func aPassWhoseDevicesCannotBeReachedHoldsUpNoOtherPass() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }

@@ -36,6 +36,9 @@ struct WalletPushServeTests {
         )
         defer { service.killHard() }
         try await service.waitUntilReady()
+        // The Wallet workers start on a fresh database: they wait for its migration rather than query before it.
+        try await Task.sleep(for: .milliseconds(1_500))
+        #expect(!service.errorOutput.contains("no such table"), "\(service.errorOutput)")
 
         let pass = try await service.request("GET", "/v1/members/\(Self.demoMember)/pass.pkpass", secret: Self.backend)
         #expect(pass.status == 200, "\(String(decoding: pass.data, as: UTF8.self))")

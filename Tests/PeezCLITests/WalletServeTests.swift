@@ -7,8 +7,9 @@ import Testing
 @Suite("peez serve with Apple Wallet settings")
 struct WalletServeTests {
     static func serve(_ environment: [String: String], folder: TemporaryFolder) throws -> ProcessResult {
+        // Pushes (with the pass certificate) would go to a closed loopback port, never off this machine.
         try ProcessRunner.run(
-            environment.map { "\($0.key)=\($0.value)" } + [
+            (["PEEZ_APNS_URL": "https://127.0.0.1:9"].merging(environment) { $1 }).map { "\($0.key)=\($0.value)" } + [
                 PeezCommand.binary, "serve", "--development", "--database", folder.file("ledger.sqlite"), "--port", String(TestPorts.unused()),
                 "--start-timeout", "2",
             ],

@@ -13,7 +13,9 @@ public struct APNsStandIn: Sendable {
     public let keyPath: String
     public let log: String
 
-    public init(folder: TemporaryFolder, topic: String, teamID: String) throws {
+    /// With `clientCA` (PEM), connections must present a client certificate issued under it (certificate-based
+    /// provider authentication).
+    public init(folder: TemporaryFolder, topic: String, teamID: String, clientCA: String? = nil) throws {
         let python = try PythonTool.python(packages: ["hypercorn==0.18.0", "cryptography"], name: "apns-venv")
         let tls = try TestCertificates(in: folder)
         let keyMade = try ProcessRunner.run([
@@ -28,7 +30,9 @@ public struct APNsStandIn: Sendable {
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent(
             "Tools/apns-server.py"
         ).path
-        let arguments = [python, script, String(port), tls.serverChain, tls.serverKey, folder.file("apns.pub"), Self.keyID, teamID, topic, log]
+        let arguments =
+            [python, script, String(port), tls.serverChain, tls.serverKey, folder.file("apns.pub"), Self.keyID, teamID, topic, log]
+            + (clientCA.map { [$0] } ?? [])
         let started = try BackgroundServer.start(arguments, port: port, output: folder.file("apns.out"))
         pid = started
         url = "https://localhost:\(port)"

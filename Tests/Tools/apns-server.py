@@ -9,9 +9,14 @@ for tokens beginning "bad0"; 429 {"reason": "TooManyRequests"} the first time a 
 (device tokens are hexadecimal); tokens beginning "51ee" are answered only after 60 s (a stalled APNs);
 403 for a bad provider token. Every request is appended to LOG as one JSON line.
 
-    apns-server.py PORT CERT KEY PUBLIC_KEY KEY_ID TEAM_ID TOPIC LOG
+With CLIENT_CA, it takes certificate-based connections as APNs does: the TLS handshake requires a client
+certificate issued under CLIENT_CA (the pass type certificate), and a request without a provider token is then
+authenticated by that certificate.
+
+    apns-server.py PORT CERT KEY PUBLIC_KEY KEY_ID TEAM_ID TOPIC LOG [CLIENT_CA]
 """
 import asyncio
+import ssl
 import base64
 import json
 import sys
@@ -24,6 +29,7 @@ from hypercorn.asyncio import serve
 from hypercorn.config import Config
 
 PORT, CERT, KEY, PUBLIC_KEY, KEY_ID, TEAM_ID, TOPIC, LOG = sys.argv[1:9]
+CLIENT_CA = sys.argv[9] if len(sys.argv) > 9 else None
 public_key = serialization.load_pem_public_key(open(PUBLIC_KEY, "rb").read())
 seen_busy = set()
 
@@ -67,7 +73,7 @@ async def app(scope, receive, send):
     status, reason = 200, None
     if scope.get("http_version") != "2" or scope["method"] != "POST" or not token:
         status, reason = 405 if token else 404, "MethodNotAllowed" if token else "BadPath"
-    elif (problem := provider_token_problem(headers.get("authorization", ""))):
+    elif not (CLIENT_CA and "authorization" not in headers) and (problem := provider_token_problem(headers.get("authorization", ""))):
         status, reason = 403, problem
     elif headers.get("apns-topic") != TOPIC:
         status, reason = 400, "BadTopic"
@@ -104,5 +110,8 @@ config = Config()
 config.bind = [f"127.0.0.1:{PORT}"]
 config.certfile, config.keyfile = CERT, KEY
 config.alpn_protocols = ["h2"]
+if CLIENT_CA:
+    config.ca_certs = CLIENT_CA
+    config.verify_mode = ssl.CERT_REQUIRED
 config.accesslog = None
 asyncio.run(serve(app, config))
