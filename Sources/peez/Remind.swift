@@ -211,18 +211,38 @@ extension Peez.Remind {
                 do {
                     let summary = try await runner.run { display.update($0) }
                     await sink.close()
-                    return summary
+                    // Members with a pass on a device are the wallet channel's: say how many this run left to it.
+                    let leftToWallet =
+                        channel == Reminder.walletChannel ? 0 : try await Self.dueCount(store, channel: Reminder.walletChannel, now: clock())
+                    return (summary, leftToWallet)
                 } catch {
                     await sink.close()
                     throw error
                 }
             }
-            display.finish(summary)
-            if !summary.allDelivered { throw ExitCode(1) }
+            display.finish(summary.0)
+            if summary.1 > 0 {
+                printError(
+                    "\(summary.1) member(s) with an Apple Wallet pass on a device are due a reminder through it: run peez remind run --channel wallet"
+                )
+            }
+            if !summary.0.allDelivered { throw ExitCode(1) }
         }
 
         private func makeSink(clock: WallClock) throws -> any ReminderSink {
             try ReminderSinkOptions.make(sink, secretsFile: webhookSecretsFile, clock: clock, concurrency: concurrency, timeout: timeout)
+        }
+
+        /// How many reminders a run of `channel` would record now.
+        static func dueCount(_ store: SQLMembershipStore, channel: String, now: Int64) async throws -> Int {
+            var cursor: UUID?
+            var count = 0
+            while true {
+                let page = try await store.previewDueReminders(channel: channel, now: now, after: cursor, limit: 1_000)
+                guard let last = page.last else { return count }
+                count += page.count
+                cursor = last.reminder.memberUUID
+            }
         }
 
         /// Prints, one JSON object a line, the reminders a run would record now.

@@ -292,4 +292,43 @@ struct ReminderCommandTests {
         #expect(checked.contains { $0.hasPrefix("ar-") } && checked.contains { $0.hasPrefix("fr-") }, "both languages: \(checked)")
         #expect(messages.allSatisfy { $0["type"] as? String == "membership.renewal_reminder" })
     }
+
+    @Test func aRunOfAnotherChannelSaysHowManyMembersItLeftToTheirWalletPasses() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let ledger = try await Self.ledger(folder, postgres: false)
+        try await Self.seed(ledger, members: 40)
+        let due = try await Self.remind(ledger, ["run", "--dry-run", "--now", Self.now]).standardOutput.split(separator: "\n")
+        let uuids = due.compactMap { line -> String? in
+            ((try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any]).flatMap {
+                ($0["data"] as? [String: Any])?["member_uuid"] as? String
+            }
+        }
+        try #require(uuids.count >= 2, "\(due)")
+        // Two of the members due have an Apple Wallet pass on a device (as downloads and registrations leave it).
+        let seeded = try await ProcessRunner.run(
+            [
+                "python3", "-c",
+                """
+                import sqlite3, sys
+                db = sqlite3.connect(sys.argv[1])
+                for index, uuid in enumerate(sys.argv[2:]):
+                    db.execute("INSERT INTO wallet_passes (member_uuid, token_hash, issued_at) VALUES (?, 'x', 0)", (uuid.upper(),))
+                    db.execute("INSERT INTO wallet_registrations (device_id, member_uuid, push_token, registered_at) VALUES (?, ?, 'ab', 0)",
+                               ("d%d" % index, uuid.upper()))
+                db.commit()
+                """,
+                folder.file("ledger.sqlite"),
+            ] + uuids.prefix(2)
+        )
+        #expect(seeded.status == 0, "\(seeded.standardError)")
+        let run = try await Self.remind(ledger, ["run", "--sink", "jsonl:" + folder.file("reminders.jsonl"), "--now", Self.now])
+        #expect(run.status == 0, "\(run.standardError)")
+        #expect(
+            run.standardError.contains(
+                "2 member(s) with an Apple Wallet pass on a device are due a reminder through it: run peez remind run --channel wallet"
+            ),
+            "\(run.standardError)"
+        )
+    }
 }
