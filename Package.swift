@@ -142,7 +142,7 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         // Wire documents (key set, revocation list): one Codable type each, for the server, the CLI and the tests.
-        .target(name: "CardWire", dependencies: ["CardToken", "CardCrypto"], swiftSettings: strictSettings),
+        .target(name: "CardWire", dependencies: ["PeezBasics", "CardToken", "CardCrypto"], swiftSettings: strictSettings),
 
         // The HTTP API's bodies: one Codable type each, for the server, its clients (the counter) and the tests.
         .target(name: "PeezAPI", dependencies: ["PeezBasics", "CardToken", "Membership"], swiftSettings: strictSettings),

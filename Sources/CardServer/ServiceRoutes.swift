@@ -5,6 +5,7 @@ import Foundation
 import Hummingbird
 import Membership
 import PeezAPI
+import PeezBasics
 import Prometheus
 
 /// Verification, the key set, revocations, vendors, health and metrics.
@@ -37,7 +38,21 @@ struct ServiceRoutes {
             answer.cti = claims.tokenID.hex
             if let member = try await store.member(membershipID: claims.subject) {
                 let periods = try await store.periods(memberUUID: member.uuid)
-                answer.coverage = CoverageBody(coverageEnd: CoverageSchedule.coverageEnd(periods), now: cards.now())
+                let now = cards.now()
+                let coverageEnd = CoverageSchedule.coverageEnd(periods)
+                answer.coverage = CoverageBody(coverageEnd: coverageEnd, now: now)
+                // One story: a card that only shows less paid time than the member has (paid since, not revoked)
+                // is valid by the ledger; what the card says stays in card_verdict.
+                if result.verdict == .expired || result.verdict == .noPaidPeriod, claims.deviceKey == nil, let end = coverageEnd, end > now,
+                    try await cards.isRevoked(claims) == false
+                {
+                    answer.card_verdict = result.verdict.rawValue
+                    answer.card_outdated = true
+                    answer.verdict = Verdict.valid.rawValue
+                    answer.step = nil
+                    answer.detail =
+                        "the card is older than the member's latest sale (paid until \(AlgiersCalendar.iso8601(end))): have the member open the PEEZ app to fetch the new card"
+                }
             } else {
                 // Authentic, but not one of this ledger's members (a card from another deployment, or test data).
                 answer.detail = [answer.detail, "the ledger has no member \(claims.subject): no live coverage to show"]
@@ -65,24 +80,33 @@ struct ServiceRoutes {
     /// What a vendor's counter syncs: `application/cose`, a COSE_Sign1 over the counter bundle.
     @Sendable func counterBundle(_ request: Request, context: ServerRequestContext) async throws -> Response {
         _ = try context.require(.vendor, .admin)
-        var since: Int64?
-        if let text = request.uri.queryParameters.get("since") {
-            guard text.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }), let value = Int64(text) else {
-                throw APIError(
-                    .unprocessableContent,
-                    code: "invalid_fields",
-                    "The query has invalid parameters.",
-                    fields: ["since": "must be the revocation version the counter holds, a whole number"]
-                )
-            }
-            since = value
-        }
-        let bytes = try await cards.signedCounterBundle(since: since)
+        let query = request.uri.queryParameters
+        let since = try Self.wholeNumber(query.get("since"), field: "since", meaning: "the revocation version the counter holds")
+        let renewalsAfter = try Self.wholeNumber(
+            query.get("renewals_after"),
+            field: "renewals_after",
+            meaning: "the service time (issued_at) of the bundle the counter holds"
+        )
+        let bytes = try await cards.signedCounterBundle(since: since, renewalsAfter: renewalsAfter)
         return Response(
             status: .ok,
             headers: [.contentType: "application/cose", .cacheControl: "no-store"],
             body: .init(byteBuffer: ByteBuffer(bytes: bytes))
         )
+    }
+
+    /// A query parameter that must be a whole number (nil when absent), or 422 naming it.
+    static func wholeNumber(_ text: String?, field: String, meaning: String) throws -> Int64? {
+        guard let text else { return nil }
+        guard text.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }), let value = Int64(text) else {
+            throw APIError(
+                .unprocessableContent,
+                code: "invalid_fields",
+                "The query has invalid parameters.",
+                fields: [field: "must be \(meaning), a whole number"]
+            )
+        }
+        return value
     }
 
     @Sendable func createVendor(_ request: Request, context: ServerRequestContext) async throws -> Response {

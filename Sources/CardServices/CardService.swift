@@ -87,6 +87,11 @@ public struct CardService: Sendable {
         return result
     }
 
+    /// Whether the live revocation list revokes a card with `claims` (its token, or its member's cards before then).
+    public func isRevoked(_ claims: CardClaims) async throws -> Bool {
+        try RevocationListDocument(try await store.revocations()).revocationList().revocationReason(for: claims) != nil
+    }
+
     /// The membership id a scanned card names, if the card is authentic. Any authentic card identifies its
     /// member, expired or revoked included (a lapsed member renews with the card in their phone), so the
     /// revocation list is not read: only the signature and the token's form are checked.

@@ -28,20 +28,30 @@ public struct CounterBundle: Codable, Sendable, Hashable {
     public var keys: [KeySetDocument.Key]
     /// The revocation list, or with `since` the changes after that version.
     public var revocations: RevocationListDocument
+    /// The members renewed after their phones' cards were issued, or with `after` the sales since then (absent
+    /// from a service that lists none).
+    public var renewals: RenewalListDocument?
 
     enum CodingKeys: String, CodingKey {
         case format
         case issuedAt = "issued_at"
         case validUntil = "valid_until"
-        case keys, revocations
+        case keys, revocations, renewals
     }
 
-    public init(issuedAt: Int64, validUntil: Int64, keys: [KeySetDocument.Key], revocations: RevocationListDocument) {
+    public init(
+        issuedAt: Int64,
+        validUntil: Int64,
+        keys: [KeySetDocument.Key],
+        revocations: RevocationListDocument,
+        renewals: RenewalListDocument? = nil
+    ) {
         format = Self.format
         self.issuedAt = issuedAt
         self.validUntil = validUntil
         self.keys = keys
         self.revocations = revocations
+        self.renewals = renewals
     }
 
     /// The bundle signed with `key`: a COSE_Sign1, tag 18, deterministic CBOR.
@@ -97,6 +107,7 @@ public struct CounterBundle: Codable, Sendable, Hashable {
         guard bundle.validUntil >= bundle.issuedAt else {
             throw CardWireError(.invalidEntry, "the bundle is valid until before it was issued")
         }
+        _ = try bundle.renewals?.validated()
         return bundle
     }
 

@@ -45,10 +45,14 @@ public struct CounterClient: Sendable {
         return inet_pton(AF_INET, bare, &address) == 1 && UInt32(bigEndian: address.s_addr) >> 24 == 127
     }
 
-    /// The signed bundle: the whole revocation list, or with `since` the changes after that version.
-    public func fetchBundle(since: Int64?) async throws -> [UInt8] {
+    /// The signed bundle: the whole revocation list, or with `since` the changes after that version; the whole
+    /// renewal list, or with `renewalsAfter` (the service time of the bundle held) the renewals since.
+    public func fetchBundle(since: Int64?, renewalsAfter: Int64? = nil) async throws -> [UInt8] {
         var components = URLComponents(url: server.appendingPathComponent("v1/counter/bundle"), resolvingAgainstBaseURL: false)!
-        if let since { components.queryItems = [URLQueryItem(name: "since", value: String(since))] }
+        var query: [URLQueryItem] = []
+        if let since { query.append(URLQueryItem(name: "since", value: String(since))) }
+        if let renewalsAfter { query.append(URLQueryItem(name: "renewals_after", value: String(renewalsAfter))) }
+        if !query.isEmpty { components.queryItems = query }
         var request = HTTPClientRequest(url: components.url!.absoluteString)
         request.headers.add(name: "Accept", value: "application/cose")
         let (status, body) = try await send(request, timeout: .seconds(30), maxBytes: CounterBundle.maxSize)

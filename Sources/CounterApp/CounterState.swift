@@ -70,6 +70,10 @@ public struct CounterTrust: Sendable {
     /// Why this is an older state than the newest one kept (the newest did not check), nil when it is the newest:
     /// the counter then answers `cannot_confirm` for what it would call valid.
     public var fallback: String?
+    /// The members renewed after their phones' cards were issued, deltas applied.
+    public var renewals: RenewalListDocument
+    /// ``renewals`` by membership id.
+    public var renewalsByMember: [String: RenewalListDocument.Entry]
 
     /// Trust data from one whole bundle; a delta cannot start a chain.
     public init(whole bundle: CounterBundle) throws(CardWireError) {
@@ -83,6 +87,8 @@ public struct CounterTrust: Sendable {
         revocations = bundle.revocations
         issuedAt = bundle.issuedAt
         validUntil = bundle.validUntil
+        renewals = RenewalListDocument(entries: []).applying(bundle.renewals ?? RenewalListDocument(entries: []), now: bundle.issuedAt)
+        renewalsByMember = renewals.byMember
     }
 
     /// The revocation version held.
@@ -112,9 +118,24 @@ public struct CounterTrust: Sendable {
             }
             next.revocations = bundle.revocations
         }
+        if let newer = bundle.renewals {
+            next.renewals = renewals.applying(newer, now: bundle.issuedAt)
+            next.renewalsByMember = next.renewals.byMember
+        }
         next.keys = bundle.keys
         next.issuedAt = bundle.issuedAt
         next.validUntil = bundle.validUntil
+        return next
+    }
+
+    /// This trust data with the renewals this counter sold itself (``SaleJournal/ownRenewals()``), each kept where
+    /// it is newer than the one the service listed.
+    public func adding(ownSales: [RenewalListDocument.Entry]) -> CounterTrust {
+        guard !ownSales.isEmpty else { return self }
+        var next = self
+        for sale in ownSales where (next.renewalsByMember[sale.membershipID]?.renewedAt ?? .min) < sale.renewedAt {
+            next.renewalsByMember[sale.membershipID] = sale
+        }
         return next
     }
 

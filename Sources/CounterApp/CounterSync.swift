@@ -101,7 +101,8 @@ extension CounterSync {
         -> (changes: Changes, report: Result<ScanLogReport.Outcome, any Error>)
     {
         let (state, trust, _) = try store.load()
-        let bytes = try await client.fetchBundle(since: wantsWholeList(state) ? nil : trust.revocationVersion)
+        let whole = wantsWholeList(state)
+        let bytes = try await client.fetchBundle(since: whole ? nil : trust.revocationVersion, renewalsAfter: whole ? nil : trust.issuedAt)
         let (updated, changes) = try accept(bytes, into: state, trusting: trust, now: now())
         try store.save(updated)
         do {

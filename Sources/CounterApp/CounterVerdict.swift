@@ -1,5 +1,5 @@
 public import CardToken
-import CardWire
+public import CardWire
 import Foundation
 import PeezBasics
 
@@ -58,9 +58,13 @@ public struct CounterVerdict: Sendable {
 
     public var outcome: Outcome
     public var warnings: [Warning]
+    /// The renewal the counter answered from: the card is authentic and unrevoked but older than the member's
+    /// latest sale, which it does not show (expired or unpaid on its face); VALID until the renewal's end.
+    public var renewal: RenewalListDocument.Entry?
 
-    public init(outcome: Outcome, warnings: [Warning] = []) {
+    public init(outcome: Outcome, warnings: [Warning] = [], renewal: RenewalListDocument.Entry? = nil) {
         self.outcome = outcome
+        self.renewal = renewal
         self.warnings = warnings
     }
 
@@ -91,20 +95,39 @@ public struct CounterVerdict: Sendable {
             var verifier = try trust.verifier()
             verifier.presentationWindow = window
             let result = verifier.verify(utf8: token, now: now)
+            let renewal = Self.renewal(for: result, trust: trust, verifier: verifier, now: now)
             // Older data may still hold a refusal, but not a VALID: a revocation may have come since.
-            if let damage = trust.fallback, result.verdict == .valid {
+            if let damage = trust.fallback, result.verdict == .valid || renewal != nil {
                 return CounterVerdict(outcome: .cannotConfirm(.trustDamaged(damage)), warnings: warnings)
             }
-            return CounterVerdict(outcome: .card(result), warnings: warnings)
+            return CounterVerdict(outcome: .card(result), warnings: warnings, renewal: renewal)
         } catch {
             return CounterVerdict(outcome: .cannotConfirm(.trustUnusable(error.reason)), warnings: warnings)
         }
     }
 
-    /// The verdict's name as the JSON and the log write it: a card verdict, or `cannot_confirm`.
+    /// The renewal that answers for a card refused only as expired or unpaid: one of its member's, made after the
+    /// card was issued, covering now; never for a revoked card (a revocation always wins), nor for a card bound to
+    /// a phone (its verdict stopped before the presentation's own checks, which a renewal must not skip).
+    static func renewal(for result: VerificationResult, trust: CounterTrust, verifier: CardVerifier, now: Int64) -> RenewalListDocument.Entry? {
+        guard result.verdict == .expired || result.verdict == .noPaidPeriod, let claims = result.claims, claims.deviceKey == nil,
+            verifier.revocations.revocationReason(for: claims) == nil,
+            let renewal = trust.renewalsByMember[claims.subject], renewal.applies(to: claims, now: now, leeway: verifier.leeway)
+        else { return nil }
+        return renewal
+    }
+
+    /// Whether a vendor may take the card as paid: VALID, or answered from a renewal.
+    public var isValid: Bool {
+        guard case .card(let result) = outcome else { return false }
+        return result.verdict == .valid || renewal != nil
+    }
+
+    /// The verdict's name as the JSON and the log write it: a card verdict (`valid` when answered from a renewal),
+    /// or `cannot_confirm`.
     public var code: String {
         switch outcome {
-        case .card(let result): return result.verdict.rawValue
+        case .card(let result): return renewal != nil ? Verdict.valid.rawValue : result.verdict.rawValue
         case .cannotConfirm: return "cannot_confirm"
         }
     }

@@ -1,3 +1,4 @@
+public import CardWire
 import Foundation
 
 /// The counter's journal of cash sales: each sale is written here, with its idempotency key, and flushed to
@@ -77,6 +78,34 @@ public struct SaleJournal: Sendable {
         return try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").compactMap {
             try? JSONDecoder().decode(Record.self, from: Data($0.utf8))
         }
+    }
+
+    /// The renewals this counter sold itself, confirmed by the service: known here at once, before any sync brings
+    /// them in the trust data (renewed the second after the sale began, by this device's clock; paid until the
+    /// answer's end).
+    public func ownRenewals() throws -> [RenewalListDocument.Entry] {
+        var begun: [String: (membershipID: String, at: Int64)] = [:]
+        var renewals: [RenewalListDocument.Entry] = []
+        for record in try records() {
+            switch record.event {
+            case .pending:
+                if let membershipID = record.membershipID { begun[record.key] = (membershipID, record.at) }
+            case .confirmed:
+                guard let sale = begun[record.key], let text = record.coverageEnd, let end = Self.seconds(iso8601: text), end > sale.at + 1 else {
+                    continue
+                }
+                // Any card issued up to the second the sale began is older than it (the sale's own card is no older).
+                renewals.append(RenewalListDocument.Entry(membershipID: sale.membershipID, paidUntil: end, renewedAt: sale.at + 1))
+            case .refused:
+                continue
+            }
+        }
+        return renewals
+    }
+
+    /// Seconds since the epoch of an ISO 8601 date-time as the service writes it (with its offset).
+    static func seconds(iso8601 text: String) -> Int64? {
+        ISO8601DateFormatter().date(from: text).map { Int64($0.timeIntervalSince1970) }
     }
 
     /// Sales written as pending with no answer recorded, oldest first.

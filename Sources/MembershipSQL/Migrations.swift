@@ -235,6 +235,24 @@ enum Migrations {
                     """,
                 ]
             ),
+            (
+                "014_renewals",
+                [
+                    // When the member's latest sale was recorded, and the latest end of paid time a card shown to the
+                    // member's phone carried (the backend's card routes, Wallet): a member paid until after the
+                    // second is a renewal the counters must know of, until the phone is shown a card covering it.
+                    "ALTER TABLE members ADD COLUMN last_sale_at BIGINT NOT NULL DEFAULT 0",
+                    "ALTER TABLE members ADD COLUMN shown_paid_until BIGINT NOT NULL DEFAULT 0",
+                    """
+                    UPDATE members SET last_sale_at = p.purchased_at
+                    FROM (SELECT member_uuid, MAX(purchased_at) AS purchased_at FROM periods WHERE cancelled_at IS NULL GROUP BY member_uuid) p
+                    WHERE p.member_uuid = members.uuid
+                    """,
+                    // Cards drawn were shown; before this version, take every stored card as shown (no renewal listed).
+                    "UPDATE members SET shown_paid_until = k.expires_at FROM cards k WHERE k.member_uuid = members.uuid",
+                    "CREATE INDEX members_renewed ON members (last_sale_at) WHERE coverage_end > shown_paid_until",
+                ]
+            ),
         ]
     }
 

@@ -29,10 +29,13 @@ extension SQLMembershipStore {
             // in the row a revoking change locks and reads.
             let current = try await db.query(
                 """
-                UPDATE members SET last_card_issued_at = CASE WHEN last_card_issued_at < ? THEN ? ELSE last_card_issued_at END
+                UPDATE members SET last_card_issued_at = CASE WHEN last_card_issued_at < ? THEN ? ELSE last_card_issued_at END, \(Self.shownUntil)
                 WHERE uuid = ? AND ledger_version = ? RETURNING uuid
                 """,
-                [.int(card.issuedAt), .int(card.issuedAt), .text(card.memberUUID.uuidString), .int(head.version)]
+                [
+                    .int(card.issuedAt), .int(card.issuedAt), .int(card.expiresAt), .int(card.expiresAt), .text(card.memberUUID.uuidString),
+                    .int(head.version),
+                ]
             )
             guard !current.isEmpty else { return nil }
             guard try await db.query(save.sql + " RETURNING member_uuid", save.binds).isEmpty else { return card }
@@ -47,17 +50,41 @@ extension SQLMembershipStore {
     public func keepPicture(of card: StoredCard) async throws -> StoredCard {
         guard let png = card.png else { return card }
         let ticket = cardCache?.ticket()
-        let kept = try await database.writeStatement(
-            """
-            UPDATE cards SET png = ? WHERE member_uuid = ? AND token_id = ?
-                AND member_version = (SELECT m.ledger_version FROM members m WHERE m.uuid = cards.member_uuid)
-            RETURNING member_uuid
-            """,
-            [.blob(png), .text(card.memberUUID.uuidString), .text(card.tokenID)],
-            durable: false
-        )
+        let kept = try await database.write(durable: false) { db in
+            // Drawn to be shown: the member's phone now has a card paid until its `exp` (no renewal to list).
+            _ = try await db.query(
+                "UPDATE members SET \(Self.shownUntil) WHERE uuid = ?",
+                [.int(card.expiresAt), .int(card.expiresAt), .text(card.memberUUID.uuidString)]
+            )
+            return try await db.query(
+                """
+                UPDATE cards SET png = ? WHERE member_uuid = ? AND token_id = ?
+                    AND member_version = (SELECT m.ledger_version FROM members m WHERE m.uuid = cards.member_uuid)
+                RETURNING member_uuid
+                """,
+                [.blob(png), .text(card.memberUUID.uuidString), .text(card.tokenID)]
+            )
+        }
         if let ticket, !kept.isEmpty { cardCache?.keep(card, readAfter: ticket) }
         return card
+    }
+
+    /// The assignment raising the member's shown paid time to a card's `exp` (bound twice).
+    static let shownUntil = "shown_paid_until = CASE WHEN shown_paid_until < ? THEN ? ELSE shown_paid_until END"
+
+    public func renewals(after: Int64?, now: Int64) async throws -> [Renewal] {
+        try await database.read { db in
+            try await db.query(
+                """
+                SELECT membership_id, coverage_end, last_sale_at FROM members
+                WHERE coverage_end > shown_paid_until AND coverage_end > ? AND last_sale_at >= ?
+                ORDER BY membership_id
+                """,
+                [.int(now), .int(after ?? .min)]
+            ).map { row in
+                Renewal(membershipID: try row.text("membership_id"), paidUntil: try row.int("coverage_end"), renewedAt: try row.int("last_sale_at"))
+            }
+        }
     }
 
     /// The stored card, if it was made for the member's current version.

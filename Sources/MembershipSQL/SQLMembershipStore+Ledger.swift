@@ -29,6 +29,7 @@ extension SQLMembershipStore {
                     version: version,
                     coverageEnd: sale.period.endsAt,
                     lastPeriodSeq: sale.periodSeq,
+                    saleAt: sale.recordedAt,
                     cardIssuedAt: sale.card.issuedAt
                 ),
                 PeriodRecord.insert(sale.period, seq: sale.periodSeq),
@@ -151,18 +152,29 @@ extension SQLMembershipStore {
         )
     }
 
-    /// Writes the head of the member's ledger into its row, beside the change that makes it, with the `iat` of
-    /// the card answered with it.
-    static func saveLedgerHead(of member: UUID, version: Int64, coverageEnd: Int64?, lastPeriodSeq: Int64, cardIssuedAt: Int64) -> SQLStatement {
+    /// Writes the head of the member's ledger into its row, beside the sale recorded at `saleAt` that makes it, with
+    /// the `iat` of the card answered with it. The sale's time, as counters' renewals use it, is after every card
+    /// answered before it (same second included), so every card of the state before the sale counts as old.
+    static func saveLedgerHead(
+        of member: UUID,
+        version: Int64,
+        coverageEnd: Int64?,
+        lastPeriodSeq: Int64,
+        saleAt: Int64,
+        cardIssuedAt: Int64
+    )
+        -> SQLStatement
+    {
         SQLStatement(
             """
             UPDATE members SET ledger_version = ?, coverage_end = ?, last_period_seq = ?,
+                last_sale_at = CASE WHEN last_card_issued_at >= ? THEN last_card_issued_at + 1 ELSE ? END,
                 last_card_issued_at = CASE WHEN last_card_issued_at < ? THEN ? ELSE last_card_issued_at END
             WHERE uuid = ?
             """,
             [
-                .int(version), coverageEnd.map(SQLValue.int) ?? .null, .int(lastPeriodSeq), .int(cardIssuedAt), .int(cardIssuedAt),
-                .text(member.uuidString),
+                .int(version), coverageEnd.map(SQLValue.int) ?? .null, .int(lastPeriodSeq), .int(saleAt), .int(saleAt), .int(cardIssuedAt),
+                .int(cardIssuedAt), .text(member.uuidString),
             ]
         )
     }

@@ -184,7 +184,7 @@ public struct PeriodBody: Codable, Sendable {
 
 /// Where a member's paid time stands.
 public struct CoverageBody: Codable, Sendable {
-    /// `active` while paid time remains, else `expired`.
+    /// `active` while paid time remains, `expired` after it, `none` for a member who never paid.
     public var status: String
     public var ends_at: String?
     public var days_left: Int
@@ -200,8 +200,7 @@ public struct CoverageBody: Codable, Sendable {
     }
 
     public init(coverageEnd: Int64?, now: Int64) {
-        let active = (coverageEnd ?? now) > now
-        status = active ? "active" : "expired"
+        status = coverageEnd.map { $0 > now ? "active" : "expired" } ?? "none"
         ends_at = coverageEnd.map(AlgiersCalendar.iso8601)
         days_left = CoverageSchedule.daysLeft(until: coverageEnd ?? now, now: now)
     }
@@ -365,6 +364,11 @@ public struct VerifyBody: Codable, Sendable {
     public var presented_at: Int64?
     /// The member's live coverage, for an authentic card.
     public var coverage: CoverageBody?
+    /// What the card itself says when the verdict comes from the ledger instead: an authentic, unrevoked card
+    /// refused only as `expired` or `no_paid_period`, of a member paid since it was issued (`card_outdated`).
+    public var card_verdict: String?
+    /// The card is older than the member's latest sale: valid by the ledger; the app should fetch a new card.
+    public var card_outdated: Bool?
 
     public init(
         verdict: String,

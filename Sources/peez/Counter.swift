@@ -1,5 +1,6 @@
 import ArgumentParser
 import CardToken
+import CardWire
 import CounterApp
 import Foundation
 import Membership
@@ -192,7 +193,15 @@ extension Peez.Counter {
             func answer(_ token: some Collection<UInt8>, file: String? = nil) {
                 let now = CardDates.now()
                 let (state, trust) = trustData.current()
-                let verdict = CounterVerdict.judge(token, trust: trust, state: state, now: now, window: window)
+                // This counter's own sales count at once, before a sync brings them.
+                let ownSales: [RenewalListDocument.Entry]
+                do {
+                    ownSales = try store.saleJournal.ownRenewals()
+                } catch {
+                    printError("warning: the sale journal could not be read (\(error)); this counter's own sales are not counted")
+                    ownSales = []
+                }
+                let verdict = CounterVerdict.judge(token, trust: trust.adding(ownSales: ownSales), state: state, now: now, window: window)
                 answer(verdict.noting(in: &recent, now: now), state: state, now: now, file: file)
             }
             func answer(_ verdict: CounterVerdict, state: CounterState, now: Int64, file: String? = nil) {

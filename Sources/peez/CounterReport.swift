@@ -1,5 +1,6 @@
 import ArgumentParser
 import CardToken
+import CardWire
 import CounterApp
 import Foundation
 import Membership
@@ -34,6 +35,7 @@ struct CounterReport {
         init(_ verdict: CounterVerdict) {
             switch verdict.outcome {
             case .cannotConfirm: self = .cannotConfirm
+            case .card where verdict.renewal != nil: self = .valid
             case .card(let result):
                 switch result.verdict {
                 case .valid: self = .valid
@@ -58,7 +60,9 @@ struct CounterReport {
                 fields += [
                     ("sub", JSONText.string(claims.subject)), ("name", claims.name.map(JSONText.string) ?? "null"), ("exp", String(claims.expiresAt)),
                 ]
-                if word == .valid { fields.append(("days_left", String(CoverageSchedule.daysLeft(until: claims.expiresAt, now: now)))) }
+                let paidUntil = verdict.renewal?.paidUntil ?? claims.expiresAt
+                if word == .valid { fields.append(("days_left", String(CoverageSchedule.daysLeft(until: paidUntil, now: now)))) }
+                if let renewal = verdict.renewal { fields += [("paid_until", String(renewal.paidUntil)), ("card_not_refreshed", "true")] }
             }
             if let detail = Self.detail(verdict) { fields.append(("detail", JSONText.string(detail))) }
             if !verdict.warnings.isEmpty {
@@ -107,16 +111,17 @@ struct CounterReport {
             }
             switch word {
             case .valid:
-                let claims = result.claims!
+                let paidUntil = verdict.renewal?.paidUntil ?? result.claims!.expiresAt
                 lines.append(
                     texts.text(
                         "valid",
                         [
-                            "end": texts.time(claims.expiresAt),
-                            "days": String(CoverageSchedule.daysLeft(until: claims.expiresAt, now: now)),
+                            "end": texts.time(paidUntil),
+                            "days": String(CoverageSchedule.daysLeft(until: paidUntil, now: now)),
                         ]
                     )
                 )
+                if verdict.renewal != nil { lines.append(texts.text("valid.renewed")) }
             case .expired: lines.append(texts.text("expired", ["end": texts.time(result.claims!.expiresAt)]))
             case .noPaidPeriod: lines.append(texts.text("no_paid_period"))
             case .revoked: lines.append(texts.text("revoked"))
@@ -130,7 +135,7 @@ struct CounterReport {
     static func detail(_ verdict: CounterVerdict) -> String? {
         switch verdict.outcome {
         case .cannotConfirm(let reason): return reason.description
-        case .card(let result): return result.verdict == .valid ? nil : "\(result.verdict.summary): \(result.detail)"
+        case .card(let result): return verdict.isValid ? nil : "\(result.verdict.summary): \(result.detail)"
         }
     }
 

@@ -86,13 +86,38 @@ struct MemberAndCardTests {
         }
     }
 
+    @Test func anOldCardOfAMemberPaidSinceIsValidByTheLedgerAndTheVerdictAndCoverageTellOneStory() async throws {
+        try await ServerHarness.withLiveServer { harness, client in
+            let uuid = try await client.createMember()
+            let old = try await client.cardToken(uuid)
+            func verify(_ token: String) async throws -> VerifyBody {
+                try await client.send(.post, "/v1/verify", secret: ServerHarness.vendorSecret, json: ["token": token]).decoded(VerifyBody.self)
+            }
+            let unpaid = try await verify(old)
+            #expect(unpaid.verdict == "no_paid_period" && unpaid.coverage?.status == "none" && unpaid.card_outdated == nil)
+            harness.advance(by: 60)
+            #expect(try await client.activate(token: old).status == .created)
+            let paid = try await verify(old)
+            #expect(paid.verdict == "valid" && paid.card_verdict == "no_paid_period" && paid.card_outdated == true, "\(paid)")
+            #expect(paid.coverage?.status == "active" && paid.step == nil && paid.detail?.contains("PEEZ app") == true)
+            // The sale cancelled: the old card's member has no paid time again, and the old card is revoked.
+            let sales = try await client.send(.get, "/v1/activations", secret: ServerHarness.adminSecret)
+            let sale = try #require(
+                (sales.rawJSON["activations"] as? [[String: Any]])?.first { $0["member_uuid"] as? String == uuid }?["id"] as? String
+            )
+            #expect(try await client.send(.post, "/v1/activations/\(sale)/cancel", secret: ServerHarness.adminSecret).status == .ok)
+            let cancelled = try await verify(old)
+            #expect(cancelled.verdict == "no_paid_period" && cancelled.card_outdated == nil, "\(cancelled)")
+        }
+    }
+
     @Test func memberWithoutPaidTimeGetsACardExpiringAtIssue() async throws {
         try await ServerHarness.withLiveServer { harness, client in
             let uuid = try await client.createMember()
             let reply = try await client.send(.get, "/v1/members/\(uuid)/card", secret: ServerHarness.backendSecret)
             #expect(reply.status == .ok)
             let card = try reply.decoded(CardBody.self)
-            #expect(card.subscription.status == "expired")
+            #expect(card.subscription.status == "none", "never paid: no coverage, not an expired one")
             let token = card.token
             let result = CardVerifier(trustedKeys: TrustedKeySet([harness.signingKey.publicKey])).verify(token, now: harness.now)
             #expect(result.verdict == .noPaidPeriod && result.step == 10, "never valid, not even within the leeway")

@@ -81,6 +81,39 @@ struct CounterSessionTests {
         return (service, environment, token)
     }
 
+    @Test func aCounterAnswersFromItsOwnSaleAtOnceAndItsReceiptSaysToRefreshTheCard() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let (service, environment, _) = try await Self.enrolledService(folder)
+        defer { service.killHard() }
+        // Karim's card, fetched before he paid: no paid time on its face.
+        let uuid = UUID().uuidString.lowercased()
+        let created = try await service.request(
+            "POST",
+            "/v1/members",
+            secret: Self.backend,
+            json: ["uuid": uuid, "name": "Karim Haddad", "phone": "+213550000079", "email": "karim@example.dz", "neighbourhood": "usto"]
+        )
+        #expect(created.status == 201)
+        let old = try #require(try await service.request("GET", "/v1/members/\(uuid)/card", secret: Self.backend).body["token"] as? String)
+        let run = environment.map { "\($0.key)=\($0.value)" } + [PeezCommand.binary, "counter"]
+        let before = try await ProcessRunner.run(run + ["--json"], input: Data((old + "\n").utf8))
+        #expect(before.standardOutput.contains("\"no_paid_period\""), "\(before.standardOutput)")
+        let sold = try await ProcessRunner.run(run + ["activate", "--months", "2", "--paid", "600", "--token", old])
+        #expect(
+            sold.status == 0 && sold.standardOutput.contains("SOLD") && sold.standardOutput.contains("open the PEEZ app"),
+            "\(sold.standardOutput)"
+        )
+        // No sync since: the counter's own journal answers.
+        let after = try await ProcessRunner.run(run + ["--json"], input: Data((old + "\n").utf8))
+        #expect(
+            after.standardOutput.contains("\"verdict\": \"valid\"") && after.standardOutput.contains("\"card_not_refreshed\": true"),
+            "\(after.standardOutput)\(after.standardError)"
+        )
+        let shown = try await ProcessRunner.run(run, input: Data((old + "\n").utf8))
+        #expect(shown.standardOutput.contains("  VALID  ") && shown.standardOutput.contains("card not yet refreshed"), "\(shown.standardOutput)")
+    }
+
     @Test func damagedNewestTrustDataNeverLetsAnOlderStateCallARevokedCardValid() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }

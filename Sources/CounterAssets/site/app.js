@@ -70,8 +70,9 @@ function explanation(judgement, word, now) {
   const claims = result.claims;
   if (claims) lines.push(text("member", { name: claims.name ?? text("member.no_name"), membership_id: claims.sub }));
   if (word === "valid") {
-    const end = Number(claims.exp);
+    const end = judgement.renewal ? judgement.renewal.paid_until : Number(claims.exp);
     lines.push(text("valid", { end: time(end), days: end > now ? Math.floor((end - now + 86399) / 86400) : 0 }));
+    if (judgement.renewal) lines.push(text("valid.renewed"));
   } else if (word === "expired") lines.push(text("expired", { end: time(claims.exp) }));
   else if (word === "no_paid_period") lines.push(text("no_paid_period"));
   else if (word === "revoked") lines.push(text("revoked"));
@@ -104,10 +105,25 @@ function showVerdict(judgement, now) {
 async function scan(textScanned) {
   const started = performance.now();
   const now = deviceNow();
-  const judgement = await counter.judge(textScanned, now);
+  let judgement = await counter.judge(textScanned, now);
   showVerdict(judgement, now);
   $("verdict").dataset.elapsedMs = (performance.now() - started).toFixed(3);
   $("verdict").dataset.count = String(Number($("verdict").dataset.count ?? 0) + 1);
+  $("verdict").dataset.source = "offline";
+  // An old card refused offline only as expired or unpaid: when the service is reachable, it knows whether the
+  // member paid since (a sale at another shop not synced yet).
+  if ((judgement.code === "expired" || judgement.code === "no_paid_period") && !judgement.result?.claims?.deviceKey && navigator.onLine) {
+    const online = await counter.askOnline(textScanned);
+    if (online) {
+      const paidUntil = online.coverage?.ends_at ? Math.floor(Date.parse(online.coverage.ends_at) / 1000) : null;
+      if (online.verdict === "valid" && paidUntil !== null) {
+        judgement = { ...judgement, code: "valid", renewal: { paid_until: paidUntil }, online: true };
+        showVerdict(judgement, now);
+      }
+      $("verdict-lines").append(Object.assign(document.createElement("p"), { textContent: text(judgement.online ? "online.confirmed" : "online.same") }));
+      $("verdict").dataset.source = "online";
+    }
+  }
   try {
     await counter.record(judgement, now);
   } catch (error) {

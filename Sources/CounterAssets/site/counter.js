@@ -2,7 +2,7 @@
 // the hash-chained scan log (ScanLog.swift) reported on sync, and sales journaled before they are sent
 // (SaleJournal.swift, CounterSeller.swift). The page (app.js) and the tests drive it.
 import { hex } from "./cose.js";
-import { accept, enrol, trustOf, verifierOf, wantsWholeList } from "./trust.js";
+import { accept, enrol, renewalFor, trustOf, verifierOf, wantsWholeList } from "./trust.js";
 import { STANDARD_WINDOW } from "./verifier.js";
 
 const WARNING_AGE = 24 * 3600;
@@ -33,6 +33,7 @@ export class WebCounter {
     counter.state = (await store.get("state")) ?? null;
     counter.secret = (await store.get("secret")) ?? null;
     counter.counterID = (await store.get("counterID")) ?? null;
+    counter.ownSales = ownRenewals(await store.sales());
     if (counter.state) {
       try {
         counter.trust = await trustOf(counter.state);
@@ -48,6 +49,7 @@ export class WebCounter {
     this.state = null;
     this.trust = null;
     this.trustProblem = null;
+    this.ownSales = new Map();
     this.recent = new Map();
     this.window = STANDARD_WINDOW;
     // The verifier over the trust data held, made again when a sync brings new trust data.
@@ -69,9 +71,10 @@ export class WebCounter {
     Object.assign(this, { state, trust, secret, counterID, trustProblem: null });
   }
 
-  async fetchBundle(server, secret, since) {
+  async fetchBundle(server, secret, since, renewalsAfter = null) {
     const url = new URL("v1/counter/bundle", server);
     if (since !== null) url.searchParams.set("since", String(since));
+    if (renewalsAfter !== null) url.searchParams.set("renewals_after", String(renewalsAfter));
     const response = await fetch(url, { headers: { Authorization: `Bearer ${secret}`, Accept: "application/cose" }, cache: "no-store" });
     if (!response.ok) throw new Error(`the service answered ${response.status}${await errorText(response)}`);
     return new Uint8Array(await response.arrayBuffer());
@@ -80,8 +83,8 @@ export class WebCounter {
   /** A sync: the newest trust data (a delta when it can), then the scan log reported. Keeps what is held when
    *  the new data fails its check. */
   async sync(now = deviceNow()) {
-    const since = wantsWholeList(this.state) ? null : this.trust.version;
-    const bytes = await this.fetchBundle(this.state.server, this.secret, since);
+    const whole = wantsWholeList(this.state);
+    const bytes = await this.fetchBundle(this.state.server, this.secret, whole ? null : this.trust.version, whole ? null : this.trust.issuedAt);
     const { state, trust } = await accept(bytes, { state: this.state, trust: this.trust, now });
     await this.store.set({ state });
     Object.assign(this, { state, trust });
@@ -110,7 +113,33 @@ export class WebCounter {
     const result = await this.verifierCache.verify(text, BigInt(now));
     const first = this.notePresentation(result, now);
     if (first !== null) warnings.push({ kind: "same_presentation", first });
-    return { code: result.verdict, result, cannotConfirm: null, warnings };
+    // An old card of a member who paid since (listed by the service, or sold here): VALID until the renewal's
+    // end, the card to be refreshed.
+    const renewal = renewalFor(result, withOwnSales(this.trust, this.ownSales), now);
+    return { code: renewal ? "valid" : result.verdict, result, renewal, cannotConfirm: null, warnings };
+  }
+
+  /** Asks the service for its verdict and the member's live coverage (POST /v1/verify), for an old card refused
+   *  offline only as expired or unpaid; null when the service does not answer within `timeoutMs`. */
+  async askOnline(text, timeoutMs = 2000) {
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(), timeoutMs);
+    try {
+      const response = await fetch(new URL("v1/verify", this.state.server), {
+        method: "POST",
+        headers: { Authorization: `Bearer ${this.secret}`, "Content-Type": "application/json" },
+        body: JSON.stringify({ token: text }),
+        signal: controller.signal,
+        cache: "no-store",
+      });
+      if (response.status !== 200) return null;
+      const body = await response.json();
+      return typeof body?.verdict === "string" ? body : null;
+    } catch {
+      return null;
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   /** When this counter first scanned the same presentation within its window, or null (the same person). */
@@ -209,6 +238,7 @@ export class WebCounter {
       if (typeof body?.coverage_end !== "string" || body.coverage_end === "") return { ...sale, problem: "the answer did not say the coverage end" };
       const confirmed = { ...sale, status: "confirmed", coverageEnd: body.coverage_end };
       await this.store.putSale(confirmed);
+      this.ownSales = ownRenewals(await this.store.sales());
       return confirmed;
     }
     if ([401, 403, 408, 409, 429].includes(response.status) || response.status >= 500) {
@@ -229,6 +259,29 @@ export class WebCounter {
     for (const sale of await this.pendingSales()) results.push(await this.send(sale));
     return results;
   }
+}
+
+/** The renewals this counter sold itself (confirmed sales), by membership id: known here at once, before a sync
+ *  brings them (renewed the second after the sale began, paid until the answer's end), as SaleJournal.ownRenewals. */
+export function ownRenewals(sales) {
+  const renewals = new Map();
+  for (const sale of sales) {
+    if (sale.status !== "confirmed") continue;
+    const paidUntil = Math.floor(Date.parse(sale.coverageEnd) / 1000);
+    if (!Number.isSafeInteger(paidUntil) || paidUntil <= sale.at + 1) continue;
+    const entry = { membership_id: sale.membershipID, paid_until: paidUntil, renewed_at: sale.at + 1 };
+    const held = renewals.get(sale.membershipID);
+    if (!held || held.renewed_at < entry.renewed_at) renewals.set(sale.membershipID, entry);
+  }
+  return renewals;
+}
+
+/** `trust` with this counter's own sales added where newer than the service's renewals (CounterTrust.adding). */
+function withOwnSales(trust, ownSales) {
+  if (ownSales.size === 0) return trust;
+  const renewals = new Map(trust.renewals);
+  for (const [member, sale] of ownSales) if ((renewals.get(member)?.renewed_at ?? -Infinity) < sale.renewed_at) renewals.set(member, sale);
+  return { ...trust, renewals };
 }
 
 async function errorText(response) {

@@ -50,8 +50,54 @@ export async function openBundle(bytes, keys) {
   }
   if (bundle.valid_until < bundle.issued_at) throw new TrustError("the bundle is valid until before it was issued");
   checkRevocations(bundle.revocations);
+  if (bundle.renewals != null) checkRenewals(bundle.renewals);
   return bundle;
 }
+
+/** The renewal list's checks, as RenewalListDocument.validated makes them. */
+function checkRenewals(list) {
+  const entries = list.entries;
+  if (!Array.isArray(entries) || entries.length > 2_000_000) throw new TrustError("the renewal list is not a list of at most 2,000,000 entries");
+  const seen = new Set();
+  for (const entry of entries) {
+    const id = entry?.membership_id;
+    if (typeof id !== "string" || id.length < 1 || id.length > 64 || seen.has(id)) throw new TrustError("a renewal entry names no member, or one twice");
+    if (!Number.isSafeInteger(entry.paid_until) || !Number.isSafeInteger(entry.renewed_at) || entry.paid_until <= entry.renewed_at) {
+      throw new TrustError(`the renewal entry of ${id.slice(0, 40)} is not valid`);
+    }
+    seen.add(id);
+  }
+  if (list.after != null && !Number.isSafeInteger(list.after)) throw new TrustError("the renewal list's after is not a whole number");
+}
+
+/** `held` (membership id → entry) with a newer renewal list applied: a whole list replaces it, a delta's entries
+ *  replace each member's older one; entries whose paid time ended before `now` (less the leeway) are dropped. */
+function renewalsApplying(held, list, now) {
+  const next = list.after == null ? new Map() : new Map(held);
+  for (const entry of list.entries) {
+    const previous = next.get(entry.membership_id);
+    if (!previous || previous.renewed_at <= entry.renewed_at) next.set(entry.membership_id, entry);
+  }
+  for (const [member, entry] of next) if (entry.paid_until + LEEWAY < now) next.delete(member);
+  return next;
+}
+
+/** The renewal that answers for a card refused only as expired or unpaid (`result`), or null: one of its member's,
+ *  made after the card was issued, covering now; never for a revoked card, nor for one bound to a phone. Mirrors
+ *  CounterVerdict.renewal. */
+export function renewalFor(result, trust, now) {
+  if (result.verdict !== "expired" && result.verdict !== "no_paid_period") return null;
+  const claims = result.claims;
+  if (!claims || claims.deviceKey) return null;
+  const cutoff = trust.members.get(claims.sub);
+  if (trust.tokenIDs.has(claims.cti) || (cutoff !== undefined && Number(claims.iat) < cutoff)) return null;
+  const entry = trust.renewals.get(claims.sub);
+  if (!entry || !(Number(claims.iat) < entry.renewed_at)) return null;
+  return now >= entry.renewed_at - LEEWAY && now <= entry.paid_until + LEEWAY ? entry : null;
+}
+
+/** The clock tolerance card dates are judged with (CardVerifier.defaultLeeway), in seconds. */
+const LEEWAY = 300;
 
 function checkRevocations(list) {
   const tokenIDs = list.token_ids ?? [];
@@ -76,6 +122,7 @@ function wholeTrust(bundle) {
     tokenIDs: new Set((bundle.revocations.token_ids ?? []).map((id) => id.toLowerCase())),
     members: new Map(Object.entries(bundle.revocations.members ?? {})),
     version: bundle.revocations.version ?? 0,
+    renewals: renewalsApplying(new Map(), { ...(bundle.renewals ?? { entries: [] }), after: null }, bundle.issued_at),
     issuedAt: bundle.issued_at,
     validUntil: bundle.valid_until,
   };
@@ -99,9 +146,19 @@ function applying(trust, bundle) {
     next.version = revocations.version ?? trust.version;
   } else {
     if ((revocations.version ?? 0) < trust.version) throw new TrustError("the bundle's revocation list is older than the one held");
-    next = wholeTrust({ ...bundle, revocations: { ...revocations, since: null } });
+    next = wholeTrust({ ...bundle, revocations: { ...revocations, since: null }, renewals: null });
+    next.renewals = trust.renewals;
   }
+  if (bundle.renewals != null) next = { ...next, renewals: renewalsApplying(next.renewals, bundle.renewals, bundle.issued_at) };
   return { ...next, keys: bundle.keys, issuedAt: bundle.issued_at, validUntil: bundle.valid_until };
+}
+
+/** The trust data bundles' payloads (already opened: JSON objects) add up to, the first whole, each next applied
+ *  as a sync applies it; the signatures are not checked here (the shared vectors build trust data this way). */
+export function trustOfPayloads(bundles) {
+  let trust = null;
+  for (const bundle of bundles) trust = trust ? applying(trust, bundle) : wholeTrust(bundle);
+  return trust;
 }
 
 /** Rebuilds the trust data from a stored state ({server, anchorKeys, bundles: [Uint8Array], newestServerTime,
