@@ -1,5 +1,6 @@
 import ArgumentParser
 import CardToken
+import CardWire
 import CounterApp
 import Foundation
 import Membership
@@ -57,11 +58,18 @@ extension Peez.Counter {
                 guard case .text(let bytes)? = reader.nextLine() else { throw ValidationError("no card was scanned") }
                 scanned = bytes
             }
-            let result = try trust.verifier().verify(utf8: scanned, now: CardDates.now())
-            guard let claims = result.claims else {
+            let journal = store.saleJournal
+            let now = CardDates.now()
+            let verdict = CounterVerdict.judge(scanned, trust: trust.adding(ownSales: try journal.ownRenewals()), state: state, now: now)
+            guard case .card(let result) = verdict.outcome, let claims = result.claims else {
+                let result = try trust.verifier().verify(utf8: scanned, now: now)
                 throw ValidationError("this is not an authentic PEEZ card (\(result.verdict.rawValue): \(result.detail)); nothing was sold")
             }
-            let journal = store.saleJournal
+            // Paid already (the card, a renewal, this counter's own sale): say so, so that a second sale is a decision.
+            if verdict.isValid {
+                let paidUntil = verdict.renewal?.paidUntil ?? claims.expiresAt
+                printError(language.texts.text("sale.already_paid", ["end": language.texts.time(paidUntil), "months": String(months)]))
+            }
             let sale = try journal.begin(membershipID: claims.subject, name: claims.name, months: months, amountDZD: paid, now: CardDates.now())
             let seller = CounterSeller(
                 client: try store.client(for: state),

@@ -112,6 +112,9 @@ struct CounterSessionTests {
         )
         let shown = try await ProcessRunner.run(run, input: Data((old + "\n").utf8))
         #expect(shown.standardOutput.contains("  VALID  ") && shown.standardOutput.contains("card not yet refreshed"), "\(shown.standardOutput)")
+        // A second sale to him is a decision: the counter says he is paid already.
+        let again = try await ProcessRunner.run(run + ["activate", "--months", "1", "--paid", "300", "--token", old])
+        #expect(again.status == 0 && again.standardError.contains("already paid until"), "\(again.standardError)")
     }
 
     @Test func damagedNewestTrustDataNeverLetsAnOlderStateCallARevokedCardValid() async throws {

@@ -97,7 +97,14 @@ function showVerdict(judgement, now) {
   );
   lastSellable = judgement.result?.claims ?? null;
   $("sell").hidden = lastSellable === null || judgement.cannotConfirm !== null;
-  if (lastSellable) $("sell-member").textContent = text("member", { name: lastSellable.name ?? text("member.no_name"), membership_id: lastSellable.sub });
+  if (lastSellable) {
+    // What the member is known to have paid already (the card, a renewal, this counter's sale, the service):
+    // a second sale is then a decision, not an accident.
+    const paidUntil = judgement.renewal ? judgement.renewal.paid_until : judgement.code === "valid" ? Number(lastSellable.exp) : null;
+    const member = text("member", { name: lastSellable.name ?? text("member.no_name"), membership_id: lastSellable.sub });
+    $("sell-member").textContent = paidUntil ? `${member} · ${text("sell.already_paid", { end: time(paidUntil) })}` : member;
+    $("sell-member").dataset.paidUntil = paidUntil ?? "";
+  }
   $("sell-result").textContent = "";
 }
 
