@@ -72,12 +72,27 @@ public struct SaleJournal: Sendable {
         try append(Record(event: reason == nil ? .confirmed : .refused, key: key, at: now, coverageEnd: coverageEnd, reason: reason))
     }
 
-    /// Every record, in order; a torn last line (a kill in mid-write) is ignored.
+    /// Every record, in order. Only a torn last line (a kill in mid-write: no line end after it) is passed over;
+    /// any other line that does not read is a cash sale that would be forgotten, so it stops the read with its
+    /// line number, and the file is left as it is.
     public func records() throws -> [Record] {
         guard FileManager.default.fileExists(atPath: path) else { return [] }
-        return try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").compactMap {
-            try? JSONDecoder().decode(Record.self, from: Data($0.utf8))
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+        let lines = bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
+        var records: [Record] = []
+        for (index, line) in lines.enumerated() where !line.isEmpty {
+            do {
+                records.append(try JSONDecoder().decode(Record.self, from: Data(line)))
+            } catch {
+                let isTornLastLine = index == lines.count - 1 && bytes.last != UInt8(ascii: "\n")
+                guard isTornLastLine else {
+                    throw CounterStoreError(
+                        "the sale journal \(path) is damaged at line \(index + 1): a cash sale may be lost; keep the file and call the PEEZ team (\(error))"
+                    )
+                }
+            }
         }
+        return records
     }
 
     /// The renewals this counter sold itself, confirmed by the service: known here at once, before any sync brings

@@ -24,12 +24,19 @@ extension Peez.Admin {
                 Only the secret's SHA-256 is stored: keep the printed secret, it cannot be shown again. Vendor \
                 secrets are made with the vendor (POST /v1/vendors).
 
+                The ledger must exist (a typo in --database is an error, not a new empty ledger); on a new \
+                install, before the service first started, give --create-database.
+
                 Example:
                   peez admin create-token --role admin --label "ops laptop"
+                  peez admin create-token --database /var/lib/peez/peez.sqlite --create-database
                 """
         )
 
         @OptionGroup var store: StoreOptions
+
+        @Flag(help: "Create the ledger if it does not exist yet (a new install, before the service first started).")
+        var createDatabase = false
 
         @Option(help: "admin or backend.")
         var role: Role = .admin
@@ -43,7 +50,7 @@ extension Peez.Admin {
 
         func run() async throws {
             let (role, label) = (role, label)
-            let secret = try await store.withStore { store in
+            let secret = try await store.withStore(creating: createDatabase) { store in
                 try await Provisioning.createCredential(store: store, role: role, label: label, now: CardDates.now())
             }
             print(secret)

@@ -55,7 +55,7 @@ extension Peez.Dev {
         func run() async throws {
             let (count, spread, moment) = (members, spreadDays, now.flatMap(CardDates.parseExpiry) ?? CardDates.now())
             let start = ContinuousClock.now
-            try await store.withStore { store in
+            try await store.withStore(creating: true) { store in
                 try await DemoLedgerSeeder(store: store, spreadDays: spread).seed(members: count, now: moment) { done in
                     if done % 100_000 < 20_000 || done == count { printError("seeded \(done) of \(count) members") }
                 }

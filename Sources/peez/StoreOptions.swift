@@ -8,7 +8,7 @@ import ServiceLifecycle
 
 /// Where the ledger lives: an SQLite file by default, or a PostgreSQL server.
 struct StoreOptions: ParsableArguments {
-    @Option(help: "The SQLite database file (created if missing); peez serve's default: var/peez.sqlite.")
+    @Option(help: "The SQLite database file (peez serve creates it when missing); the default: var/peez.sqlite.")
     var database: String?
 
     @Option(help: "A PostgreSQL server instead of SQLite: postgres://user:password@host:5432/database (or PEEZ_DATABASE_URL).")
@@ -31,6 +31,13 @@ struct StoreOptions: ParsableArguments {
         guard database != nil || effectiveDatabaseURL != nil else {
             throw ValidationError("\(command) needs its ledger named: --database FILE (SQLite) or --database-url URL (or PEEZ_DATABASE_URL)")
         }
+    }
+
+    /// `url` without its password, for messages.
+    static func redacted(_ url: String) -> String {
+        guard var components = URLComponents(string: url), components.password != nil else { return url }
+        components.password = "…"
+        return components.string ?? "the URL given"
     }
 
     func validate() throws {
@@ -69,8 +76,13 @@ struct StoreOptions: ParsableArguments {
     /// Opens the store and runs `body` with it; a PostgreSQL pool runs for as long as `body` does. A PostgreSQL
     /// server that cannot be used fails the command within `reachableWithin` with one sentence; the pool alone
     /// would retry for ever, and a command run from a timer would hang.
+    ///
+    /// Unless `creating`, the ledger must exist: an SQLite file that is not there, or a PostgreSQL database
+    /// without the ledger's schema, is refused with one sentence (a typo in `--database` would otherwise make a
+    /// new empty ledger, and a secret or a report from it that the service never sees).
     func withStore<T: Sendable>(
         reachableWithin timeout: Duration = .seconds(10),
+        creating: Bool = false,
         _ body: @Sendable (SQLMembershipStore) async throws -> T
     ) async throws -> T {
         if let url = effectiveDatabaseURL {
@@ -83,8 +95,24 @@ struct StoreOptions: ParsableArguments {
                 }
                 defer { group.cancelAll() }
                 await database.poolStarted()
+                if !creating {
+                    let schema = try await database.read { db in
+                        try await db.query("SELECT to_regclass('schema_migrations')::text AS name", []).first?.optionalText("name")
+                    }
+                    guard schema != nil else {
+                        throw ValidationError(
+                            "the PostgreSQL database at \(Self.redacted(url)) holds no PEEZ ledger (no schema): is it the service's? start peez serve on it once to create the ledger"
+                        )
+                    }
+                }
                 return try await body(try await SQLMembershipStore(database: database, now: CardDates.now()))
             }
+        }
+        if !creating, !FileManager.default.fileExists(atPath: sqlitePath) {
+            let named = database == nil ? "" : "; the service's default is \(Self.developmentLedger)"
+            throw ValidationError(
+                "no database at \(sqlitePath)\(named): check --database, or create the ledger by starting peez serve on it (or with --create-database where the command offers it)"
+            )
         }
         let sqlite = try await openSQLite()
         do {

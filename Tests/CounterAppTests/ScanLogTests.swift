@@ -138,3 +138,33 @@ struct CounterTextsTests {
         #expect(texts.text("member", [:]) == "{name}  ·  {membership_id}", "a placeholder without a value stays as it is")
     }
 }
+
+/// The cash-sale journal: nothing written is ever dropped silently.
+@Suite("Sale journal")
+struct SaleJournalTests {
+    @Test func onlyATornLastLineIsPassedOverAndADamagedMiddleLineStopsWithItsNumber() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let journal = SaleJournal(path: folder.file("sales.journal"))
+        let first = try journal.begin(membershipID: "PEEZ-20251103-00001", name: "A", months: 1, amountDZD: 300, now: 1_000)
+        _ = try journal.begin(membershipID: "PEEZ-20251103-00002", name: "B", months: 2, amountDZD: 600, now: 1_001)
+        // A kill in mid-write leaves half a line with no line end: passed over.
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: journal.path))
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data(#"{"event":"confirmed","ke"#.utf8))
+        try handle.close()
+        #expect(try journal.pending().count == 2)
+        // A damaged line in the middle is a sale that would be forgotten: an error naming the line, the file kept.
+        var text = try String(contentsOfFile: journal.path, encoding: .utf8)
+        text = text.replacingOccurrences(of: first.key, with: "\u{0}broken")
+        text = text.replacingOccurrences(of: #"{"amount_dzd":300"#, with: #"{"amount_dzd":"#)
+        try text.write(toFile: journal.path, atomically: true, encoding: .utf8)
+        do {
+            _ = try journal.records()
+            Issue.record("a damaged middle line was passed over")
+        } catch let error as CounterStoreError {
+            #expect(error.description.contains("line 1") && error.description.contains("sale journal"), "\(error)")
+        }
+        #expect(try String(contentsOfFile: journal.path, encoding: .utf8) == text, "the file is left as it is")
+    }
+}

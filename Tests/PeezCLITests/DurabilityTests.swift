@@ -10,7 +10,7 @@ struct DurabilityTests {
         let generated = try await PeezCommand.run(["keys", "generate", "--out", folder.file("keys")])
         #expect(generated.status == 0)
         let database = folder.file("ledger.sqlite")
-        let admin = try await PeezCommand.run(["admin", "create-token", "--role", "admin", "--database", database])
+        let admin = try await PeezCommand.run(["admin", "create-token", "--role", "admin", "--database", database, "--create-database"])
         let adminSecret = admin.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(admin.status == 0 && adminSecret.hasPrefix("peez_admin_"), "\(admin.standardError)")
         let arguments = ["--database", database, "--signing-key", folder.file("keys/signing-key.pem"), "--published-keys", folder.file("published")]
@@ -73,7 +73,7 @@ struct DurabilityTests {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let database = folder.file("state/ledger.sqlite")
-        let created = try PeezCommand.run(["admin", "create-token", "--role", "admin", "--database", database])
+        let created = try PeezCommand.run(["admin", "create-token", "--role", "admin", "--database", database, "--create-database"])
         #expect(created.status == 0 && !created.standardError.contains("warning"), "\(created.standardError)")
         var status = stat()
         #expect(stat(folder.file("state"), &status) == 0 && status.st_mode & 0o777 == 0o700)

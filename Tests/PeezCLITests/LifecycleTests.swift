@@ -156,7 +156,7 @@ struct LifecycleTests {
         let (storeArguments, owned) = try await store.arguments(in: folder, postgres: given)
         defer { owned?.remove() }
         await #expect(try PeezCommand.run(["keys", "generate", "--out", folder.file("keys")]).status == 0)
-        let admin = try await PeezCommand.run(["admin", "create-token", "--role", "admin"] + storeArguments)
+        let admin = try await PeezCommand.run(["admin", "create-token", "--role", "admin", "--create-database"] + storeArguments)
         try #require(admin.status == 0, "\(admin.standardError)")
         let adminSecret = admin.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
         let service = try await RunningService(

@@ -59,8 +59,33 @@ struct PeezCLITests {
         #expect(verified.standardOutput.contains("day(s) left"))
     }
 
+    @Test func aMistypedDatabaseIsAnErrorNotANewEmptyLedger() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let typo = folder.file("pez.sqlite")
+        let token = try await PeezCommand.run(["admin", "create-token", "--database", typo])
+        #expect(token.status != 0 && token.standardError.contains("no database at \(typo)") && token.standardOutput.isEmpty, "\(token.standardError)")
+        let dryRun = try await PeezCommand.run(["remind", "run", "--database", typo, "--dry-run"])
+        #expect(dryRun.status != 0 && dryRun.standardError.contains("no database at"), "\(dryRun.standardError)")
+        let status = try await PeezCommand.run(["wallet", "status", "--database", typo])
+        #expect(status.status != 0 && status.standardError.contains("no database at"), "\(status.standardError)")
+        #expect(!FileManager.default.fileExists(atPath: typo), "nothing was created")
+        let created = try await PeezCommand.run(["admin", "create-token", "--database", typo, "--create-database"])
+        #expect(created.status == 0 && created.standardOutput.hasPrefix("peez_admin_"), "a new install creates it on purpose")
+    }
+
+    @Test func aPostgreSQLDatabaseWithoutTheLedgerIsAnErrorNotANewEmptyLedger() async throws {
+        guard let base = ProcessInfo.processInfo.environment["PEEZ_TEST_DATABASE_URL"] else { return }
+        let name = "peez_empty_" + UUID().uuidString.prefix(8).lowercased()
+        #expect(try await ProcessRunner.run(["psql", base, "-qc", "CREATE DATABASE \(name)"]).status == 0)
+        let url = String(base[..<base.lastIndex(of: "/")!]) + "/" + name
+        let token = try await PeezCommand.run(["admin", "create-token", "--database-url", url])
+        #expect(token.status != 0 && token.standardError.contains("holds no PEEZ ledger"), "\(token.standardError)")
+        _ = try await ProcessRunner.run(["psql", base, "-qc", "DROP DATABASE IF EXISTS \(name) WITH (FORCE)"])
+    }
+
     @Test func aFailureWhileRunningIsOneErrorLineAndAUsageErrorShowsItsCommandsUsage() throws {
-        let folder = try PeezCommand.run(["admin", "create-token", "--database", "/proc/no-such-folder/ledger.sqlite"])
+        let folder = try PeezCommand.run(["admin", "create-token", "--database", "/proc/no-such-folder/ledger.sqlite", "--create-database"])
         #expect(folder.status == 2)
         #expect(folder.standardError == "Error: cannot create the folder /proc/no-such-folder for the database: No such file or directory\n")
         let url = try PeezCommand.run(["serve", "--development", "--database-url", "mysql://somewhere/db"])

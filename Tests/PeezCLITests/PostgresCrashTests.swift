@@ -17,7 +17,7 @@ struct PostgresCrashTests {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         await #expect(try PeezCommand.run(["keys", "generate", "--out", folder.file("keys")]).status == 0)
-        let admin = try await PeezCommand.run(["admin", "create-token", "--role", "admin", "--database-url", postgres.url])
+        let admin = try await PeezCommand.run(["admin", "create-token", "--role", "admin", "--database-url", postgres.url, "--create-database"])
         let adminSecret = admin.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
         try #require(admin.status == 0, "\(admin.standardError)")
         let arguments = [
