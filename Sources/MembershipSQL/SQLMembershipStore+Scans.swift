@@ -68,7 +68,7 @@ extension SQLMembershipStore {
                 """
                 WITH recent AS (
                     SELECT \(row) AS row_id, token_id, scanned_at, vendor_id, counter_id, presented_at FROM counter_scans
-                    WHERE token_id IS NOT NULL AND scanned_at >= ? ORDER BY scanned_at DESC LIMIT ?
+                    WHERE token_id IS NOT NULL AND verdict = 'valid' AND scanned_at >= ? ORDER BY scanned_at DESC LIMIT ?
                 ), neighbours AS (
                     SELECT row_id, token_id, scanned_at, vendor_id, counter_id, presented_at, LAG(row_id) OVER card_time AS p_row_id,
                         LAG(vendor_id) OVER card_time AS p_vendor_id, LAG(scanned_at) OVER card_time AS p_scanned_at,

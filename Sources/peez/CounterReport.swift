@@ -29,6 +29,8 @@ struct CounterReport {
     enum Word: String, CaseIterable {
         case valid, expired
         case noPaidPeriod = "no_paid_period"
+        /// An authentic card bound to a phone, shown bare: the live code from the app is needed (not a fake).
+        case presentationRequired = "presentation_required"
         case revoked, invalid
         case cannotConfirm = "cannot_confirm"
 
@@ -41,6 +43,7 @@ struct CounterReport {
                 case .valid: self = .valid
                 case .expired: self = .expired
                 case .noPaidPeriod: self = .noPaidPeriod
+                case .presentationRequired: self = .presentationRequired
                 case .revoked: self = .revoked
                 default: self = .invalid
                 }
@@ -124,6 +127,7 @@ struct CounterReport {
                 if verdict.renewal != nil { lines.append(texts.text("valid.renewed")) }
             case .expired: lines.append(texts.text("expired", ["end": texts.time(result.claims!.expiresAt)]))
             case .noPaidPeriod: lines.append(texts.text("no_paid_period"))
+            case .presentationRequired: lines.append(texts.text("presentation_required"))
             case .revoked: lines.append(texts.text("revoked"))
             case .invalid, .cannotConfirm: lines.append(texts.text("invalid", ["reason": texts.text("reason." + result.verdict.rawValue)]))
             }
@@ -148,7 +152,7 @@ struct CounterReport {
     /// Green for VALID, red for a refusal, amber for CANNOT CONFIRM; bold and reversed, large on a terminal.
     private func paint(_ text: String, _ word: Word) -> String {
         guard colour else { return text }
-        let code = word == .valid ? "42;30" : word == .cannotConfirm ? "43;30" : "41;97"
+        let code = word == .valid ? "42;30" : word == .cannotConfirm || word == .presentationRequired ? "43;30" : "41;97"
         return "\u{1B}[1;\(code)m\(text)\u{1B}[0m"
     }
 

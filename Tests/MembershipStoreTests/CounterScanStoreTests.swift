@@ -69,6 +69,33 @@ struct CounterScanStoreTests {
     }
 
     @Test(arguments: StoreKind.available)
+    func aCardRefusedAtBothShopsIsNoSharedCard(kind: StoreKind) async throws {
+        try await kind.withStore { store in
+            let (butcher, _) = try await Sample.vendorAndMember(in: store)
+            let baker = try await store.createVendor(
+                name: "Boulangerie El Bahia",
+                category: "boulangerie-patisserie",
+                neighbourhood: "gambetta",
+                now: 1
+            )
+            let t: Int64 = 1_800_000_000
+            func refused(_ seq: Int64, at time: Int64, _ verdict: String) -> CounterScan {
+                var scan = Self.scan(UUID(), seq, at: time, card: "00000000000000d4", member: "PEEZ-20251103-00004")
+                scan.verdict = verdict
+                return scan
+            }
+            // Refused at the butcher, refused at the baker a minute later: no discount was given, nothing shared.
+            _ = try await store.recordScans([refused(1, at: t, "revoked")], vendorID: butcher.id, now: t + 100)
+            _ = try await store.recordScans([refused(1, at: t + 60, "expired")], vendorID: baker.id, now: t + 100)
+            #expect(try await store.sharedCards(within: 600, since: 0, limit: 100).isEmpty)
+            // Accepted at both: shared.
+            _ = try await store.recordScans([Self.scan(UUID(), 1, at: t)], vendorID: butcher.id, now: t + 100)
+            _ = try await store.recordScans([Self.scan(UUID(), 1, at: t + 60)], vendorID: baker.id, now: t + 100)
+            #expect(try await store.sharedCards(within: 600, since: 0, limit: 100).count == 1)
+        }
+    }
+
+    @Test(arguments: StoreKind.available)
     func aCardSeenAtTwoShopsWithinTheWindowIsListedOnceWithItsClosestPair(kind: StoreKind) async throws {
         try await kind.withStore { store in
             let (butcher, _) = try await Sample.vendorAndMember(in: store)

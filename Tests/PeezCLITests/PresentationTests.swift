@@ -75,7 +75,11 @@ struct PresentationTests {
         )
         let verdicts = session.standardOutput.components(separatedBy: "]\n").dropLast()
         #expect(verdicts.count == 4, "\(session.standardOutput)")
-        #expect(verdicts[0].contains("  INVALID  ") && verdicts[0].contains("bound to the member's phone"), "the card shown bare: \(verdicts[0])")
+        #expect(
+            verdicts[0].contains("  SHOW LIVE CODE  ") && verdicts[0].contains("authentic card, bound to the member's phone")
+                && !verdicts[0].contains("not a genuine"),
+            "the card shown bare is no fake: \(verdicts[0])"
+        )
         #expect(verdicts[1].contains("  VALID  ") && verdicts[1].contains("paid until"), "\(verdicts[1])")
         #expect(verdicts[2].contains("  VALID  ") && verdicts[2].contains("same presentation was scanned here"), "scanned twice: \(verdicts[2])")
         #expect(verdicts[3].contains("  INVALID  ") && verdicts[3].contains("an old presentation"), "a screenshot: \(verdicts[3])")

@@ -5,7 +5,10 @@ import { CounterStore } from "./store.js";
 import { qrDecoder } from "./decoder.js";
 
 const $ = (id) => document.getElementById(id);
-const WORDS = { valid: "valid", expired: "expired", no_paid_period: "no_paid_period", revoked: "revoked", cannot_confirm: "cannot_confirm" };
+const WORDS = {
+  valid: "valid", expired: "expired", no_paid_period: "no_paid_period", presentation_required: "presentation_required", revoked: "revoked",
+  cannot_confirm: "cannot_confirm",
+};
 let texts = {};
 let language = "fr";
 let counter;
@@ -75,9 +78,24 @@ function explanation(judgement, word, now) {
     if (judgement.renewal) lines.push(text("valid.renewed"));
   } else if (word === "expired") lines.push(text("expired", { end: time(claims.exp) }));
   else if (word === "no_paid_period") lines.push(text("no_paid_period"));
+  else if (word === "presentation_required") lines.push(text("presentation_required"));
   else if (word === "revoked") lines.push(text("revoked"));
   else lines.push(text("invalid", { reason: text("reason." + result.verdict) }));
   return lines;
+}
+
+/** A new scan attempt, whatever comes of it: the previous member, verdict and sale leave the screen first. */
+function clearVerdict() {
+  const panel = $("verdict");
+  panel.className = "verdict idle";
+  panel.dataset.verdict = "";
+  panel.dataset.step = "";
+  $("verdict-word").textContent = "";
+  $("verdict-lines").replaceChildren();
+  $("verdict-warnings").replaceChildren();
+  $("input-problem").textContent = "";
+  $("sell").hidden = true;
+  lastSellable = null;
 }
 
 function showVerdict(judgement, now) {
@@ -110,6 +128,7 @@ function showVerdict(judgement, now) {
 
 /** One scan, from any input: judged, shown, logged. */
 async function scan(textScanned) {
+  $("input-problem").textContent = "";
   const started = performance.now();
   const now = deviceNow();
   let judgement = await counter.judge(textScanned, now);
@@ -173,6 +192,7 @@ function showSale(sale) {
 }
 
 async function sync() {
+  if (!counter?.state) return;
   try {
     const { trust } = await counter.sync();
     $("status").textContent = text("sync.done", { until: time(trust.validUntil) });
@@ -231,6 +251,7 @@ async function toggleCamera() {
 }
 
 async function scanPicture(file) {
+  clearVerdict();
   try {
     const bitmap = await createImageBitmap(file);
     const codes = await (await qrDecoder()).decode(bitmap);
@@ -269,12 +290,15 @@ function wire() {
     $("scan").value = "";
     if (value.trim() !== "") await scan(value);
   });
-  // A scanner types into whatever has focus: keep it on the scan field unless the vendor is typing elsewhere.
+  // A keyboard-wedge scanner types into whatever has focus: on a computer, keep it on the scan field unless the
+  // vendor is typing elsewhere. On a touch screen, focusing a field opens the keyboard over the camera and the
+  // verdict: there the scan field takes the focus only when tapped.
+  const wedge = () => !matchMedia("(pointer: coarse)").matches;
   document.addEventListener("click", (event) => {
-    if (!$("counter").hidden && !event.target.closest("input, select, textarea")) $("scan").focus();
+    if (wedge() && !$("counter").hidden && !event.target.closest("input, select, textarea")) $("scan").focus();
   });
   $("scan").addEventListener("blur", () => setTimeout(() => {
-    if (!$("counter").hidden && !document.activeElement?.matches("input, select, textarea")) $("scan").focus();
+    if (wedge() && !$("counter").hidden && !document.activeElement?.matches("input, select, textarea")) $("scan").focus();
   }, 0));
   $("camera-button").addEventListener("click", toggleCamera);
   $("picture").addEventListener("change", (event) => {
