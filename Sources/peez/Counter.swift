@@ -309,7 +309,12 @@ extension Peez.Counter {
         var csv = false
 
         func run() async throws {
-            let (entries, integrity) = try options.store.scanLog.read()
+            let store = options.store
+            // A mistyped --folder is an error, not an empty log.
+            guard store.isEnrolled else {
+                throw ValidationError("no counter in \(store.folder): check --folder (or $PEEZ_COUNTER_HOME); peez counter enroll makes one")
+            }
+            let (entries, integrity) = try store.scanLog.read()
             if csv {
                 FileHandle.standardOutput.write(Data(ScanLog.csv(entries).utf8))
             } else if !verify {

@@ -17,8 +17,13 @@ extension Peez.Counter {
                 network, a timeout) it is sent again under the same key; if it never comes, the sale stays pending \
                 for peez counter retry. One payment is never two activations, and never forgotten.
 
-                Example:
-                  peez counter activate --months 2 --paid 600      # then scan the member's card
+                A member whose phone cannot show the card is named by the membership id printed on it instead \
+                (--membership-id): the service checks it.
+
+                Examples:
+                  peez counter activate --months 2 --paid 600   # then scan the member's card
+                  id=PEEZ-20251103-00002      # the membership id printed on the card
+                  peez counter activate --months 1 --paid 300 --membership-id $id
                 """
         )
 
@@ -34,10 +39,17 @@ extension Peez.Counter {
         @Option(help: "The scanned card token (default: read one line from standard input, as a scanner types it).")
         var token: String?
 
+        @Option(help: "The member's membership id (PEEZ-YYYYMMDD-NNNNN), when no card can be scanned.")
+        var membershipId: String?
+
         @Option(help: "How many times to send the sale while its answer is unknown, with growing pauses (about 20 s for 6).")
         var attempts = 6
 
         func validate() throws {
+            guard token == nil || membershipId == nil else { throw ValidationError("give --token or --membership-id, not both") }
+            if let membershipId, !Member.isMembershipID(membershipId) {
+                throw ValidationError("--membership-id must look like PEEZ-20251103-00002, not '\(membershipId.prefix(40))'")
+            }
             guard Pricing.allowedMonths.contains(months) else { throw ValidationError("--months must be 1, 2 or 3") }
             guard (1...20).contains(attempts) else { throw ValidationError("--attempts must be 1 to 20") }
             guard paid == Pricing.monthlyPriceDZD * months else {
@@ -49,6 +61,28 @@ extension Peez.Counter {
             let store = options.store
             let (state, trust, note) = try store.load()
             if let note { printError("warning: \(note)") }
+            let journal = store.saleJournal
+            let sale: SaleJournal.PendingSale
+            if let membershipId {
+                sale = try journal.begin(membershipID: membershipId, name: nil, months: months, amountDZD: paid, now: CardDates.now())
+            } else {
+                sale = try scannedSale(store: store, state: state, trust: trust, journal: journal)
+            }
+            let seller = CounterSeller(
+                client: try store.client(for: state),
+                journal: journal,
+                attempts: attempts
+            )
+            try CounterReport.printSale(sale, try await seller.send(sale, now: { CardDates.now() }), texts: language.texts)
+        }
+
+        /// The sale to the member whose card is scanned (or given with --token), journaled.
+        private func scannedSale(
+            store: CounterStore,
+            state: CounterState,
+            trust: CounterTrust,
+            journal: SaleJournal
+        ) throws -> SaleJournal.PendingSale {
             let scanned: [UInt8]
             if let token {
                 scanned = Array(token.utf8)
@@ -58,25 +92,19 @@ extension Peez.Counter {
                 guard case .text(let bytes)? = reader.nextLine() else { throw ValidationError("no card was scanned") }
                 scanned = bytes
             }
-            let journal = store.saleJournal
             let now = CardDates.now()
-            let verdict = CounterVerdict.judge(scanned, trust: trust.adding(ownSales: try journal.ownRenewals()), state: state, now: now)
-            guard case .card(let result) = verdict.outcome, let claims = result.claims else {
-                let result = try trust.verifier().verify(utf8: scanned, now: now)
+            // Any authentic card names its member (expired or revoked is fine: a lapsed member renews with it).
+            let result = try trust.verifier().verify(utf8: scanned, now: now)
+            guard let claims = result.claims else {
                 throw ValidationError("this is not an authentic PEEZ card (\(result.verdict.rawValue): \(result.detail)); nothing was sold")
             }
             // Paid already (the card, a renewal, this counter's own sale): say so, so that a second sale is a decision.
+            let verdict = CounterVerdict.judge(scanned, trust: trust.adding(ownSales: try journal.ownRenewals()), state: state, now: now)
             if verdict.isValid {
                 let paidUntil = verdict.renewal?.paidUntil ?? claims.expiresAt
                 printError(language.texts.text("sale.already_paid", ["end": language.texts.time(paidUntil), "months": String(months)]))
             }
-            let sale = try journal.begin(membershipID: claims.subject, name: claims.name, months: months, amountDZD: paid, now: CardDates.now())
-            let seller = CounterSeller(
-                client: try store.client(for: state),
-                journal: journal,
-                attempts: attempts
-            )
-            try CounterReport.printSale(sale, try await seller.send(sale, now: { CardDates.now() }), texts: language.texts)
+            return try journal.begin(membershipID: claims.subject, name: claims.name, months: months, amountDZD: paid, now: now)
         }
     }
 

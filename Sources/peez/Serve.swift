@@ -8,6 +8,7 @@ import Hummingbird
 import Logging
 import Membership
 import MembershipSQL
+import NIOCore
 import Reminders
 import ServiceLifecycle
 import Synchronization
@@ -98,6 +99,9 @@ extension Peez {
             let database = try await store.openDatabase()
             do {
                 try await serve(settings, on: database)
+            } catch let error as IOError where error.errnoCode == EADDRINUSE {
+                try? await database.close()
+                throw ValidationError("port \(port) on \(host) is already in use (another peez serve?): stop it, or choose another with --port")
             } catch {
                 try? await database.close()
                 throw error

@@ -7,25 +7,26 @@ import PeezBasics
 struct VerdictReport {
     var json: Bool
 
-    func write(_ result: VerificationResult) {
-        FileHandle.standardOutput.write(Data((line(result) + "\n").utf8))
+    func write(_ result: VerificationResult, now: Int64) {
+        FileHandle.standardOutput.write(Data((line(result, now: now) + "\n").utf8))
     }
 
     /// The answer for one token, without its line end; `file` names the image it was found in.
-    func line(_ result: VerificationResult, file: String? = nil, now: Int64 = CardDates.now()) -> String {
+    func line(_ result: VerificationResult, file: String? = nil, now: Int64) -> String {
         guard let file else { return json ? jsonLine(result) : humanLine(result, now: now) }
         return json
             ? "{\(JSONText.string("file")): \(JSONText.string(file)), " + jsonLine(result).dropFirst()
             : "\(file): " + humanLine(result, now: now)
     }
 
-    func humanLine(_ result: VerificationResult, now: Int64 = CardDates.now()) -> String {
+    func humanLine(_ result: VerificationResult, now: Int64) -> String {
         var parts = [result.verdict.summary]
         if let claims = result.claims {
             parts.append(claims.subject)
             if let name = claims.name { parts.append(name) }
             parts.append("expires \(CardDates.display(claims.expiresAt)) (Algiers)")
-            if claims.expiresAt > now {
+            // Days left only for a card that counts: an expired or revoked one has none.
+            if result.verdict == .valid, claims.expiresAt > now {
                 parts.append("\(CoverageSchedule.daysLeft(until: claims.expiresAt, now: now)) day(s) left")
             }
         }

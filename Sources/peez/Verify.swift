@@ -42,8 +42,8 @@ extension Peez {
         @Option(help: "A revocation list as JSON ({\"token_ids\": [hex], \"members\": {id: epoch}}).")
         var revocations: String?
 
-        @Option(help: "Verify as if it were this time (seconds since the epoch).")
-        var now: Int64?
+        @Option(help: "Verify as if it were this time (ISO-8601 date-time, e.g. 2027-01-20T10:00:00+01:00, or epoch seconds).")
+        var now: String?
 
         @Option(help: "Seconds of clock skew tolerated on expiry and issue time.")
         var leeway: Int64 = CardVerifier.defaultLeeway
@@ -75,10 +75,14 @@ extension Peez {
             guard (0...86_400).contains(presentationSkew) else { throw ValidationError("--presentation-skew must be 0 to 86400 seconds") }
             guard (1...3_600).contains(displayPeriod) else { throw ValidationError("--display-period must be 1 to 3600 seconds") }
             guard (1...256).contains(jobs ?? 1) else { throw ValidationError("--jobs must be 1 to 256") }
-            guard (now ?? 0) >= 0 else { throw ValidationError("--now must be seconds since 1970, not before") }
+            if let now, CardDates.parseInstant(now) == nil {
+                throw ValidationError("--now '\(now)' is neither an ISO-8601 date-time (2027-01-20T10:00:00+01:00) nor epoch seconds")
+            }
         }
 
         func run() async throws {
+            // One reading of the clock (or of --now) for every verdict and every "days left" of this run.
+            let now = self.now.flatMap(CardDates.parseInstant) ?? CardDates.now()
             var verifier = CardVerifier(
                 trustedKeys: try TrustedKeyFiles.load(paths: keys),
                 leeway: leeway,
@@ -90,7 +94,7 @@ extension Peez {
             let report = VerdictReport(json: json)
             var allValid = true
             if !image.isEmpty {
-                allValid = verifyImages(try ImageInputs.expand(image), with: verifier, report: report)
+                allValid = verifyImages(try ImageInputs.expand(image), with: verifier, report: report, now: now)
             } else if token == "-" {
                 var reader = LineReader(fileDescriptor: 0, maxLineLength: CardTokenFormat.maxTokenLength + 64)
                 var batch = BatchVerifier(verifier: verifier, report: report, jobs: jobs ?? ProcessInfo.processInfo.activeProcessorCount)
@@ -99,20 +103,20 @@ extension Peez {
                         if case .text(let bytes) = line { return !bytes.allSatisfy { $0 == 0x20 || $0 == 0x09 } }
                         return true
                     }
-                    if !tokens.isEmpty { batch.answer(tokens, now: now ?? CardDates.now()) }
+                    if !tokens.isEmpty { batch.answer(tokens, now: now) }
                 }
                 allValid = batch.total == (batch.counts[.valid] ?? 0)
                 printError(batch.summary)
             } else {
-                let result = verifier.verify(token ?? "", now: now ?? CardDates.now())
+                let result = verifier.verify(token ?? "", now: now)
                 allValid = result.verdict == .valid
-                report.write(result)
+                report.write(result, now: now)
             }
             if !allValid { throw ExitCode(1) }
         }
 
         /// Verifies every code in every image; false when any is not valid or any file gave no code.
-        private func verifyImages(_ files: [String], with verifier: CardVerifier, report: VerdictReport) -> Bool {
+        private func verifyImages(_ files: [String], with verifier: CardVerifier, report: VerdictReport, now: Int64) -> Bool {
             var allValid = true
             ImageInputs.scan(files) { file, outcome in
                 guard case .codes(let codes) = outcome else {
@@ -127,9 +131,9 @@ extension Peez {
                     return
                 }
                 for code in codes {
-                    let result = verifier.verify(utf8: code, now: now ?? CardDates.now())
+                    let result = verifier.verify(utf8: code, now: now)
                     allValid = allValid && result.verdict == .valid
-                    printNow(report.line(result, file: file))
+                    printNow(report.line(result, file: file, now: now))
                 }
             }
             return allValid

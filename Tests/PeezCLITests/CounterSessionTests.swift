@@ -115,6 +115,12 @@ struct CounterSessionTests {
         // A second sale to him is a decision: the counter says he is paid already.
         let again = try await ProcessRunner.run(run + ["activate", "--months", "1", "--paid", "300", "--token", old])
         #expect(again.status == 0 && again.standardError.contains("already paid until"), "\(again.standardError)")
+        // A member whose phone cannot show the card: sold by the membership id printed on it.
+        let membershipID = try #require(created.body["membership_id"] as? String)
+        let byID = try await ProcessRunner.run(run + ["activate", "--months", "1", "--paid", "300", "--membership-id", membershipID])
+        #expect(byID.status == 0 && byID.standardOutput.contains("SOLD"), "\(byID.standardOutput)\(byID.standardError)")
+        let typo = try await ProcessRunner.run(run + ["activate", "--months", "1", "--paid", "300", "--membership-id", "PEEZ-2025"])
+        #expect(typo.status == 2 && typo.standardError.contains("must look like"), "\(typo.standardError)")
     }
 
     @Test func damagedNewestTrustDataNeverLetsAnOlderStateCallARevokedCardValid() async throws {

@@ -212,6 +212,21 @@ final class SilentListener {
 
 @Suite("Instances starting together", .serialized)
 struct SimultaneousStartTests {
+    @Test func aPortInUseIsOneSentenceNamingThePort() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let port = TestPorts.unused()
+        let first = try ServiceProcess(arguments: ["--development", "--database", folder.file("a.sqlite")], port: port)
+        defer { first.killHard() }
+        try await first.waitUntilReady()
+        let second = try await PeezCommand.run(["serve", "--development", "--database", folder.file("b.sqlite"), "--port", String(port)])
+        #expect(second.status != 0, "\(second.standardError)")
+        #expect(
+            second.standardError.contains("port \(port) on 127.0.0.1 is already in use") && !second.standardError.contains("bind("),
+            "\(second.standardError)"
+        )
+    }
+
     @Test(arguments: LifecycleTests.Store.allCases)
     func developmentInstancesStartedAtOnceOnAFreshDatabaseAllServe(store: LifecycleTests.Store) async throws {
         let folder = try TemporaryFolder()

@@ -104,6 +104,31 @@ struct PeezCLITests {
         #expect(verified.standardOutput.contains("31 day(s) left"), "\(verified.standardOutput)")
     }
 
+    @Test func verifyCountsDaysLeftFromItsNowTakesISOAndShowsNoDaysForACardThatDoesNotCount() throws {
+        let workspace = try Workspace()
+        defer { workspace.folder.remove() }
+        // A card paid until 2027-01-26 (Algiers), verified as if it were 2027-01-20 10:00: 6 days, not the real clock's.
+        let token = try workspace.issue(expires: "2027-01-25")
+        let asOf = try PeezCommand.run(["verify", "--keys", workspace.keySet, "--now", "2027-01-20T10:00:00+01:00", token])
+        #expect(asOf.status == 0 && asOf.standardOutput.contains("  6 day(s) left"), "\(asOf.standardOutput)\(asOf.standardError)")
+        let epoch = try PeezCommand.run(["verify", "--keys", workspace.keySet, "--now", "1800435600", token])
+        #expect(epoch.standardOutput == asOf.standardOutput, "ISO-8601 and epoch seconds name the same moment")
+        let later = try PeezCommand.run(["verify", "--keys", workspace.keySet, "--now", "2027-03-01T10:00:00+01:00", token])
+        #expect(
+            later.status == 1 && later.standardOutput.hasPrefix("EXPIRED") && !later.standardOutput.contains("day(s) left"),
+            "\(later.standardOutput)"
+        )
+        let wrong = try PeezCommand.run(["verify", "--keys", workspace.keySet, "--now", "next tuesday", token])
+        #expect(wrong.status == 2 && wrong.standardError.contains("ISO-8601"), "\(wrong.standardError)")
+    }
+
+    @Test func aMistypedCounterFolderIsAnErrorNotAnEmptyLog() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let log = try PeezCommand.run(["counter", "log", "--folder", folder.file("countr")])
+        #expect(log.status != 0 && log.standardError.contains("no counter in"), "\(log.standardOutput)\(log.standardError)")
+    }
+
     @Test func expiresAcceptsADayAnISODateTimeAndEpochSeconds() throws {
         let workspace = try Workspace()
         defer { workspace.folder.remove() }
