@@ -173,7 +173,7 @@ async function renderPending() {
       label.textContent = text("pending.item", { who: `${sale.name ?? ""} ${sale.membershipID}`.trim(), months: sale.months, amount: sale.amountDZD });
       const retry = Object.assign(document.createElement("button"), { type: "button", textContent: text("pending.retry") });
       retry.addEventListener("click", async () => {
-        showSale(await counter.send(sale));
+        showSale(await counter.send(sale), "pending-result");
         renderPending();
       });
       item.append(label, retry);
@@ -182,13 +182,13 @@ async function renderPending() {
   );
 }
 
-function showSale(sale) {
+function showSale(sale, where = "sell-result") {
   const who = `${sale.name ?? ""} ${sale.membershipID}`.trim();
   const line = sale.status === "confirmed" ? text("sell.confirmed", { who, end: sale.coverageEnd })
     : sale.status === "refused" ? text("sell.refused", { reason: sale.reason })
     : text("sell.pending", { problem: sale.problem ?? "" });
-  $("sell-result").textContent = line;
-  $("sell-result").dataset.status = sale.status;
+  $(where).textContent = line;
+  $(where).dataset.status = sale.status;
 }
 
 async function sync() {
@@ -196,10 +196,17 @@ async function sync() {
   try {
     const { trust } = await counter.sync();
     $("status").textContent = text("sync.done", { until: time(trust.validUntil) });
-    await counter.retryPending();
   } catch (error) {
     $("status").textContent = text("sync.failed", { problem: error.message });
   }
+  await sendPending();
+}
+
+/** Sends the sales still pending (each under its own key) and shows each answer that comes: a sale kept while the
+ *  network was down is confirmed on screen once it is back. */
+async function sendPending() {
+  if (!counter?.enrolled) return;
+  for (const sale of await counter.retryPending()) if (sale.status !== "pending") showSale(sale, "pending-result");
   renderPending();
 }
 
@@ -349,6 +356,8 @@ function showCounter() {
   $("verdict-word").textContent = text("scan.waiting");
   showStatus();
   renderPending();
+  // Sales kept while offline go out as soon as the page opens online.
+  if (navigator.onLine) sendPending();
   $("scan").focus();
 }
 
