@@ -23,6 +23,15 @@ function text(key, values = {}) {
 }
 
 /** A time as the CLI writes it: `2026-12-31 23:59 (Algiers)`, Algiers being UTC+1 all year. */
+/** The text `key` in the plural form the language's rules give `count` (CLDR, through Intl.PluralRules: Arabic
+ *  has six), falling back to `key.other`, then `key`. */
+function plural(key, count, values) {
+  const form = new Intl.PluralRules(language).select(count);
+  const forms = texts[language] ?? {};
+  const chosen = forms[`${key}.${form}`] !== undefined ? `${key}.${form}` : forms[`${key}.other`] !== undefined ? `${key}.other` : key;
+  return text(chosen, values);
+}
+
 function time(seconds) {
   // Unbreakable (a no-break space, non-breaking hyphens) and isolated left to right, so that a narrow screen
   // does not split the date and an Arabic line does not reorder its digits and dashes.
@@ -43,7 +52,7 @@ function applyLanguage(code) {
   for (const element of document.querySelectorAll("[data-text]")) element.textContent = text(element.dataset.text);
   for (const button of document.querySelectorAll("[data-months]")) {
     const count = Number(button.dataset.months);
-    button.textContent = text("sell.months", { months: count, amount: count * MONTHLY_PRICE_DZD });
+    button.textContent = plural("sell.months", count, { months: count, amount: count * MONTHLY_PRICE_DZD });
   }
   $("language").value = code;
   showStatus();
@@ -184,7 +193,8 @@ async function renderPending() {
 
 function showSale(sale, where = "sell-result") {
   const who = `${sale.name ?? ""} ${sale.membershipID}`.trim();
-  const line = sale.status === "confirmed" ? text("sell.confirmed", { who, end: sale.coverageEnd })
+  const end = Math.floor(Date.parse(sale.coverageEnd) / 1000);
+  const line = sale.status === "confirmed" ? text("sell.confirmed", { who, end: Number.isSafeInteger(end) ? time(end) : sale.coverageEnd })
     : sale.status === "refused" ? text("sell.refused", { reason: sale.reason })
     : text("sell.pending", { problem: sale.problem ?? "" });
   $(where).textContent = line;
