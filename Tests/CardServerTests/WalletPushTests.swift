@@ -15,6 +15,21 @@ import WalletPush
 /// provider API (Tests/Tools/apns-server.py), which checks the provider token's ES256 signature and claims.
 @Suite("Wallet pass updates pushed through APNs")
 struct WalletPushTests {
+    /// A client of the APNs stand-in, with the provider key it trusts (token authentication).
+    static func tokenClient(of apns: APNsStandIn) throws -> APNsClient {
+        let key = try APNsAuthenticationKey(
+            pem: Array(try Data(contentsOf: URL(fileURLWithPath: apns.keyPath))),
+            keyID: APNsStandIn.keyID,
+            teamID: WalletCertificates.teamIdentifier
+        )
+        return try APNsClient(
+            server: apns.url,
+            key: key,
+            topic: WalletCertificates.passTypeIdentifier,
+            certificateAuthority: apns.certificateAuthority,
+            clock: { Int64(Date().timeIntervalSince1970) }
+        )
+    }
 
     @Test func aSaleIsPushedToEveryRegisteredDeviceOverHTTP2DeadTokensAreForgottenAndA429IsRetried() async throws {
         let folder = try TemporaryFolder()
@@ -39,18 +54,7 @@ struct WalletPushTests {
                 )
                 #expect(registered.status == .created)
             }
-            let key = try APNsAuthenticationKey(
-                pem: Array(try Data(contentsOf: URL(fileURLWithPath: apns.keyPath))),
-                keyID: APNsStandIn.keyID,
-                teamID: WalletCertificates.teamIdentifier
-            )
-            let apnsClient = try APNsClient(
-                server: apns.url,
-                key: key,
-                topic: WalletCertificates.passTypeIdentifier,
-                certificateAuthority: apns.certificateAuthority,
-                clock: { Int64(Date().timeIntervalSince1970) }
-            )
+            let apnsClient = try Self.tokenClient(of: apns)
             let worker = WalletPushWorker(store: harness.store, push: { await apnsClient.push(deviceToken: $0) }, clock: { harness.now })
             #expect(try await worker.runOnce() == 0, "a pass just issued has nothing to push")
 
@@ -93,15 +97,7 @@ struct WalletPushTests {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let chain = try WalletCertificates(in: folder)
-        let read = { (path: String) in Array(try Data(contentsOf: URL(fileURLWithPath: path))) }
-        let identity = try PassSigningIdentity(
-            certificatePEM: read(chain.certificate),
-            keyPEM: read(chain.key),
-            intermediatePEM: read(chain.intermediate),
-            passTypeIdentifier: WalletCertificates.passTypeIdentifier,
-            teamIdentifier: WalletCertificates.teamIdentifier,
-            now: Int64(Date().timeIntervalSince1970) + 1
-        )
+        let identity = try WalletRoutesTests.identity(chain)
         // APNs taking certificate-based connections: the handshake asks for a certificate Apple issued.
         let apns = try await onOwnThread {
             try APNsStandIn(
@@ -125,18 +121,7 @@ struct WalletPushTests {
         let pushed = apns.requests
         #expect(pushed.count == 1 && pushed[0]["status"] as? Int == 200 && pushed[0]["push_type"] as? String == "background", "\(pushed)")
 
-        let key = try APNsAuthenticationKey(
-            pem: Array(try Data(contentsOf: URL(fileURLWithPath: apns.keyPath))),
-            keyID: APNsStandIn.keyID,
-            teamID: WalletCertificates.teamIdentifier
-        )
-        let withoutCertificate = try APNsClient(
-            server: apns.url,
-            key: key,
-            topic: WalletCertificates.passTypeIdentifier,
-            certificateAuthority: apns.certificateAuthority,
-            clock: { Int64(Date().timeIntervalSince1970) }
-        )
+        let withoutCertificate = try Self.tokenClient(of: apns)
         if case .delivered = await withoutCertificate.push(deviceToken: "a1b2c3d4") {
             Issue.record("a connection without the certificate got through")
         }
@@ -172,18 +157,7 @@ struct WalletPushTests {
             let stalled = try await passWithDevices(1, (0..<WalletPassLimits.maxDevices).map { String(format: "51ee%04x", $0) })
             let first = try await passWithDevices(2, ["a1110001"])
             let second = try await passWithDevices(3, ["a2220001"])
-            let key = try APNsAuthenticationKey(
-                pem: Array(try Data(contentsOf: URL(fileURLWithPath: apns.keyPath))),
-                keyID: APNsStandIn.keyID,
-                teamID: WalletCertificates.teamIdentifier
-            )
-            let apnsClient = try APNsClient(
-                server: apns.url,
-                key: key,
-                topic: WalletCertificates.passTypeIdentifier,
-                certificateAuthority: apns.certificateAuthority,
-                clock: { Int64(Date().timeIntervalSince1970) }
-            )
+            let apnsClient = try Self.tokenClient(of: apns)
             let worker = WalletPushWorker(store: harness.store, push: { await apnsClient.push(deviceToken: $0) }, clock: { harness.now })
             let signal = WalletPushSignal()
             let drain = Task { await worker.run(signal: signal, ready: { true }) }
@@ -259,18 +233,7 @@ struct WalletPushTests {
             let summary = try await runner.run()
             #expect(summary.due == 1 && summary.delivered == 1, "\(summary)")
 
-            let key = try APNsAuthenticationKey(
-                pem: Array(try Data(contentsOf: URL(fileURLWithPath: apns.keyPath))),
-                keyID: APNsStandIn.keyID,
-                teamID: WalletCertificates.teamIdentifier
-            )
-            let apnsClient = try APNsClient(
-                server: apns.url,
-                key: key,
-                topic: WalletCertificates.passTypeIdentifier,
-                certificateAuthority: apns.certificateAuthority,
-                clock: { Int64(Date().timeIntervalSince1970) }
-            )
+            let apnsClient = try Self.tokenClient(of: apns)
             let worker = WalletPushWorker(store: harness.store, push: { await apnsClient.push(deviceToken: $0) }, clock: { harness.now })
             #expect(try await worker.runOnce() == 1)
             #expect(apns.requests.map { $0["token"] as? String } == ["a1b2c3d4"], "\(apns.requests)")

@@ -23,8 +23,14 @@ struct WalletRoutesTests {
     /// A Wallet service signed by a fresh openssl-made chain, its root for checking.
     static func wallet(_ folder: TemporaryFolder) throws -> (@Sendable (CardService) throws -> WalletService, String) {
         let chain = try WalletCertificates(in: folder)
+        let identity = try Self.identity(chain)
+        return ({ cards in WalletService(cards: cards, identity: identity, webServiceURL: "https://cards.peez.dz/wallet") }, chain.root)
+    }
+
+    /// The pass signing identity of an openssl-made chain.
+    static func identity(_ chain: WalletCertificates) throws -> PassSigningIdentity {
         let read = { (path: String) in Array(try Data(contentsOf: URL(fileURLWithPath: path))) }
-        let identity = try PassSigningIdentity(
+        return try PassSigningIdentity(
             certificatePEM: read(chain.certificate),
             keyPEM: read(chain.key),
             intermediatePEM: read(chain.intermediate),
@@ -32,7 +38,6 @@ struct WalletRoutesTests {
             teamIdentifier: WalletCertificates.teamIdentifier,
             now: Int64(Date().timeIntervalSince1970) + 1
         )
-        return ({ cards in WalletService(cards: cards, identity: identity, webServiceURL: "https://cards.peez.dz/wallet") }, chain.root)
     }
 
     static func applePass(_ token: String) -> HTTPFields { [.authorization: "ApplePass \(token)"] }

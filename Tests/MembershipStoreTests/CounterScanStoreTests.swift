@@ -26,6 +26,11 @@ struct CounterScanStoreTests {
         )
     }
 
+    /// A second shop, beside `Sample.vendorAndMember`'s.
+    static func baker(in store: SQLMembershipStore) async throws -> Vendor {
+        try await store.createVendor(name: "Boulangerie El Bahia", category: "boulangerie-patisserie", neighbourhood: "gambetta", now: 1)
+    }
+
     @Test(arguments: StoreKind.available)
     func aReportSentAgainStoresNothingTwiceAndTwoTillsNeverCollide(kind: StoreKind) async throws {
         try await kind.withStore { store in
@@ -51,12 +56,7 @@ struct CounterScanStoreTests {
     func aScanAtTheEndOfTimeBreaksNoReport(kind: StoreKind) async throws {
         try await kind.withStore { store in
             let (butcher, _) = try await Sample.vendorAndMember(in: store)
-            let baker = try await store.createVendor(
-                name: "Boulangerie El Bahia",
-                category: "boulangerie-patisserie",
-                neighbourhood: "gambetta",
-                now: 1
-            )
+            let baker = try await Self.baker(in: store)
             _ = try await store.recordScans([Self.scan(UUID(), 1, at: Int64.max)], vendorID: butcher.id, now: 1_800_000_000)
             _ = try await store.recordScans(
                 [Self.scan(UUID(), 1, at: 1_800_000_000), Self.scan(UUID(), 2, at: 0)],
@@ -72,12 +72,7 @@ struct CounterScanStoreTests {
     func aCardRefusedAtBothShopsIsNoSharedCard(kind: StoreKind) async throws {
         try await kind.withStore { store in
             let (butcher, _) = try await Sample.vendorAndMember(in: store)
-            let baker = try await store.createVendor(
-                name: "Boulangerie El Bahia",
-                category: "boulangerie-patisserie",
-                neighbourhood: "gambetta",
-                now: 1
-            )
+            let baker = try await Self.baker(in: store)
             let t: Int64 = 1_800_000_000
             func refused(_ seq: Int64, at time: Int64, _ verdict: String) -> CounterScan {
                 var scan = Self.scan(UUID(), seq, at: time, card: "00000000000000d4", member: "PEEZ-20251103-00004")
@@ -99,12 +94,7 @@ struct CounterScanStoreTests {
     func aCardSeenAtTwoShopsWithinTheWindowIsListedOnceWithItsClosestPair(kind: StoreKind) async throws {
         try await kind.withStore { store in
             let (butcher, _) = try await Sample.vendorAndMember(in: store)
-            let baker = try await store.createVendor(
-                name: "Boulangerie El Bahia",
-                category: "boulangerie-patisserie",
-                neighbourhood: "gambetta",
-                now: 1
-            )
+            let baker = try await Self.baker(in: store)
             let (butcherTill, bakerTill) = (UUID(), UUID())
             let t: Int64 = 1_800_000_000
             // The shared card: at the butcher at t and t+1000, at the baker at t+1180 (180 s after the second).
