@@ -1,5 +1,6 @@
 import CardServices
 import Foundation
+import HTTPTypes
 import Hummingbird
 import Membership
 import NIOCore
@@ -42,7 +43,7 @@ struct WalletRoutes {
     /// (not that the member is missing).
     static func notConfigured(_ wallet: String, settings: String) -> APIError {
         APIError(
-            .notImplemented,
+            HTTPResponse.Status(code: 501),
             code: "not_configured",
             "\(wallet) is not configured on this service: set \(settings) (see the README's Wallet section)."
         )
