@@ -44,7 +44,7 @@ public protocol WalletStore: Sendable {
     func recordGoogleWalletObject(member: UUID, now: Int64) async throws
     /// As ``leaseWalletUpdates(owner:now:leaseSeconds:limit:)``, for Google Wallet objects (no registrations).
     func leaseGoogleWalletUpdates(owner: String, now: Int64, leaseSeconds: Int64, limit: Int) async throws -> [WalletUpdate]
-    /// As ``settleWalletUpdate(_:owner:retryAt:error:goneDevices:)``, for a Google Wallet object.
+    /// As ``settleWalletUpdate(_:owner:outcome:)``, for a Google Wallet object (one destination, no devices).
     func settleGoogleWalletUpdate(_ update: WalletUpdate, owner: String, retryAt: Int64?, error: String?) async throws
 
     /// Keeps log lines sent by devices, the newest ``WalletLog/kept`` only.

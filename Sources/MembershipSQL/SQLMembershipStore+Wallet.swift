@@ -73,24 +73,15 @@ extension SQLMembershipStore {
             for device in outcome.gone {
                 _ = try await db.query("DELETE FROM wallet_registrations WHERE device_id = ? AND member_uuid = ?", [.text(device), .text(member)])
             }
-            if let retryAt = outcome.retryAt {
-                _ = try await db.query(
-                    """
-                    UPDATE wallet_passes SET attempts = attempts + 1, next_attempt_at = ?, last_error = ?, leased_until = NULL, lease_owner = NULL
-                    WHERE member_uuid = ? AND lease_owner = ?
-                    """,
-                    [.int(retryAt), outcome.error.map(SQLValue.text) ?? .null, .text(member), .text(owner)]
-                )
-            } else {
-                _ = try await db.query(
-                    """
-                    UPDATE wallet_passes SET pushed_stamp = CASE WHEN pushed_stamp > ? THEN pushed_stamp ELSE ? END, attempts = 0,
-                        next_attempt_at = 0, last_error = NULL, leased_until = NULL, lease_owner = NULL
-                    WHERE member_uuid = ? AND lease_owner = ?
-                    """,
-                    [.int(update.version), .int(update.version), .text(member), .text(owner)]
-                )
-            }
+            let settle = Self.settling(
+                "wallet_passes",
+                pushedColumn: "pushed_stamp",
+                update,
+                owner: owner,
+                retryAt: outcome.retryAt,
+                error: outcome.error
+            )
+            _ = try await db.query(settle.sql, settle.binds)
         }
     }
 
@@ -148,25 +139,38 @@ extension SQLMembershipStore {
     }
 
     public func settleGoogleWalletUpdate(_ update: WalletUpdate, owner: String, retryAt: Int64?, error: String?) async throws {
-        let member = update.member.uuidString
+        let settle = Self.settling("google_wallet_objects", pushedColumn: "pushed_version", update, owner: owner, retryAt: retryAt, error: error)
+        _ = try await database.writeStatement(settle.sql, settle.binds)
+    }
+
+    /// Settles a leased row of an outbox `table` (a trusted name), only for the lease's holder: tried again at
+    /// `retryAt` with `error` on record, or done with the update's version in `pushedColumn`.
+    static func settling(
+        _ table: String,
+        pushedColumn: String,
+        _ update: WalletUpdate,
+        owner: String,
+        retryAt: Int64?,
+        error: String?
+    ) -> SQLStatement {
+        let keys: [SQLValue] = [.text(update.member.uuidString), .text(owner)]
         if let retryAt {
-            _ = try await database.writeStatement(
+            return SQLStatement(
                 """
-                UPDATE google_wallet_objects SET attempts = attempts + 1, next_attempt_at = ?, last_error = ?, leased_until = NULL, lease_owner = NULL
+                UPDATE \(table) SET attempts = attempts + 1, next_attempt_at = ?, last_error = ?, leased_until = NULL, lease_owner = NULL
                 WHERE member_uuid = ? AND lease_owner = ?
                 """,
-                [.int(retryAt), error.map(SQLValue.text) ?? .null, .text(member), .text(owner)]
-            )
-        } else {
-            _ = try await database.writeStatement(
-                """
-                UPDATE google_wallet_objects SET pushed_version = CASE WHEN pushed_version > ? THEN pushed_version ELSE ? END, attempts = 0,
-                    next_attempt_at = 0, last_error = NULL, leased_until = NULL, lease_owner = NULL
-                WHERE member_uuid = ? AND lease_owner = ?
-                """,
-                [.int(update.version), .int(update.version), .text(member), .text(owner)]
+                [.int(retryAt), error.map(SQLValue.text) ?? .null] + keys
             )
         }
+        return SQLStatement(
+            """
+            UPDATE \(table) SET \(pushedColumn) = CASE WHEN \(pushedColumn) > ? THEN \(pushedColumn) ELSE ? END, attempts = 0,
+                next_attempt_at = 0, last_error = NULL, leased_until = NULL, lease_owner = NULL
+            WHERE member_uuid = ? AND lease_owner = ?
+            """,
+            [.int(update.version), .int(update.version)] + keys
+        )
     }
 
     public func walletOutboxStatus() async throws -> WalletOutboxStatus {

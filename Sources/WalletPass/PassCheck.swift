@@ -37,10 +37,10 @@ public struct PassCheck: Sendable {
             check(files[required] != nil, "\(required) is there", "\(required) is missing: Wallet refuses a pass without it")
         }
         checkManifest(files)
-        let pass = files["pass.json"].flatMap { try? JSONSerialization.jsonObject(with: Data($0)) as? [String: Any] }
+        let pass = files["pass.json"].flatMap(PassDocument.readIfObject)
         check(pass != nil || files["pass.json"] == nil, "pass.json is a JSON object", "pass.json is not a JSON object: fix the JSON")
         if let manifest = files["manifest.json"], let signature = files["signature"] {
-            checkSignature(signature, manifest: manifest, pass: pass ?? [:], appleRoot: appleRoot, now: now)
+            checkSignature(signature, manifest: manifest, pass: pass, appleRoot: appleRoot, now: now)
         }
         if let pass { checkPassJSON(pass, verifier: verifier, now: now) }
         checkImages(files)
@@ -48,8 +48,11 @@ public struct PassCheck: Sendable {
 
     private mutating func checkManifest(_ files: [String: [UInt8]]) {
         guard let bytes = files["manifest.json"] else { return }
-        guard let manifest = (try? JSONSerialization.jsonObject(with: Data(bytes))) as? [String: String] else {
-            check(false, "", "manifest.json is not a JSON object of file names and SHA-1 hex digests: build the manifest again")
+        let manifest: [String: String]
+        do {
+            manifest = try JSONDecoder().decode([String: String].self, from: Data(bytes))
+        } catch {
+            check(false, "", "manifest.json is not a JSON object of file names and SHA-1 hex digests (\(error)): build the manifest again")
             return
         }
         let listed = Set(files.keys).subtracting(["manifest.json", "signature"])
@@ -69,7 +72,7 @@ public struct PassCheck: Sendable {
         )
     }
 
-    private mutating func checkSignature(_ signature: [UInt8], manifest: [UInt8], pass: [String: Any], appleRoot: X509Certificate?, now: Int64) {
+    private mutating func checkSignature(_ signature: [UInt8], manifest: [UInt8], pass: PassDocument?, appleRoot: X509Certificate?, now: Int64) {
         let input = copyingBIO(signature)
         defer { BIO_free(input) }
         guard let cms = d2i_CMS_bio(input, nil) else {
@@ -106,8 +109,8 @@ public struct PassCheck: Sendable {
             check(false, "", "the signature carries no Pass Type ID certificate (a subject with a UID): sign with the pass type certificate")
             return
         }
-        let passType = pass["passTypeIdentifier"] as? String
-        let team = pass["teamIdentifier"] as? String
+        let passType = pass?.text["passTypeIdentifier"]?.value
+        let team = pass?.text["teamIdentifier"]?.value
         check(
             signer.userID == passType,
             "the certificate is for pass type \(signer.userID ?? "")",
@@ -153,26 +156,24 @@ public struct PassCheck: Sendable {
         )
     }
 
-    private mutating func checkPassJSON(_ pass: [String: Any], verifier: CardVerifier?, now: Int64) {
-        let missing = ["passTypeIdentifier", "serialNumber", "teamIdentifier", "organizationName", "description"].filter {
-            (pass[$0] as? String)?.isEmpty ?? true
-        }
+    private mutating func checkPassJSON(_ pass: PassDocument, verifier: CardVerifier?, now: Int64) {
+        let missing = PassDocument.requiredText.filter { (pass.text[$0]?.value ?? "").isEmpty }
         check(
             missing.isEmpty,
             "pass.json has the keys Wallet requires",
             "pass.json lacks \(missing.joined(separator: ", ")) (text, not empty): add them"
         )
-        check(pass["formatVersion"] as? Int == 1, "formatVersion is 1", "formatVersion must be the number 1")
-        let styles = ["boardingPass", "coupon", "eventTicket", "generic", "storeCard"].filter { pass[$0] != nil }
+        check(pass.formatVersion.value == 1, "formatVersion is 1", "formatVersion must be the number 1")
+        let styles = pass.stylesPresent
         check(
             styles.count == 1,
             "the pass has one style (\(styles.first ?? ""))",
             "pass.json must have exactly one style key (storeCard for a PEEZ card), not \(styles.count)"
         )
-        let barcodes = (pass["barcodes"] as? [[String: Any]]) ?? []
-        let messages = barcodes.compactMap { $0["message"] as? String }
+        let barcodes = pass.barcodes.value ?? []
+        let messages = barcodes.compactMap(\.message.value)
         check(!messages.isEmpty, "the pass has a barcode", "pass.json has no barcodes entry with a message: the counter needs the card's QR code")
-        let formats = Set(barcodes.compactMap { $0["format"] as? String })
+        let formats = Set(barcodes.compactMap(\.format.value))
         check(
             formats.isSubset(of: ["PKBarcodeFormatQR"]),
             "its barcode is a QR code",

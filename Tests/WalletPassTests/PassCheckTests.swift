@@ -103,6 +103,19 @@ struct PassCheckTests {
         )
         #expect(notACard.contains { $0.contains("the barcode is not a valid card for these keys (malformed") }, "\(notACard)")
 
+        // Fields of the wrong type: each check names its own field; the rest of pass.json is still read.
+        let wrongTypes = try setup.failures(
+            try setup.archive { files in
+                let json = String(decoding: files[0].bytes, as: UTF8.self)
+                    .replacingOccurrences(of: #""formatVersion":1"#, with: #""formatVersion":"1""#)
+                    .replacingOccurrences(of: #""serialNumber":"#, with: #""serialNumber":7,"was":"#)
+                files[0].bytes = Array(json.utf8)
+            }
+        )
+        #expect(wrongTypes.contains { $0.contains("formatVersion must be the number 1") }, "\(wrongTypes)")
+        #expect(wrongTypes.contains { $0.contains("pass.json lacks serialNumber") }, "\(wrongTypes)")
+        #expect(!wrongTypes.contains { $0.contains("not a JSON object") || $0.contains("no barcodes") }, "\(wrongTypes)")
+
         let strangerRoot = try X509Certificate(pem: PassSigningTests.read(setup.chain.strangerCA), what: "root")
         let unchained = try setup.failures(try PassPackage.build(setup.pass, identity: setup.identity, now: setup.now), root: strangerRoot)
         #expect(unchained.contains { $0.contains("do not chain up to the given root") }, "\(unchained)")
