@@ -130,7 +130,9 @@ let package = Package(
             dependencies: ["CPeezZlib"],
             exclude: ["site/make-icons.py"],
             resources: [
-                .embedInCode("counter-texts.json"),
+                .embedInCode("counter-texts.json"), .embedInCode("counter-rules.json"),
+                .embedInCode("site/rules.js"), .embedInCode("site/problems.js"), .embedInCode("site/scan-log.js"),
+                .embedInCode("site/sales.js"),
                 .embedInCode("site/index.html"), .embedInCode("site/counter.css"), .embedInCode("site/app.js"),
                 .embedInCode("site/counter.js"), .embedInCode("site/store.js"), .embedInCode("site/trust.js"),
                 .embedInCode("site/verifier.js"), .embedInCode("site/keys.js"), .embedInCode("site/claims.js"),

@@ -59,17 +59,9 @@ public struct CounterClient: Sendable {
         switch status {
         case 200:
             return body
-        case 401, 403:
-            throw CounterClientError("the service refused the vendor secret (\(status)); check PEEZ_VENDOR_SECRET")
         default:
-            throw CounterClientError("the service answered \(status)\(Self.errorMessage(body).map { ": \($0)" } ?? "")")
+            throw CounterClientError(.answered(status: status, body: body))
         }
-    }
-
-    /// The message of an error answer in the service's one error shape, with its fields; nil for any other body.
-    static func errorMessage(_ body: [UInt8]) -> String? {
-        guard let detail = try? JSONDecoder().decode(ServiceErrorBody.self, from: Data(body)).error else { return nil }
-        return ([detail.message] + (detail.fields ?? [:]).map { "\($0.key): \($0.value)" }.sorted()).joined(separator: "; ")
     }
 
     /// Sends one request with the vendor secret and reads at most `maxBytes` of the answer.
@@ -105,7 +97,7 @@ extension CounterClient {
         /// Recorded (or recorded before, and replayed): the member's new coverage end.
         case recorded(coverageEnd: String)
         /// Refused for good: the same sale sent again would be refused again.
-        case refused(String)
+        case refused(CounterProblem)
     }
 
     /// Sends a cash sale under its idempotency key. Throws when the answer is not known (no connection, a
@@ -123,16 +115,15 @@ extension CounterClient {
         case 201:
             guard let recorded = try? JSONDecoder().decode(ActivationBody.self, from: Data(data)), !recorded.coverage_end.isEmpty else {
                 throw CounterClientError(
-                    "the service answered 201 but its answer does not say the new coverage end; the sale is kept and sent again under the same key, which replays the answer"
+                    CounterProblem("problem.answer_unreadable", detail: "the service answered 201 but its answer does not say the new coverage end")
                 )
             }
             return .recorded(coverageEnd: recorded.coverage_end)
-        case 408, 409, 429, 500...599:
-            throw CounterClientError("the service answered \(status); the sale will be sent again under the same key")
-        case 401, 403:
-            throw CounterClientError("the service refused the vendor secret (\(status)); the sale stays pending")
+        case 401, 403, 408, 409, 429, 500...599:
+            // The answer is not known (or the secret is to be fixed): the same key is sent again later.
+            throw CounterClientError(.answered(status: status, body: data))
         default:
-            return .refused(Self.errorMessage(data) ?? "status \(status)")
+            return .refused(.answered(status: status, body: data))
         }
     }
 }
@@ -149,20 +140,26 @@ extension CounterClient {
         request.body = .bytes(ByteBuffer(bytes: try encoder.encode(ScanReport(counterID: counterID, entries: entries))))
         let (status, data) = try await send(request, timeout: .seconds(30), maxBytes: 256 * 1024)
         guard status == 200 else {
-            throw CounterClientError("the service did not take the scan log (\(status)\(Self.errorMessage(data).map { ": \($0)" } ?? ""))")
+            throw CounterClientError(.answered(status: status, body: data))
         }
         do {
             return try JSONDecoder().decode(ScanReportAnswer.self, from: Data(data))
         } catch {
-            throw CounterClientError("the service took the scan log but its answer cannot be read (\(error)); the next sync sends it again")
+            throw CounterClientError(CounterProblem("problem.answer_unreadable", detail: "the scan report's answer: \(error)"))
         }
     }
 }
 
-/// A sync or a sale that could not reach or use the service.
+/// A sync or a sale that could not reach or use the service: the ``problem`` the counter shows in the shop's
+/// language, with the English detail as its ``description``.
 public struct CounterClientError: Error, CustomStringConvertible {
-    public let description: String
-    public init(_ description: String) { self.description = description }
+    public let problem: CounterProblem
+    public var description: String { problem.description }
+
+    /// A problem of the counter's setting up (an address, a CA file), worded in English for the command line.
+    public init(_ description: String) { problem = CounterProblem("problem.unexpected", detail: description) }
+
+    public init(_ problem: CounterProblem) { self.problem = problem }
 
     /// Words a transport failure for a person at the counter: a certificate not trusted says what to do.
     init(describing error: any Error, server: URL, certificateAuthority: String?) {
@@ -170,13 +167,18 @@ public struct CounterClientError: Error, CustomStringConvertible {
             self = error
         } else if error is NIOSSLError || error is BoringSSLError {
             let trusted = certificateAuthority.map { "the CA file \($0)" } ?? "this system's root certificates"
-            description =
-                "the TLS connection to \(server.absoluteString) failed: nothing this counter trusts (\(trusted)) vouches for "
-                + "its certificate, or the handshake broke (\(error)). If the service uses a private CA, enrol again with --ca-file"
+            problem = CounterProblem(
+                "problem.certificate",
+                detail: "the TLS connection to \(server.absoluteString) failed: nothing this counter trusts (\(trusted)) vouches for "
+                    + "its certificate, or the handshake broke (\(error)). If the service uses a private CA, enrol again with --ca-file"
+            )
         } else if let error = error as? NIOTooManyBytesError {
-            description = "the service at \(server.absoluteString) sent more than \(error.maxBytes.map(String.init) ?? "the") bytes any answer needs"
+            problem = CounterProblem(
+                "problem.answer_unreadable",
+                detail: "the service at \(server.absoluteString) sent more than \(error.maxBytes.map(String.init) ?? "the") bytes any answer needs"
+            )
         } else {
-            description = "cannot reach the service at \(server.absoluteString): \(Self.reason(error))"
+            problem = CounterProblem("problem.unreachable", detail: "cannot reach the service at \(server.absoluteString): \(Self.reason(error))")
         }
     }
 

@@ -6,9 +6,9 @@ import Foundation
 public struct CounterSeller: Sendable {
     public enum Outcome: Sendable, Equatable {
         case recorded(coverageEnd: String)
-        case refused(String)
+        case refused(CounterProblem)
         /// No answer yet, after every attempt: the sale is still pending in the journal.
-        case pending(String)
+        case pending(CounterProblem)
     }
 
     public let client: CounterClient
@@ -25,7 +25,7 @@ public struct CounterSeller: Sendable {
 
     /// Sends `sale` until its answer is known or the attempts run out, and journals the answer.
     public func send(_ sale: SaleJournal.PendingSale, now: @Sendable () -> Int64) async throws -> Outcome {
-        var lastProblem = "not sent"
+        var lastProblem = CounterProblem("problem.unreachable", detail: "not sent")
         for attempt in 0...pauses.count {
             if attempt > 0 {
                 let pause = pauses[attempt - 1]
@@ -36,12 +36,14 @@ public struct CounterSeller: Sendable {
                 case .recorded(let coverageEnd):
                     try journal.finish(key: sale.key, confirmedWith: coverageEnd, now: now())
                     return .recorded(coverageEnd: coverageEnd)
-                case .refused(let reason):
-                    try journal.finish(key: sale.key, refusedBecause: reason, now: now())
-                    return .refused(reason)
+                case .refused(let problem):
+                    try journal.finish(key: sale.key, refusedBecause: problem.detail, now: now())
+                    return .refused(problem)
                 }
+            } catch let error as CounterClientError {
+                lastProblem = error.problem
             } catch {
-                lastProblem = "\(error)"
+                lastProblem = CounterProblem("problem.unexpected", detail: "\(error)")
             }
         }
         return .pending(lastProblem)

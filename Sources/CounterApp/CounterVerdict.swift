@@ -68,10 +68,11 @@ public struct CounterVerdict: Sendable {
         self.warnings = warnings
     }
 
-    /// Trust data older than this since the last successful sync carries a warning: 24 hours.
-    public static let warningAge: Int64 = 24 * 3600
-    /// How far the device's clock may be behind the newest service time seen before it is called wrong.
-    public static let clockTolerance: Int64 = 300
+    /// Trust data older than this since the last successful sync carries a warning (counter-rules.json: 24 hours).
+    public static var warningAge: Int64 { CounterRules.shared.trustWarningAge }
+    /// How far the device's clock may be behind the newest service time seen before it is called wrong
+    /// (counter-rules.json: 5 minutes).
+    public static var clockTolerance: Int64 { CounterRules.shared.clockTolerance }
 
     /// The verdict on `token` at the device's time `now`, from `trust` and the state's clock readings; a
     /// presentation is accepted within `window`.

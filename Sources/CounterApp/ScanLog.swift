@@ -24,7 +24,7 @@ public struct ScanLog: Sendable {
     /// Appending and reading take turns within a process (a session's scans and its own syncs), so a reader
     /// never sees a line without the head that counts it.
     private static let turns = NSLock()
-    static let genesis = String(repeating: "0", count: 64)
+    static var genesis: String { CounterRules.shared.scanLogGenesis }
 
     public init(path: String) {
         self.path = path

@@ -41,7 +41,7 @@ public struct ScanLogReport: Sendable {
         let counterID = try store.counterID()
         var pending = entries.drop { $0.seq <= reported }
         while !pending.isEmpty {
-            let batch = Array(pending.prefix(500))
+            let batch = Array(pending.prefix(CounterRules.shared.scanReportBatch))
             var sendable: [ScanLog.Entry] = []
             for entry in batch {
                 let problems = entry.problems

@@ -6,16 +6,23 @@ public enum CounterAssets {
     /// `counter-texts.json`: the verdict words and lines in English, French and Arabic.
     public static var counterTexts: [UInt8] { PackageResources.counter_texts_json }
 
+    /// `counter-rules.json`: the rules both counters follow (price, months, clock tolerance, time range, batch
+    /// sizes, the scan log's genesis).
+    public static var counterRules: [UInt8] { PackageResources.counter_rules_json }
+
     /// The web counter's files by name, as `peez serve` sends them under `/counter/`.
     public static let webFiles: [String: WebFile] = {
         var sources: [(String, [UInt8])] = [
             ("index.html", PackageResources.index_html), ("counter.css", PackageResources.counter_css),
             ("app.js", PackageResources.app_js), ("counter.js", PackageResources.counter_js), ("store.js", PackageResources.store_js),
+            ("rules.js", PackageResources.rules_js), ("problems.js", PackageResources.problems_js),
+            ("scan-log.js", PackageResources.scan_log_js), ("sales.js", PackageResources.sales_js),
             ("trust.js", PackageResources.trust_js), ("verifier.js", PackageResources.verifier_js), ("keys.js", PackageResources.keys_js),
             ("claims.js", PackageResources.claims_js), ("cose.js", PackageResources.cose_js), ("cbor.js", PackageResources.cbor_js),
             ("base45.js", PackageResources.base45_js), ("token-error.js", PackageResources.token_error_js),
             ("decoder.js", PackageResources.decoder_js), ("zbar.js", PackageResources.zbar_js), ("zbar.wasm", PackageResources.zbar_wasm),
             ("web-texts.json", PackageResources.web_texts_json), ("counter-texts.json", PackageResources.counter_texts_json),
+            ("counter-rules.json", PackageResources.counter_rules_json),
             ("manifest.webmanifest", PackageResources.manifest_webmanifest),
             ("icon-192.png", PackageResources.icon_192_png), ("icon-512.png", PackageResources.icon_512_png),
         ]

@@ -164,7 +164,7 @@ extension Peez.Counter {
         var json = false
 
         @Option(help: "Minutes between syncs while the session runs; 0 never syncs by itself.")
-        var syncEvery = 5
+        var syncEvery = CounterRules.shared.syncEvery / 60
 
         @Option(parsing: .upToNextOption, help: "PNG or JPEG photos or screenshots of cards, or folders of them, instead of scans on standard input.")
         var image: [String] = []
@@ -279,7 +279,8 @@ extension Peez.Counter {
                     )
                     if case .failure(let error) = report { printError("warning: the scan log was not reported (\(error)); the next sync sends it") }
                 } catch {
-                    printError(texts.text("sync_failed", ["problem": "\(error)", "minutes": String(minutes)]))
+                    let problem = (error as? CounterClientError).map { texts.text($0.problem) } ?? "\(error)"
+                    printError(texts.text("sync_failed", ["problem": problem, "minutes": String(minutes)]))
                 }
             }
         }

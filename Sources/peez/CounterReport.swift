@@ -182,11 +182,11 @@ struct CounterReport {
         case .recorded(let coverageEnd):
             let end = CardDates.parseExpiry(coverageEnd).map(texts.time) ?? coverageEnd
             printNow(texts.text("sold", common.merging(["end": end]) { $1 }))
-        case .refused(let reason):
-            printNow(texts.text("sale_refused", common.merging(["reason": reason]) { $1 }))
+        case .refused(let problem):
+            printNow(texts.text("sale_refused", common.merging(["reason": texts.text(problem)]) { $1 }))
             throw ExitCode(1)
         case .pending(let problem):
-            printNow(texts.text("sale_pending", common.merging(["problem": problem]) { $1 }))
+            printNow(texts.text("sale_pending", common.merging(["problem": texts.text(problem)]) { $1 }))
             throw ExitCode(1)
         }
     }

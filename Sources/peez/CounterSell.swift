@@ -50,10 +50,11 @@ extension Peez.Counter {
             if let membershipId, !Member.isMembershipID(membershipId) {
                 throw ValidationError("--membership-id must look like PEEZ-20251103-00002, not '\(membershipId.prefix(40))'")
             }
-            guard Pricing.allowedMonths.contains(months) else { throw ValidationError("--months must be 1, 2 or 3") }
+            let rules = CounterRules.shared
+            guard rules.monthsSold.contains(months) else { throw ValidationError("--months must be 1, 2 or 3") }
             guard (1...20).contains(attempts) else { throw ValidationError("--attempts must be 1 to 20") }
-            guard paid == Pricing.monthlyPriceDZD * months else {
-                throw ValidationError("\(months) month(s) cost \(Pricing.monthlyPriceDZD * months) DZD; --paid says \(paid)")
+            guard paid == rules.price(months: months) else {
+                throw ValidationError("\(months) month(s) cost \(rules.price(months: months)) DZD; --paid says \(paid)")
             }
         }
 
@@ -96,7 +97,9 @@ extension Peez.Counter {
             // Any authentic card names its member (expired or revoked is fine: a lapsed member renews with it).
             let result = try trust.verifier().verify(utf8: scanned, now: now)
             guard let claims = result.claims else {
-                throw ValidationError("this is not an authentic PEEZ card (\(result.verdict.rawValue): \(result.detail)); nothing was sold")
+                // Nothing is sold to a card that names nobody; said in the shop's language, as the counter says it.
+                printError(language.texts.text("invalid", ["reason": language.texts.text("reason." + result.verdict.rawValue)]))
+                throw ExitCode(1)
             }
             // Paid already (the card, a renewal, this counter's own sale): say so, so that a second sale is a decision.
             let verdict = CounterVerdict.judge(scanned, trust: trust.adding(ownSales: try journal.ownRenewals()), state: state, now: now)

@@ -1,6 +1,8 @@
 // The web counter's screen: enrolment, the three inputs (a scanner typing, the camera, a picture), the verdict as
 // `peez counter` words it, selling, pending sales, sync. The logic is counter.js's; this file only shows it.
-import { MONTHLY_PRICE_DZD, WebCounter, deviceNow, isSafeTransport } from "./counter.js";
+import { WebCounter, deviceNow, isSafeTransport } from "./counter.js";
+import { asProblem } from "./problems.js";
+import { MONTHLY_PRICE_DZD, SYNC_EVERY_SECONDS } from "./rules.js";
 import { CounterStore } from "./store.js";
 import { qrDecoder } from "./decoder.js";
 
@@ -22,7 +24,6 @@ function text(key, values = {}) {
   return template.replace(/\{([a-z_]+)\}/g, (placeholder, name) => (Object.hasOwn(values, name) ? String(values[name]) : placeholder));
 }
 
-/** A time as the CLI writes it: `2026-12-31 23:59 (Algiers)`, Algiers being UTC+1 all year. */
 /** The text `key` in the plural form the language's rules give `count` (CLDR, through Intl.PluralRules: Arabic
  *  has six), falling back to `key.other`, then `key`. */
 function plural(key, count, values) {
@@ -32,6 +33,19 @@ function plural(key, count, values) {
   return text(chosen, values);
 }
 
+/** What went wrong, in the shop's language (problems.js): the detail goes to the console for a support person. */
+function say(error) {
+  const problem = asProblem(error);
+  if (problem.detail) console.warn(`${problem.key}: ${problem.detail}`);
+  return text(problem.key, problem.values);
+}
+
+/** Why a sale was refused for good, as journaled: a text key and its values. */
+function refusalText(sale) {
+  return text(sale.refusal?.key ?? "problem.unexpected", sale.refusal?.values);
+}
+
+/** A time as the CLI writes it: `2026-12-31 23:59 (Algiers)`, Algiers being UTC+1 all year. */
 function time(seconds) {
   // Unbreakable (a no-break space, non-breaking hyphens) and isolated left to right, so that a narrow screen
   // does not split the date and an Arabic line does not reorder its digits and dashes.
@@ -67,6 +81,19 @@ function showStatus() {
   $("status").textContent = parts.filter(Boolean).join(" · ");
 }
 
+/** A paragraph of `line` in which the membership id `id` is one unbreakable piece (a span of class `id`), so a
+ *  narrow screen never splits it across lines. */
+function withID(line, id, element = document.createElement("p")) {
+  const at = id ? line.indexOf(id) : -1;
+  if (at < 0) {
+    element.textContent = line;
+    return element;
+  }
+  const piece = Object.assign(document.createElement("span"), { className: "id", textContent: id });
+  element.replaceChildren(line.slice(0, at), piece, line.slice(at + id.length));
+  return element;
+}
+
 /** The lines under the verdict word, as `peez counter` writes them. */
 function explanation(judgement, word, now) {
   const reason = judgement.cannotConfirm;
@@ -75,7 +102,7 @@ function explanation(judgement, word, now) {
       return [text("cannot_confirm.clock_behind", { device: time(reason.device), service: time(reason.service) }), text("cannot_confirm.clock_behind.next")];
     }
     if (reason.kind === "trust_expired") return [text("cannot_confirm.trust_expired", { until: time(reason.until) }), text("cannot_confirm.trust_expired.next")];
-    return [text("cannot_confirm.trust_unusable", { detail: reason.detail }), text("cannot_confirm.trust_unusable.next")];
+    return [text("cannot_confirm.trust_unusable", { detail: say(reason.problem) }), text("cannot_confirm.trust_unusable.next")];
   }
   const result = judgement.result;
   const lines = [];
@@ -114,7 +141,8 @@ function showVerdict(judgement, now) {
   panel.dataset.verdict = judgement.code;
   panel.dataset.step = judgement.result?.step ?? "";
   $("verdict-word").textContent = text("word." + word);
-  $("verdict-lines").replaceChildren(...explanation(judgement, word, now).map((line) => Object.assign(document.createElement("p"), { textContent: line })));
+  const membershipID = judgement.result?.claims?.sub;
+  $("verdict-lines").replaceChildren(...explanation(judgement, word, now).map((line) => withID(line, membershipID)));
   $("verdict-warnings").replaceChildren(
     ...judgement.warnings.map((warning) =>
       Object.assign(document.createElement("li"), {
@@ -129,7 +157,7 @@ function showVerdict(judgement, now) {
     // a second sale is then a decision, not an accident.
     const paidUntil = judgement.renewal ? judgement.renewal.paid_until : judgement.code === "valid" ? Number(lastSellable.exp) : null;
     const member = text("member", { name: lastSellable.name ?? text("member.no_name"), membership_id: lastSellable.sub });
-    $("sell-member").textContent = paidUntil ? `${member} · ${text("sell.already_paid", { end: time(paidUntil) })}` : member;
+    withID(paidUntil ? `${member} · ${text("sell.already_paid", { end: time(paidUntil) })}` : member, lastSellable.sub, $("sell-member"));
     $("sell-member").dataset.paidUntil = paidUntil ?? "";
   }
   $("sell-result").textContent = "";
@@ -162,13 +190,14 @@ async function scan(textScanned) {
   try {
     await counter.record(judgement, now);
   } catch (error) {
-    $("input-problem").textContent = `the scan log could not be written: ${error.message}`;
+    console.warn(error);
+    $("input-problem").textContent = text("scan_log.failed");
   }
 }
 
 async function renderPending() {
   if (!counter?.enrolled) return;
-  const pending = await counter.pendingSales();
+  const pending = await counter.sales.pending();
   const list = $("pending-list");
   if (pending.length === 0) {
     list.replaceChildren(Object.assign(document.createElement("li"), { textContent: text("pending.none") }));
@@ -178,11 +207,11 @@ async function renderPending() {
     ...pending.map((sale) => {
       const item = document.createElement("li");
       item.dataset.key = sale.key;
-      const label = document.createElement("span");
-      label.textContent = text("pending.item", { who: `${sale.name ?? ""} ${sale.membershipID}`.trim(), months: sale.months, amount: sale.amountDZD });
+      const label = withID(text("pending.item", { who: `${sale.name ?? ""} ${sale.membershipID}`.trim(), months: sale.months, amount: sale.amountDZD }),
+        sale.membershipID, document.createElement("span"));
       const retry = Object.assign(document.createElement("button"), { type: "button", textContent: text("pending.retry") });
       retry.addEventListener("click", async () => {
-        showSale(await counter.send(sale), "pending-result");
+        showSale(await counter.sales.send(counter.service, sale), "pending-result");
         renderPending();
       });
       item.append(label, retry);
@@ -195,8 +224,8 @@ function showSale(sale, where = "sell-result") {
   const who = `${sale.name ?? ""} ${sale.membershipID}`.trim();
   const end = Math.floor(Date.parse(sale.coverageEnd) / 1000);
   const line = sale.status === "confirmed" ? text("sell.confirmed", { who, end: Number.isSafeInteger(end) ? time(end) : sale.coverageEnd })
-    : sale.status === "refused" ? text("sell.refused", { reason: sale.reason })
-    : text("sell.pending", { problem: sale.problem ?? "" });
+    : sale.status === "refused" ? text("sell.refused", { reason: refusalText(sale) })
+    : text("sell.pending", { problem: say(sale.problem) });
   $(where).textContent = line;
   $(where).dataset.status = sale.status;
 }
@@ -207,7 +236,7 @@ async function sync() {
     const { trust } = await counter.sync();
     $("status").textContent = text("sync.done", { until: time(trust.validUntil) });
   } catch (error) {
-    $("status").textContent = text("sync.failed", { problem: error.message });
+    $("status").textContent = text("sync.failed", { problem: say(error) });
   }
   await sendPending();
 }
@@ -216,7 +245,7 @@ async function sync() {
  *  network was down is confirmed on screen once it is back. */
 async function sendPending() {
   if (!counter?.enrolled) return;
-  for (const sale of await counter.retryPending()) if (sale.status !== "pending") showSale(sale, "pending-result");
+  for (const sale of await counter.sales.retryPending(counter.service)) if (sale.status !== "pending") showSale(sale, "pending-result");
   renderPending();
 }
 
@@ -256,14 +285,16 @@ async function toggleCamera() {
           $("verdict").dataset.input = "camera";
         }
       } catch (error) {
-        $("input-problem").textContent = text("camera.failed", { problem: error.message });
+        console.warn(error);
+        $("input-problem").textContent = text("camera.failed");
       } finally {
         if (running) setTimeout(loop, 100);
       }
     };
     loop();
   } catch (error) {
-    $("input-problem").textContent = text("camera.failed", { problem: error.message });
+    console.warn(error);
+    $("input-problem").textContent = text("camera.failed");
   }
 }
 
@@ -276,7 +307,8 @@ async function scanPicture(file) {
     for (const code of codes) await scan(code);
     $("verdict").dataset.input = "picture";
   } catch (error) {
-    $("input-problem").textContent = `${text("picture.none")}: ${error.message}`;
+    console.warn(error);
+    $("input-problem").textContent = text("picture.unreadable");
   }
 }
 
@@ -298,7 +330,7 @@ function wire() {
       $("secret").value = "";
       showCounter();
     } catch (error) {
-      $("enrol-problem").textContent = text("enrol.failed", { problem: error.message });
+      $("enrol-problem").textContent = text("enrol.failed", { problem: say(error) });
     }
   });
   $("scan-form").addEventListener("submit", async (event) => {
@@ -339,9 +371,9 @@ function wire() {
     }
     $("sell-button").disabled = true;
     try {
-      showSale(await counter.sell({ claims: lastSellable, months, paid }));
+      showSale(await counter.sales.sell(counter.service, { claims: lastSellable, months, paid, now: deviceNow() }));
     } catch (error) {
-      $("sell-result").textContent = error.message;
+      $("sell-result").textContent = say(error);
     } finally {
       $("sell-button").disabled = false;
       $("paid").value = "";
@@ -354,12 +386,11 @@ function wire() {
   addEventListener("offline", showStatus);
 }
 
-/** How often the page syncs by itself while it is open and online, as `peez counter` does: 5 minutes. */
-const SYNC_EVERY_MS = 5 * 60 * 1000;
 let syncing = null;
 
 function showCounter() {
-  syncing ??= setInterval(() => navigator.onLine && sync(), SYNC_EVERY_MS);
+  // The page syncs by itself while it is open and online, as often as `peez counter` does.
+  syncing ??= setInterval(() => navigator.onLine && sync(), SYNC_EVERY_SECONDS * 1000);
   $("enrol").hidden = true;
   $("counter").hidden = false;
   $("sync").hidden = false;

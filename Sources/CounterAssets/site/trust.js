@@ -10,8 +10,15 @@ const BUNDLE_TYPE = "application/peez-counter-bundle+json";
 const FORMAT = "peez-counter-bundle/1";
 const JSON_TEXT = new TextDecoder("utf-8", { fatal: true });
 
-/** A bundle, a sync or stored trust data that cannot be used; `message` says why. */
-export class TrustError extends Error {}
+/** A bundle, a sync or stored trust data that cannot be used: `code` is the kind the screen names in the shop's
+ *  language (its text is `trust.<code>` in web-texts.json), `message` the detail for a support person:
+ *  `malformed`, `unknown_key`, `bad_signature`, `replay`, `out_of_step` or `none`. */
+export class TrustError extends Error {
+  constructor(code, message) {
+    super(message);
+    this.code = code;
+  }
+}
 
 /** Opens a signed bundle: strict CBOR within 64 MiB, this content type, a signature by one of `keys` (from
  *  keys.js trustedKeys) valid at its issued_at, a payload of this format. */
@@ -20,35 +27,35 @@ export async function openBundle(bytes, keys) {
   try {
     envelope = openEnvelope(decodeCBOR(bytes, { maxBytes: 64 * 1024 * 1024, maxDepth: 4 }));
   } catch (error) {
-    throw new TrustError(`not a signed counter bundle: ${error.message}`);
+    throw new TrustError("malformed", `not a signed counter bundle: ${error.message}`);
   }
-  if (envelope.contentType !== BUNDLE_TYPE) throw new TrustError(`the envelope's content type is not ${BUNDLE_TYPE}`);
+  if (envelope.contentType !== BUNDLE_TYPE) throw new TrustError("malformed", `the envelope's content type is not ${BUNDLE_TYPE}`);
   const input = signatureInput(envelope.protectedHeader, envelope.payload);
   const candidates = keys.filter((key) => key.kid === envelope.kid);
-  if (candidates.length === 0) throw new TrustError(`the bundle is signed by kid ${envelope.kid}, a key this counter does not trust`);
+  if (candidates.length === 0) throw new TrustError("unknown_key", `the bundle is signed by kid ${envelope.kid}, a key this counter does not trust`);
   const signers = [];
   for (const entry of candidates) {
     if (await verifyEd25519(entry.key, envelope.signature, input)) signers.push(entry);
   }
   if (signers.length === 0) {
-    throw new TrustError(`the bundle's signature does not verify with the trusted key kid ${envelope.kid}: its bytes changed after it was signed (damaged on disk or on the way, or altered)`);
+    throw new TrustError("bad_signature", `the bundle's signature does not verify with the trusted key kid ${envelope.kid}: its bytes changed after it was signed (damaged on disk or on the way, or altered)`);
   }
   try {
     bundle = JSON.parse(JSON_TEXT.decode(envelope.payload));
   } catch {
-    throw new TrustError("the signed payload is not JSON");
+    throw new TrustError("malformed", "the signed payload is not JSON");
   }
-  if (bundle?.format !== FORMAT) throw new TrustError(`the bundle's format is not ${FORMAT}`);
+  if (bundle?.format !== FORMAT) throw new TrustError("malformed", `the bundle's format is not ${FORMAT}`);
   for (const field of ["issued_at", "valid_until"]) {
-    if (!Number.isSafeInteger(bundle[field])) throw new TrustError(`the bundle's ${field} is not a whole number`);
+    if (!Number.isSafeInteger(bundle[field])) throw new TrustError("malformed", `the bundle's ${field} is not a whole number`);
   }
   if (!Array.isArray(bundle.keys) || typeof bundle.revocations !== "object" || bundle.revocations === null) {
-    throw new TrustError("the bundle has no keys or revocations");
+    throw new TrustError("malformed", "the bundle has no keys or revocations");
   }
   if (!signers.some((entry) => windowRefusal(entry, BigInt(bundle.issued_at), 0n) === null)) {
-    throw new TrustError(`the bundle was signed by kid ${envelope.kid} outside that key's validity window`);
+    throw new TrustError("unknown_key", `the bundle was signed by kid ${envelope.kid} outside that key's validity window`);
   }
-  if (bundle.valid_until < bundle.issued_at) throw new TrustError("the bundle is valid until before it was issued");
+  if (bundle.valid_until < bundle.issued_at) throw new TrustError("malformed", "the bundle is valid until before it was issued");
   checkRevocations(bundle.revocations);
   if (bundle.renewals != null) checkRenewals(bundle.renewals);
   return bundle;
@@ -57,17 +64,17 @@ export async function openBundle(bytes, keys) {
 /** The renewal list's checks, as RenewalListDocument.validated makes them. */
 function checkRenewals(list) {
   const entries = list.entries;
-  if (!Array.isArray(entries) || entries.length > 2_000_000) throw new TrustError("the renewal list is not a list of at most 2,000,000 entries");
+  if (!Array.isArray(entries) || entries.length > 2_000_000) throw new TrustError("malformed", "the renewal list is not a list of at most 2,000,000 entries");
   const seen = new Set();
   for (const entry of entries) {
     const id = entry?.membership_id;
-    if (typeof id !== "string" || id.length < 1 || id.length > 64 || seen.has(id)) throw new TrustError("a renewal entry names no member, or one twice");
+    if (typeof id !== "string" || id.length < 1 || id.length > 64 || seen.has(id)) throw new TrustError("malformed", "a renewal entry names no member, or one twice");
     if (!Number.isSafeInteger(entry.paid_until) || !Number.isSafeInteger(entry.renewed_at) || entry.paid_until <= entry.renewed_at) {
-      throw new TrustError(`the renewal entry of ${id.slice(0, 40)} is not valid`);
+      throw new TrustError("malformed", `the renewal entry of ${id.slice(0, 40)} is not valid`);
     }
     seen.add(id);
   }
-  if (list.after != null && !Number.isSafeInteger(list.after)) throw new TrustError("the renewal list's after is not a whole number");
+  if (list.after != null && !Number.isSafeInteger(list.after)) throw new TrustError("malformed", "the renewal list's after is not a whole number");
 }
 
 /** `held` (membership id → entry) with a newer renewal list applied: a whole list replaces it, a delta's entries
@@ -103,20 +110,20 @@ function checkRevocations(list) {
   const tokenIDs = list.token_ids ?? [];
   const members = list.members ?? {};
   if (!Array.isArray(tokenIDs) || !tokenIDs.every((id) => typeof id === "string" && /^[0-9a-fA-F]{16}$/.test(id))) {
-    throw new TrustError("a revoked token id is not 16 hex digits");
+    throw new TrustError("malformed", "a revoked token id is not 16 hex digits");
   }
   if (typeof members !== "object" || !Object.values(members).every(Number.isSafeInteger)) {
-    throw new TrustError("a revoked member's time is not a whole number");
+    throw new TrustError("malformed", "a revoked member's time is not a whole number");
   }
   for (const field of ["version", "since"]) {
-    if (list[field] != null && !Number.isSafeInteger(list[field])) throw new TrustError(`the revocation ${field} is not a whole number`);
+    if (list[field] != null && !Number.isSafeInteger(list[field])) throw new TrustError("malformed", `the revocation ${field} is not a whole number`);
   }
 }
 
 /** The trust data of one whole bundle: {keys (JSON entries), tokenIDs: Set, members: Map, version, issuedAt,
  *  validUntil}. A delta cannot start it. */
 function wholeTrust(bundle) {
-  if (bundle.revocations.since != null) throw new TrustError("a delta bundle cannot start the trust data; sync the whole list");
+  if (bundle.revocations.since != null) throw new TrustError("out_of_step", "a delta bundle cannot start the trust data; sync the whole list");
   return {
     keys: bundle.keys,
     tokenIDs: new Set((bundle.revocations.token_ids ?? []).map((id) => id.toLowerCase())),
@@ -131,12 +138,12 @@ function wholeTrust(bundle) {
 /** `trust` with a newer bundle applied: a delta follows the version held, a whole bundle replaces the list; an
  *  older bundle (a replay) is refused. */
 function applying(trust, bundle) {
-  if (bundle.issued_at < trust.issuedAt) throw new TrustError("the bundle was issued before the one held: a replay");
+  if (bundle.issued_at < trust.issuedAt) throw new TrustError("replay", "the bundle was issued before the one held: a replay");
   const revocations = bundle.revocations;
   let next;
   if (revocations.since != null) {
     if (revocations.since !== trust.version) {
-      throw new TrustError(`the delta follows revocation version ${revocations.since}, but this counter holds ${trust.version}`);
+      throw new TrustError("out_of_step", `the delta follows revocation version ${revocations.since}, but this counter holds ${trust.version}`);
     }
     next = { ...trust, tokenIDs: new Set(trust.tokenIDs), members: new Map(trust.members) };
     for (const id of revocations.token_ids ?? []) next.tokenIDs.add(id.toLowerCase());
@@ -145,7 +152,7 @@ function applying(trust, bundle) {
     }
     next.version = revocations.version ?? trust.version;
   } else {
-    if ((revocations.version ?? 0) < trust.version) throw new TrustError("the bundle's revocation list is older than the one held");
+    if ((revocations.version ?? 0) < trust.version) throw new TrustError("replay", "the bundle's revocation list is older than the one held");
     next = wholeTrust({ ...bundle, revocations: { ...revocations, since: null }, renewals: null });
     next.renewals = trust.renewals;
   }
@@ -171,7 +178,7 @@ export async function trustOf(state) {
     trust = trust ? applying(trust, bundle) : wholeTrust(bundle);
     keys = await trustedKeys(bundle.keys);
   }
-  if (!trust) throw new TrustError("no trust data is held");
+  if (!trust) throw new TrustError("none", "no trust data is held");
   return { ...trust, trustedKeys: keys };
 }
 
@@ -181,10 +188,10 @@ export async function enrol(bytes, { server, expectedKeyID, now }) {
   try {
     claimed = JSON.parse(JSON_TEXT.decode(openEnvelope(decodeCBOR(bytes, { maxBytes: 64 * 1024 * 1024, maxDepth: 4 })).payload)).keys;
   } catch (error) {
-    throw new TrustError(`not a signed counter bundle: ${error.message}`);
+    throw new TrustError("malformed", `not a signed counter bundle: ${error.message}`);
   }
   if (expectedKeyID && !claimed?.some?.((key) => key.kid === expectedKeyID)) {
-    throw new TrustError(`the service's keys do not include the expected kid ${expectedKeyID}`);
+    throw new TrustError("unknown_key", `the service's keys do not include the expected kid ${expectedKeyID}`);
   }
   const bundle = await openBundle(bytes, await trustedKeys(claimed));
   wholeTrust(bundle);

@@ -1,0 +1,42 @@
+import Foundation
+import Membership
+
+/// What went wrong between a counter and the service, as the counter says it to the shop: a text of
+/// `counter-texts.json` (`problem.*`, or `service.<code>` for a refusal the service named by its error code) with
+/// its values, in the shop's language; ``detail`` keeps the service's or the system's own words for a log.
+public struct CounterProblem: Sendable, Equatable, CustomStringConvertible {
+    /// The text's key in `counter-texts.json`.
+    public let key: String
+    /// The values of the text's placeholders.
+    public let values: [String: String]
+    /// The English detail (the service's message, the system's error), for a log and a support person.
+    public let detail: String
+
+    public init(_ key: String, _ values: [String: String] = [:], detail: String = "") {
+        self.key = key
+        self.values = values
+        self.detail = detail
+    }
+
+    public var description: String { detail.isEmpty ? key : detail }
+
+    /// The service error codes a counter words itself; any other is named by the answer's status.
+    static let serviceCodes: Set<String> = [
+        "not_found", "invalid_fields", "conflict", "idempotency_key_reused", "request_in_flight", "unauthenticated",
+        "forbidden", "rate_limited", "payload_too_large", "bad_request",
+    ]
+
+    /// The problem an error answer (`status`, `body` in the service's error shape) is: its code's text when the
+    /// counter knows the code, else the status.
+    public static func answered(status: Int, body: [UInt8]) -> CounterProblem {
+        let error = try? JSONDecoder().decode(ServiceErrorBody.self, from: Data(body)).error
+        let detail = error.map { ([$0.message] + ($0.fields ?? [:]).map { "\($0.key): \($0.value)" }.sorted()).joined(separator: "; ") }
+        let key = error.map(\.code).flatMap { serviceCodes.contains($0) ? "service.\($0)" : nil } ?? "problem.status"
+        return CounterProblem(key, ["status": String(status)], detail: detail ?? "status \(status)")
+    }
+}
+
+extension CounterTexts {
+    /// `problem` in this language.
+    public func text(_ problem: CounterProblem) -> String { text(problem.key, problem.values) }
+}
