@@ -3,6 +3,7 @@ public import Hummingbird
 import Logging
 import Membership
 import PeezAPI
+import PeezBasics
 
 /// An error the API answers with: its HTTP status, a stable code, a message a person can act on and, for
 /// invalid input, each field's problem. Every error body has the one shape `{"error": {"code", "message",
@@ -27,6 +28,24 @@ public struct APIError: Error, HTTPResponseError, CustomStringConvertible {
     /// No valid credentials (401, with a `WWW-Authenticate` challenge).
     static func unauthenticated(_ message: String) -> APIError { APIError(.unauthorized, code: "unauthenticated", message) }
     /// Valid credentials that may not do this (403).
+    /// A credential no longer accepted: 401 with `credential_revoked` or `credential_expired`, saying when.
+    static func refused(_ credential: APICredential, _ refusal: CredentialRefusal) -> APIError {
+        switch refusal {
+        case .revoked(let at):
+            return APIError(
+                .unauthorized,
+                code: "credential_revoked",
+                "This credential (\(credential.label)) was revoked at \(AlgiersCalendar.iso8601(at)); nothing is done with it. Ask PEEZ to enrol this device again."
+            )
+        case .expired(let at):
+            return APIError(
+                .unauthorized,
+                code: "credential_expired",
+                "This credential (\(credential.label)) was replaced and stopped being accepted at \(AlgiersCalendar.iso8601(at)); use its new secret."
+            )
+        }
+    }
+
     static func forbidden(_ message: String) -> APIError { APIError(.forbidden, code: "forbidden", message) }
     /// A request that is not well formed: not JSON, a missing header (400).
     static func badRequest(_ message: String) -> APIError { APIError(.badRequest, code: "bad_request", message) }

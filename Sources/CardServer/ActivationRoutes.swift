@@ -28,6 +28,9 @@ struct ActivationRoutes {
     }
 
     @Sendable func create(_ request: Request, context: ServerRequestContext) async throws -> Response {
+        if let refused = context.refusedCredential, refused.credential.role == .vendor {
+            try await keepRefusedSale(request, context: context, refused.credential, refused.refusal)
+        }
         let credential = try context.require(.vendor)
         let vendorID = try Self.vendorID(of: credential)
         guard let keyText = request.headers[Self.idempotencyKeyHeader], (1...IdempotencyKey.maxLength).contains(keyText.utf8.count),
@@ -46,6 +49,34 @@ struct ActivationRoutes {
             // Only sales are stored, and a sale is answered 201 Created.
             return JSONExchange.response(bytes: answer.bytes, status: .created, headers: [Self.replayedHeader: "true"])
         }
+    }
+
+    /// Keeps a sale sent with a vendor credential no longer accepted (a stolen phone's pending sales, retried
+    /// later), as far as its request can be read, so the operator sees what a member paid; the sale itself is then
+    /// refused like any request with that credential.
+    func keepRefusedSale(_ request: Request, context: ServerRequestContext, _ credential: APICredential, _ refusal: CredentialRefusal) async throws {
+        let body = try? await JSONExchange.decode(ActivationRequest.self, request, context: context)
+        var membershipID = body?.membership_id
+        if membershipID == nil, let token = body?.card_token {
+            membershipID = try? await cards.verify(token).claims?.subject
+        }
+        let reason: String
+        switch refusal {
+        case .revoked: reason = "credential_revoked"
+        case .expired: reason = "credential_expired"
+        }
+        try await store.recordRefusedSale(
+            RefusedSale(
+                at: cards.now(),
+                credentialID: credential.id,
+                vendorID: credential.vendorID,
+                idempotencyKey: String((request.headers[Self.idempotencyKeyHeader] ?? "").prefix(IdempotencyKey.maxLength)),
+                membershipID: membershipID.map { String($0.prefix(64)) },
+                months: body?.months,
+                amountDZD: body?.amount_dzd,
+                reason: reason
+            )
+        )
     }
 
     /// The vendor a vendor credential acts for; one tied to none is refused, never given a vendor of its own.

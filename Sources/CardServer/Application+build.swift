@@ -16,6 +16,9 @@ public struct ServerConfiguration: Sendable {
     public var limits: ConnectionLimits
     /// TLS terminated here, or nil for plain HTTP (on loopback, or behind a reverse proxy that terminates it).
     public var tls: ServerTLS?
+    /// The address phones reach the service at, for enrolment links (behind a reverse proxy, its https
+    /// address); nil: the address each request came to.
+    public var publicURL: String?
 
     public init(host: String = "127.0.0.1", port: Int = 8080, limits: ConnectionLimits = ConnectionLimits(), tls: ServerTLS? = nil) {
         self.host = host
@@ -46,6 +49,7 @@ public func buildRouter(
     metrics: PrometheusCollectorRegistry,
     wallet: WalletService? = nil,
     googleWallet: GoogleWalletService? = nil,
+    publicURL: String? = nil,
     afterChange: (@Sendable () -> Void)? = nil
 ) -> Router<ServerRequestContext> {
     // HEAD is answered on every GET route, as GET with no body (RFC 9110 §9.3.2).
@@ -54,7 +58,7 @@ public func buildRouter(
     router.add(middleware: MetricsMiddleware())
     let allowedMethods = AllowedMethods()
     router.add(middleware: ErrorMiddleware(allowedMethods: allowedMethods))
-    router.add(middleware: Authenticator(store: cards.store))
+    router.add(middleware: Authenticator(store: cards.store, now: cards.now))
     if let afterChange { router.add(middleware: ChangeNotifier(changed: afterChange)) }
     let service = ServiceRoutes(cards: cards, metrics: metrics)
     router.on("/health", method: .get, use: service.health)
@@ -66,6 +70,7 @@ public func buildRouter(
     service.register(on: router)
     PlaceRoutes().register(on: router)
     CounterPageRoutes().register(on: router)
+    CredentialRoutes(credentials: CredentialService(store: cards.store, now: cards.now), publicURL: publicURL).register(on: router)
     WalletRoutes(
         wallet: wallet,
         google: googleWallet,
@@ -98,7 +103,14 @@ public func buildApplication(
     let (limits, tls) = (configuration.limits, configuration.tls?.configuration)
     let registry = ConnectionRegistry(limits: limits)
     var application = Application(
-        router: buildRouter(cards: cards, metrics: metrics, wallet: wallet, googleWallet: googleWallet, afterChange: afterChange),
+        router: buildRouter(
+            cards: cards,
+            metrics: metrics,
+            wallet: wallet,
+            googleWallet: googleWallet,
+            publicURL: configuration.publicURL,
+            afterChange: afterChange
+        ),
         server: HTTPServerBuilder { responder in
             let http = DeadlineHTTP1Channel(base: HTTP1Channel(responder: responder), limits: limits, registry: registry)
             guard let tls else { return http }

@@ -1,21 +1,29 @@
 import CardCrypto
-import Foundation
+public import Foundation
 public import Hummingbird
 public import Membership
 import Synchronization
 
-/// Resolves `Authorization: Bearer <secret>` to a stored credential. Secrets are compared by their SHA-256 only;
-/// known hashes are kept in memory for a minute so the hot read paths do not query the store for each request.
-/// Every route still checks the role it needs (``ServerRequestContext/require(_:)``).
+/// Resolves `Authorization: Bearer <secret>` to a stored credential. Secrets are compared by their SHA-256 only
+/// (a lookup by hash: nothing about the secret leaks through timing). A credential read from the store is kept in
+/// memory for ``revocationDelay`` at most, so a revocation made through any instance sharing the database is
+/// refused by every instance within that bound, and the hot paths still read the store once per credential and
+/// interval. Every route checks the role it needs (``ServerRequestContext/require(_:)``).
 public struct Authenticator: RouterMiddleware {
     public typealias Context = ServerRequestContext
 
     let store: any MembershipStore
     let cache: CredentialCache
+    let now: @Sendable () -> Int64
 
-    public init(store: any MembershipStore) {
+    /// How long a credential read from the store is trusted before it is read again: the longest a revocation
+    /// made elsewhere takes to be refused here.
+    public static let revocationDelay: Duration = .seconds(5)
+
+    public init(store: any MembershipStore, now: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) }) {
         self.store = store
         self.cache = CredentialCache()
+        self.now = now
     }
 
     public func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
@@ -35,7 +43,13 @@ public struct Authenticator: RouterMiddleware {
             guard let credential = try await lookup(hash) else {
                 throw APIError.unauthenticated("The API secret is not valid.")
             }
-            context.credential = credential
+            let time = now()
+            if let refusal = credential.refusal(now: time) {
+                context.refusedCredential = (credential, refusal)
+            } else {
+                context.credential = credential
+                noteUse(credential, hash: hash, at: time)
+            }
         }
         return try await next(request, context)
     }
@@ -46,9 +60,24 @@ public struct Authenticator: RouterMiddleware {
         guard let credential = try await store.credential(secretHash: hash) else { return nil }
         cache.entries.withLock { entries in
             if entries.count >= 10_000 { entries.removeAll() }
-            entries[hash] = (credential, now + .seconds(60))
+            entries[hash] = (credential, now + Self.revocationDelay)
         }
         return credential
+    }
+
+    /// Records the hour of a use once an hour a credential (a coarse trail), in the background: a request never
+    /// waits for it, and a failure only leaves the trail coarser.
+    private func noteUse(_ credential: APICredential, hash: String, at time: Int64) {
+        let hour = time - time % 3600
+        guard (credential.lastUsedAt ?? .min) < hour else { return }
+        cache.entries.withLock { entries in
+            if var entry = entries[hash] {
+                entry.credential.lastUsedAt = hour
+                entries[hash] = entry
+            }
+        }
+        let store = store
+        Task { try? await store.noteCredentialUse(id: credential.id, hour: hour) }
     }
 }
 

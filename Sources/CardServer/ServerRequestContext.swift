@@ -6,6 +6,9 @@ public struct ServerRequestContext: RequestContext {
     public var coreContext: CoreRequestContextStorage
     /// The caller's credential; nil until ``Authenticator`` found one.
     public var credential: APICredential?
+    /// A credential the secret names that is no longer accepted (revoked, or past its rotation's grace period),
+    /// with why: every route refuses it as it refuses no secret, saying so (and a sale is kept as refused).
+    public var refusedCredential: (credential: APICredential, refusal: CredentialRefusal)?
     /// The pass authentication token Wallet sent as `Authorization: ApplePass <token>`; only the Wallet web
     /// service's routes read it, and it is no credential for any other.
     public var passToken: String?
@@ -23,6 +26,7 @@ public struct ServerRequestContext: RequestContext {
     /// The caller's credential if its role is one of `roles`; otherwise a 401 or 403.
     func require(_ roles: Role...) throws(APIError) -> APICredential {
         guard let credential else {
+            if let refused = refusedCredential { throw .refused(refused.credential, refused.refusal) }
             throw .unauthenticated("Send an API secret as 'Authorization: Bearer <secret>'.")
         }
         guard roles.contains(credential.role) else {

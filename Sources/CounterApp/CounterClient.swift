@@ -67,7 +67,7 @@ public struct CounterClient: Sendable {
     /// Sends one request with the vendor secret and reads at most `maxBytes` of the answer.
     func send(_ request: HTTPClientRequest, timeout: TimeAmount, maxBytes: Int) async throws -> (status: Int, body: [UInt8]) {
         var request = request
-        request.headers.add(name: "Authorization", value: "Bearer \(secret)")
+        if !secret.isEmpty { request.headers.add(name: "Authorization", value: "Bearer \(secret)") }
         var tls = TLSConfiguration.makeClientConfiguration()
         tls.minimumTLSVersion = .tlsv12
         if let certificateAuthority { tls.trustRoots = .file(certificateAuthority) }
@@ -88,6 +88,24 @@ public struct CounterClient: Sendable {
             try? await client.shutdown()
             throw CounterClientError(describing: error, server: server, certificateAuthority: certificateAuthority)
         }
+    }
+}
+
+extension CounterClient {
+    /// Exchanges a one-time enrolment code for this counter's own vendor credential; returns its secret (to keep in
+    /// the counter's folder, never to show). Throws a ``CounterClientError`` naming a used, expired or unknown code.
+    public static func enrol(server: String, code: String, label: String, certificateAuthority: String? = nil) async throws -> String {
+        let client = try CounterClient(server: server, secret: "", certificateAuthority: certificateAuthority)
+        var request = HTTPClientRequest(url: client.server.appendingPathComponent("v1/enrolments").absoluteString)
+        request.method = .POST
+        request.headers.add(name: "Content-Type", value: "application/json")
+        request.body = .bytes(ByteBuffer(bytes: try JSONEncoder().encode(EnrolRequest(code: code, label: label))))
+        let (status, data) = try await client.send(request, timeout: .seconds(30), maxBytes: 65_536)
+        guard status == 201 else { throw CounterClientError(.answered(status: status, body: data)) }
+        guard let issued = try? JSONDecoder().decode(IssuedCredentialBody.self, from: Data(data)) else {
+            throw CounterClientError(CounterProblem("problem.answer_unreadable", detail: "the enrolment's answer has no secret"))
+        }
+        return issued.secret
     }
 }
 
@@ -120,8 +138,11 @@ extension CounterClient {
             }
             return .recorded(coverageEnd: recorded.coverage_end)
         case 401, 403, 408, 409, 429, 500...599:
-            // The answer is not known (or the secret is to be fixed): the same key is sent again later.
-            throw CounterClientError(.answered(status: status, body: data))
+            let problem = CounterProblem.answered(status: status, body: data)
+            // A device cut off is refused for good; otherwise the answer is not known (or the secret is to be
+            // fixed): the same key is sent again later.
+            if CounterProblem.deviceRefusals.contains(problem.key) { return .refused(problem) }
+            throw CounterClientError(problem)
         default:
             return .refused(.answered(status: status, body: data))
         }

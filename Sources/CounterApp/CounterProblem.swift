@@ -23,8 +23,12 @@ public struct CounterProblem: Sendable, Equatable, CustomStringConvertible {
     /// The service error codes a counter words itself; any other is named by the answer's status.
     static let serviceCodes: Set<String> = [
         "not_found", "invalid_fields", "conflict", "idempotency_key_reused", "request_in_flight", "unauthenticated",
-        "forbidden", "rate_limited", "payload_too_large", "bad_request",
+        "forbidden", "rate_limited", "payload_too_large", "bad_request", "credential_revoked", "credential_expired",
+        "enrolment_code_unknown", "enrolment_code_used", "enrolment_code_expired", "enrolment_code_revoked",
     ]
+
+    /// Refusals of the counter's own credential: the same request sent again would be refused again.
+    public static let deviceRefusals: Set<String> = ["service.credential_revoked", "service.credential_expired"]
 
     /// The problem an error answer (`status`, `body` in the service's error shape) is: its code's text when the
     /// counter knows the code, else the status.

@@ -6,6 +6,8 @@ public protocol VendorStore: Sendable {
     /// processes may create one vendor at once.
     func createVendor(id: UUID, name: String, category: String, neighbourhood: String, now: Int64) async throws -> Vendor
     func vendor(id: UUID) async throws -> Vendor?
+    /// Every vendor, oldest first.
+    func vendors() async throws -> [Vendor]
 }
 
 extension VendorStore {

@@ -253,6 +253,39 @@ enum Migrations {
                     "CREATE INDEX members_renewed ON members (last_sale_at) WHERE coverage_end > shown_paid_until",
                 ]
             ),
+            (
+                "015_credential_lifecycle",
+                [
+                    // Each device its own credential: who made it, when it was last used (to the hour), when it was
+                    // revoked, and when it stops by itself (a rotated secret's grace period).
+                    "ALTER TABLE credentials ADD COLUMN created_by TEXT NOT NULL DEFAULT ''",
+                    "ALTER TABLE credentials ADD COLUMN last_used_at BIGINT",
+                    "ALTER TABLE credentials ADD COLUMN revoked_at BIGINT",
+                    "ALTER TABLE credentials ADD COLUMN expires_at BIGINT",
+                    "CREATE INDEX credentials_vendor ON credentials (vendor_id, created_at)",
+                    // One-time enrolment codes, as hashes: used once, within their lifetime.
+                    """
+                    CREATE TABLE enrolment_codes (
+                        code_hash TEXT PRIMARY KEY, vendor_id TEXT NOT NULL REFERENCES vendors(id), created_by TEXT NOT NULL,
+                        created_at BIGINT NOT NULL, expires_at BIGINT NOT NULL, used_at BIGINT, credential_id TEXT,
+                        withdrawn_at BIGINT)
+                    """,
+                    // The audit trail: appended to, never updated or deleted by the service.
+                    """
+                    CREATE TABLE audit_log (
+                        seq \(dialect.serialPrimaryKey), at BIGINT NOT NULL, actor TEXT NOT NULL, actor_credential_id TEXT,
+                        address TEXT NOT NULL, action TEXT NOT NULL, target TEXT NOT NULL, detail TEXT NOT NULL)
+                    """,
+                    // Sales sent with a credential no longer accepted, for the operator to make right.
+                    """
+                    CREATE TABLE refused_sales (
+                        seq \(dialect.serialPrimaryKey), at BIGINT NOT NULL, credential_id TEXT NOT NULL, vendor_id TEXT,
+                        idempotency_key TEXT NOT NULL, membership_id TEXT, months BIGINT, amount_dzd BIGINT, reason TEXT NOT NULL)
+                    """,
+                    // A sale retried under its key is one refused sale.
+                    "CREATE UNIQUE INDEX refused_sales_once ON refused_sales (credential_id, idempotency_key)",
+                ]
+            ),
         ]
     }
 

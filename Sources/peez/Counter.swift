@@ -54,7 +54,11 @@ extension Peez.Counter {
                 The service's certificate must be one this system's roots vouch for, or, with --ca-file, that CA \
                 (kept in the folder for every later sync and sale).
 
-                Example:
+                With --code (the one-time enrolment code PEEZ gave, or the whole link) the code is exchanged for a \
+                credential of this counter's own, kept in its folder and never shown; PEEZ_VENDOR_SECRET is not needed.
+
+                Examples:
+                  peez counter enroll --server https://peez.dz --code pz…
                   export PEEZ_VENDOR_SECRET=peez_vendor_...
                   peez counter enroll --server https://peez.dz --expect-kid 46211e5d86abc761
                 """
@@ -71,9 +75,25 @@ extension Peez.Counter {
         @Option(help: "A PEM file of the CA that alone vouches for the service's certificate (a private CA); default: the system's roots.")
         var caFile: String?
 
+        @Option(help: "A one-time enrolment code from PEEZ (or the link that carries it), instead of a vendor secret.")
+        var code: String?
+
+        @Option(help: "What this counter is called in PEEZ's list of the shop's devices (with --code).")
+        var label = "peez counter on \(ProcessInfo.processInfo.hostName)"
+
         func run() async throws {
-            guard let secret = ProcessInfo.processInfo.environment["PEEZ_VENDOR_SECRET"], !secret.isEmpty else {
-                throw ValidationError("set PEEZ_VENDOR_SECRET to the vendor secret the PEEZ team gave this shop")
+            let secret: String
+            if let code {
+                let bare = code.contains("#enrol=") ? String(code[code.range(of: "#enrol=")!.upperBound...]) : code
+                guard EnrolmentCode.isWellFormed(bare) else {
+                    throw ValidationError("--code is not a PEEZ enrolment code (pz and 26 letters or digits)")
+                }
+                secret = try await CounterClient.enrol(server: server, code: bare, label: label, certificateAuthority: caFile)
+            } else {
+                guard let given = ProcessInfo.processInfo.environment["PEEZ_VENDOR_SECRET"], !given.isEmpty else {
+                    throw ValidationError("give --code (the enrolment code PEEZ gave) or set PEEZ_VENDOR_SECRET to the shop's vendor secret")
+                }
+                secret = given
             }
             let store = options.store
             let bytes = try await CounterClient(server: server, secret: secret, certificateAuthority: caFile).fetchBundle(since: nil)

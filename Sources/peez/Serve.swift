@@ -52,6 +52,9 @@ extension Peez {
         @Option(help: "The port to listen on.")
         var port = 8080
 
+        @Option(help: "The https address phones reach the service at, for enrolment links (or PEEZ_PUBLIC_URL; default: the address asked).")
+        var publicUrl: String?
+
         @Option(help: "The PKCS#8 Ed25519 key new cards are signed with (or PEEZ_SIGNING_KEY).")
         var signingKey: String?
 

@@ -52,6 +52,12 @@ struct ServeConfiguration {
         default: throw ValidationError("--tls-certificate and --tls-key go together: give both for https, or neither")
         }
         server = ServerConfiguration(host: options.host, port: options.port, limits: options.connections.limits, tls: tls)
+        if let url = options.publicUrl ?? environment["PEEZ_PUBLIC_URL"] {
+            guard let parsed = URL(string: url), ["https", "http"].contains(parsed.scheme ?? ""), parsed.host != nil, parsed.query == nil else {
+                throw ValidationError("--public-url must be an address like https://cards.peez.dz, not '\(url.prefix(80))'")
+            }
+            server.publicURL = url
+        }
         startTimeout = .seconds(options.startTimeout)
         drainTimeout = .seconds(options.drainTimeout)
         reminders = options.remindAt.map { ($0, options.remindSink) }

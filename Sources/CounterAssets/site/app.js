@@ -249,54 +249,76 @@ async function sendPending() {
   renderPending();
 }
 
-let camera = null;
-async function toggleCamera() {
-  if (camera) {
-    camera.stop();
-    camera = null;
-    $("camera").hidden = true;
-    $("camera-button").textContent = text("camera.start");
-    return;
-  }
-  try {
-    const stream = await navigator.mediaDevices.getUserMedia({ video: { facingMode: "environment" }, audio: false });
-    const video = $("camera");
-    video.srcObject = stream;
-    video.hidden = false;
-    await video.play();
-    const decoder = await qrDecoder();
-    let running = true;
-    let lastCode = null;
-    let lastAt = 0;
-    camera = { stop: () => { running = false; stream.getTracks().forEach((track) => track.stop()); } };
-    $("camera-button").textContent = text("camera.stop");
-    const loop = async () => {
-      if (!running) return;
-      const started = performance.now();
-      try {
-        const codes = video.readyState >= 2 ? await decoder.decode(video) : [];
-        for (const code of codes) {
-          // The same code held in front of the camera is one scan, not one a frame.
-          if (code === lastCode && Date.now() - lastAt < 3000) continue;
-          lastCode = code;
-          lastAt = Date.now();
-          await scan(code);
-          $("verdict").dataset.frameMs = (performance.now() - started).toFixed(3);
-          $("verdict").dataset.input = "camera";
+/** The camera reading QR codes into `onCode` (each code held in front of it once, not once a frame), shown in
+ *  `video`, toggled by `button` (its texts `startText`, `stopText`); problems said in `problemLine`. */
+function cameraReader({ video, button, startText, problemLine, onCode }) {
+  let camera = null;
+  return async function toggle() {
+    if (camera) {
+      camera.stop();
+      camera = null;
+      video.hidden = true;
+      button.textContent = text(startText);
+      return;
+    }
+    try {
+      const stream = await navigator.mediaDevices.getUserMedia({ video: { facingMode: "environment" }, audio: false });
+      video.srcObject = stream;
+      video.hidden = false;
+      await video.play();
+      const decoder = await qrDecoder();
+      let running = true;
+      let lastCode = null;
+      let lastAt = 0;
+      camera = { stop: () => { running = false; stream.getTracks().forEach((track) => track.stop()); } };
+      button.textContent = text("camera.stop");
+      const loop = async () => {
+        if (!running) return;
+        const started = performance.now();
+        try {
+          const codes = video.readyState >= 2 ? await decoder.decode(video) : [];
+          for (const code of codes) {
+            if (code === lastCode && Date.now() - lastAt < 3000) continue;
+            lastCode = code;
+            lastAt = Date.now();
+            await onCode(code, started);
+          }
+        } catch (error) {
+          console.warn(error);
+          problemLine.textContent = text("camera.failed");
+        } finally {
+          if (running) setTimeout(loop, 100);
         }
-      } catch (error) {
-        console.warn(error);
-        $("input-problem").textContent = text("camera.failed");
-      } finally {
-        if (running) setTimeout(loop, 100);
-      }
-    };
-    loop();
+      };
+      loop();
+    } catch (error) {
+      console.warn(error);
+      problemLine.textContent = text("camera.failed");
+    }
+  };
+}
+
+/** The one-time enrolment code in a scanned or opened text: the link PEEZ gives (…/counter/#enrol=CODE) or the
+ *  bare code; null for anything else. */
+function enrolmentCodeIn(scanned) {
+  const candidate = scanned.includes("#enrol=") ? scanned.slice(scanned.indexOf("#enrol=") + 7) : scanned.trim();
+  return /^pz[a-z2-7]{26}$/.test(candidate) ? candidate : null;
+}
+
+/** Sets the counter up with a one-time code: exchanged for this phone's own credential, never shown. */
+async function enrolWithCode(code) {
+  const server = new URL("/", location.href).href;
+  $("enrol-problem").textContent = text("enrol.with_code");
+  try {
+    await counter.enrolWithCode({ server, code, label: `web counter, set up ${new Date().toISOString().slice(0, 10)}` });
+    stopEnrolCamera?.();
+    showCounter();
   } catch (error) {
-    console.warn(error);
-    $("input-problem").textContent = text("camera.failed");
+    $("enrol-problem").textContent = text("enrol.failed", { problem: say(error) });
   }
 }
+
+let stopEnrolCamera = null;
 
 async function scanPicture(file) {
   clearVerdict();
@@ -313,6 +335,38 @@ async function scanPicture(file) {
 }
 
 function wire() {
+  const toggleCamera = cameraReader({
+    video: $("camera"), button: $("camera-button"), startText: "camera.start", problemLine: $("input-problem"),
+    onCode: async (code, started) => {
+      await scan(code);
+      $("verdict").dataset.frameMs = (performance.now() - started).toFixed(3);
+      $("verdict").dataset.input = "camera";
+    },
+  });
+  const toggleEnrolCamera = cameraReader({
+    video: $("enrol-video"), button: $("enrol-camera"), startText: "enrol.scan_code", problemLine: $("enrol-problem"),
+    onCode: async (scanned) => {
+      const code = enrolmentCodeIn(scanned);
+      if (code) await enrolWithCode(code);
+      else $("enrol-problem").textContent = text("enrol.not_a_code");
+    },
+  });
+  stopEnrolCamera = () => { if (!$("enrol-video").hidden) toggleEnrolCamera(); };
+  $("enrol-camera").addEventListener("click", toggleEnrolCamera);
+  $("enrol-picture").addEventListener("change", async (event) => {
+    const file = event.target.files[0];
+    event.target.value = "";
+    if (!file) return;
+    try {
+      const codes = await (await qrDecoder()).decode(await createImageBitmap(file));
+      const code = codes.map(enrolmentCodeIn).find(Boolean);
+      if (code) await enrolWithCode(code);
+      else $("enrol-problem").textContent = text("enrol.not_a_code");
+    } catch (error) {
+      console.warn(error);
+      $("enrol-problem").textContent = text("picture.unreadable");
+    }
+  });
   $("language").addEventListener("change", async (event) => {
     await counter.store.set({ language: event.target.value });
     applyLanguage(event.target.value);
@@ -413,7 +467,14 @@ async function start() {
   const preferred = (navigator.language ?? "").slice(0, 2);
   wire();
   applyLanguage(saved ?? (["fr", "ar", "en"].includes(preferred) ? preferred : "fr"));
-  if (counter.enrolled) showCounter();
+  // Opened from an enrolment link: the code leaves the address bar at once (a link shared or bookmarked later
+  // holds nothing), then is exchanged.
+  const linked = enrolmentCodeIn(location.hash);
+  if (location.hash.includes("enrol=")) history.replaceState(null, "", location.pathname + location.search);
+  if (linked) {
+    $("enrol").hidden = false;
+    await enrolWithCode(linked);
+  } else if (counter.enrolled) showCounter();
   else $("enrol").hidden = false;
   document.body.dataset.ready = "true";
 }

@@ -84,6 +84,27 @@ export class WebCounter {
     Object.assign(this, { state, trust, secret, counterID, trustProblem: null });
   }
 
+  /** Enrols with a one-time code (from the link PEEZ gave, or its QR code): the code is exchanged for this
+   *  device's own credential, which is never shown; then the first bundle is fetched with it. */
+  async enrolWithCode({ server, code, label, now = deviceNow() }) {
+    if (!isSafeTransport(server)) throw new CounterProblem("enrol.unsafe");
+    let response;
+    try {
+      response = await fetch(new URL("v1/enrolments", server), {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ code, label }),
+        cache: "no-store",
+      });
+    } catch (error) {
+      throw unreachable(error);
+    }
+    if (response.status !== 201) throw await answered(response);
+    const issued = await response.json().catch(() => null);
+    if (typeof issued?.secret !== "string") throw new CounterProblem("problem.answer_unreadable");
+    await this.enrol({ server, secret: issued.secret, now });
+  }
+
   /** A signed bundle's bytes; a CounterProblem when the service cannot be reached or refuses. */
   async fetchBundle(server, secret, since, renewalsAfter = null) {
     const url = new URL("v1/counter/bundle", server);

@@ -17,8 +17,12 @@ export class CounterProblem extends Error {
  *  answer's status. */
 const SERVICE_CODES = new Set([
   "not_found", "invalid_fields", "conflict", "idempotency_key_reused", "request_in_flight", "unauthenticated",
-  "forbidden", "rate_limited", "payload_too_large", "bad_request",
+  "forbidden", "rate_limited", "payload_too_large", "bad_request", "credential_revoked", "credential_expired",
+  "enrolment_code_unknown", "enrolment_code_used", "enrolment_code_expired", "enrolment_code_revoked",
 ]);
+
+/** Refusals of this device itself: the same request sent again would be refused again. */
+export const DEVICE_REFUSED = new Set(["service.credential_revoked", "service.credential_expired"]);
 
 /** The fetch itself failed (no network, the service down, a TLS error): the browser's TypeError. */
 export function unreachable(error) {

@@ -1,7 +1,7 @@
 // The web counter's cash sales, as `peez counter activate` makes them (Sources/CounterApp/SaleJournal.swift and
 // CounterSeller.swift): each journaled with a fresh idempotency key before it is sent, sent again under that key
 // while its answer is unknown, and its answer journaled; the confirmed ones count at this counter at once.
-import { CounterProblem, answered, unreachable } from "./problems.js";
+import { CounterProblem, DEVICE_REFUSED, answered, unreachable } from "./problems.js";
 import { MONTHLY_PRICE_DZD, MONTHS_SOLD } from "./rules.js";
 
 /** Answers after which the same sale may and must be sent again under its key: the answer is not known. */
@@ -53,7 +53,8 @@ export class SalesDesk {
       return confirmed;
     }
     const problem = await answered(response);
-    if (ANSWER_UNKNOWN.has(response.status) || response.status >= 500) return { ...sale, problem };
+    // A device cut off (a stolen phone) is refused for good: the sale is not recorded and will not be.
+    if (!DEVICE_REFUSED.has(problem.key) && (ANSWER_UNKNOWN.has(response.status) || response.status >= 500)) return { ...sale, problem };
     // Journaled as words a person can read later in any language: the text key and its values, and the detail.
     const refused = { ...sale, status: "refused", refusal: { key: problem.key, values: problem.values, detail: problem.detail } };
     await this.store.putSale(refused);

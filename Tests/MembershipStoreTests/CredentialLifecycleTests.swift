@@ -1,0 +1,145 @@
+import CardCrypto
+import CardServices
+import Foundation
+import Membership
+import MembershipSQL
+import Synchronization
+import Testing
+
+/// Each device its own credential, on every real database: created, renamed, revoked, rotated with a grace
+/// period; one-time enrolment codes used once, whoever races; every action in the audit trail.
+@Suite("Credential lifecycle")
+struct CredentialLifecycleTests {
+    final class Clock: Sendable {
+        let seconds = Mutex<Int64>(1_795_000_000)
+        var now: @Sendable () -> Int64 { { self.seconds.withLock { $0 } } }
+        func advance(_ by: Int64) { seconds.withLock { $0 += by } }
+    }
+
+    static let operator_ = AuditActor(label: "ops laptop", credentialID: nil, address: "192.0.2.7")
+
+    @Test(arguments: StoreKind.available)
+    func aDevicesCredentialIsMadeNamedRotatedAndRevokedAndEachStepIsAudited(kind: StoreKind) async throws {
+        try await kind.withStore { store in
+            let clock = Clock()
+            let service = CredentialService(store: store, now: clock.now)
+            let shop = try await store.createVendor(name: "Boucherie Centrale", category: "butcher", neighbourhood: "centre-ville", now: clock.now())
+            let till = try await service.create(role: .vendor, vendorID: shop.id, label: " till 1 ", by: Self.operator_)
+            #expect(till.credential.label == "till 1" && till.credential.createdBy == "ops laptop" && till.secret.hasPrefix("peez_vendor_"))
+            #expect(try await store.credential(secretHash: APISecret.hash(till.secret, sha256: SHA256.hash))?.id == till.credential.id)
+            await #expect(throws: MembershipError.self) { try await service.create(role: .vendor, vendorID: nil, label: "x", by: Self.operator_) }
+            await #expect(throws: MembershipError.self) { try await service.create(role: .vendor, vendorID: UUID(), label: "x", by: Self.operator_) }
+
+            let renamed = try await service.rename(id: till.credential.id, label: "till 1 (Karim's phone)", by: Self.operator_)
+            #expect(renamed.label == "till 1 (Karim's phone)")
+
+            // Rotated with an hour's grace: the old secret still works until then, the new one at once.
+            clock.advance(10)
+            let (rotated, previous) = try await service.rotate(id: till.credential.id, grace: 3600, by: Self.operator_)
+            #expect(rotated.credential.vendorID == shop.id && rotated.credential.label == renamed.label)
+            #expect(previous.refusal(now: clock.now()) == nil && previous.expiresAt == clock.now() + 3600)
+            clock.advance(3600)
+            #expect(try await store.credential(id: previous.id)?.refusal(now: clock.now()) == .expired(at: clock.now()))
+            await #expect(throws: MembershipError.self) { try await service.rotate(id: previous.id, grace: 0, by: Self.operator_) }
+
+            // The stolen phone: revoked now, once.
+            let revoked = try await service.revoke(id: rotated.credential.id, by: Self.operator_)
+            #expect(revoked.revokedAt == clock.now() && revoked.state(now: clock.now()) == "revoked")
+            clock.advance(5)
+            _ = try await service.revoke(id: rotated.credential.id, by: Self.operator_)
+            #expect(try await store.credential(id: rotated.credential.id)?.revokedAt == revoked.revokedAt, "the first revocation's time is kept")
+
+            let trail = try await store.audit(after: 0, limit: 100)
+            #expect(
+                trail.map(\.action) == [
+                    "credential.create", "credential.rename", "credential.rotate", "credential.revoke", "credential.revoke",
+                ]
+            )
+            #expect(trail.allSatisfy { $0.actor == "ops laptop" && $0.address == "192.0.2.7" })
+            #expect(trail.map(\.seq) == Array(trail.map(\.seq).sorted()) && Set(trail.map(\.seq)).count == trail.count)
+            #expect(!trail.contains { $0.detail.contains(till.secret) || $0.detail.contains(rotated.secret) }, "no secret in the trail")
+            #expect(try await service.list(role: .vendor, vendorID: shop.id).count == 2)
+        }
+    }
+
+    @Test(arguments: StoreKind.available)
+    func theLastActiveAdminCredentialCannotBeRevoked(kind: StoreKind) async throws {
+        try await kind.withStore { store in
+            let clock = Clock()
+            let service = CredentialService(store: store, now: clock.now)
+            let first = try await service.create(role: .admin, vendorID: nil, label: "ops", by: Self.operator_)
+            let error = await #expect(throws: MembershipError.self) { try await service.revoke(id: first.credential.id, by: Self.operator_) }
+            #expect(error?.code == .conflict)
+            let second = try await service.create(role: .admin, vendorID: nil, label: "ops 2", by: Self.operator_)
+            _ = try await service.revoke(id: first.credential.id, by: Self.operator_)
+            await #expect(throws: MembershipError.self) { try await service.revoke(id: second.credential.id, by: Self.operator_) }
+        }
+    }
+
+    @Test(arguments: StoreKind.available)
+    func anEnrolmentCodeEnrolsOneDeviceOnceWithinItsLifetime(kind: StoreKind) async throws {
+        try await kind.withStore { store in
+            let clock = Clock()
+            let service = CredentialService(store: store, now: clock.now)
+            let shop = try await store.createVendor(name: "Pharmacie Es-Salam", category: "pharmacy", neighbourhood: "usto", now: clock.now())
+            let (code, expiresAt) = try await service.enrolmentCode(vendorID: shop.id, by: Self.operator_)
+            #expect(EnrolmentCode.isWellFormed(code) && expiresAt == clock.now() + EnrolmentCode.defaultLifetime)
+
+            // Eight devices race with one code: exactly one is enrolled, the others are told it was used.
+            let outcomes = try await withThrowingTaskGroup(of: Result<APICredential, EnrolmentRefusal>.self) { group in
+                for device in 0..<8 {
+                    group.addTask {
+                        do {
+                            return .success(try await service.enrol(code: code, label: "phone \(device)", address: "198.51.100.\(device)").credential)
+                        } catch let refusal as EnrolmentRefusal {
+                            return .failure(refusal)
+                        }
+                    }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            let enrolled = outcomes.compactMap { try? $0.get() }
+            #expect(enrolled.count == 1 && enrolled.first?.vendorID == shop.id && enrolled.first?.role == .vendor)
+            #expect(outcomes.filter { if case .failure(.used) = $0 { return true } else { return false } }.count == 7)
+
+            // Unknown, malformed, expired and withdrawn codes are each named.
+            await #expect(throws: EnrolmentRefusal.unknown) { try await service.enrol(code: EnrolmentCode.generate(), label: "x", address: "-") }
+            await #expect(throws: EnrolmentRefusal.unknown) {
+                try await service.enrol(code: "'; DROP TABLE credentials; --", label: "x", address: "-")
+            }
+            let (late, _) = try await service.enrolmentCode(vendorID: shop.id, lifetime: 60, by: Self.operator_)
+            clock.advance(60)
+            await #expect(throws: EnrolmentRefusal.expired) { try await service.enrol(code: late, label: "x", address: "-") }
+            let (withdrawn, _) = try await service.enrolmentCode(vendorID: shop.id, by: Self.operator_)
+            #expect(try await service.cutOff(vendorID: shop.id, by: Self.operator_) == 1)
+            await #expect(throws: EnrolmentRefusal.revoked) { try await service.enrol(code: withdrawn, label: "x", address: "-") }
+            #expect(try await store.credentials(role: .vendor, vendorID: shop.id).allSatisfy { $0.revokedAt != nil })
+            await #expect(throws: MembershipError.self) { try await service.enrolmentCode(vendorID: shop.id, lifetime: 30, by: Self.operator_) }
+            let actions = try await store.audit(after: 0, limit: 100).map(\.action)
+            #expect(actions.filter { $0 == "credential.enrol" }.count == 1 && actions.last == "vendor.cut_off")
+        }
+    }
+
+    @Test(arguments: StoreKind.available)
+    func aSaleRefusedToAWithdrawnCredentialIsKeptOnceUnderItsKey(kind: StoreKind) async throws {
+        try await kind.withStore { store in
+            let credential = UUID()
+            let sale = RefusedSale(
+                at: 5,
+                credentialID: credential,
+                vendorID: nil,
+                idempotencyKey: "k-1",
+                membershipID: "PEEZ-20251103-00001",
+                months: 2,
+                amountDZD: 600,
+                reason: "credential_revoked"
+            )
+            try await store.recordRefusedSale(sale)
+            try await store.recordRefusedSale(sale)  // retried under the same key
+            var other = sale
+            other.idempotencyKey = "k-2"
+            try await store.recordRefusedSale(other)
+            #expect(try await store.refusedSales(limit: 10).map(\.idempotencyKey) == ["k-2", "k-1"])
+        }
+    }
+}
