@@ -48,15 +48,25 @@ public struct QRMatrix: Sendable, Hashable {
     /// that fits.
     public static func encode(_ text: String, errorCorrection: QRErrorCorrection = .medium) throws(CardQRError) -> QRMatrix {
         let bytes = Array(text.utf8)
-        guard !bytes.isEmpty else { throw CardQRError(.invalidOptions, "there is no text to encode") }
         guard bytes.allSatisfy(isAlphanumeric) else {
             throw CardQRError(.notAlphanumeric, "the text has characters outside QR alphanumeric mode (0-9, A-Z, space, $%*+-./:)")
         }
+        return try encode(bytes, mode: QR_MODE_AN, errorCorrection: errorCorrection)
+    }
+
+    /// Encodes `text` as UTF-8 in QR byte mode (a link, with its lower-case letters, `#` and `=`), at the smallest
+    /// version that fits.
+    public static func encodeBytes(_ text: String, errorCorrection: QRErrorCorrection = .medium) throws(CardQRError) -> QRMatrix {
+        try encode(Array(text.utf8), mode: QR_MODE_8, errorCorrection: errorCorrection)
+    }
+
+    private static func encode(_ bytes: [UInt8], mode: QRencodeMode, errorCorrection: QRErrorCorrection) throws(CardQRError) -> QRMatrix {
+        guard !bytes.isEmpty else { throw CardQRError(.invalidOptions, "there is no text to encode") }
         guard let input = QRinput_new2(0, errorCorrection.level) else {
             throw CardQRError(.encoderFailed, "libqrencode could not allocate its input")
         }
         defer { QRinput_free(input) }
-        guard QRinput_append(input, QR_MODE_AN, Int32(bytes.count), bytes) == 0 else {
+        guard QRinput_append(input, mode, Int32(bytes.count), bytes) == 0 else {
             throw CardQRError(.encoderFailed, "libqrencode refused the text: \(String(cString: strerror(errno)))")
         }
         guard let code = QRcode_encodeInput(input) else {

@@ -113,12 +113,18 @@ struct ActivationRoutes {
     }
 
     @Sendable func cancel(_ request: Request, context: ServerRequestContext) async throws -> Response {
-        _ = try context.require(.admin)
+        let admin = try context.require(.admin)
         guard let id = UUID(strictText: context.parameters.get("id") ?? "") else {
             throw MembershipError(.notFound, "Activation ids are UUIDs.")
         }
         let result = try await changes.cancelPeriod(id: id)
         let now = cards.now()
+        try await CredentialService(store: store, now: cards.now).audit(
+            AuditActor(credential: admin, address: context.clientAddress),
+            "activation.cancel",
+            id,
+            "\(result.period.months) month(s) of member \(result.period.memberUUID.lowercasedText)"
+        )
         CardMetrics.cancelled()
         return try JSONExchange.response(
             CancellationBody(

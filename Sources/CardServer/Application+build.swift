@@ -58,7 +58,8 @@ public func buildRouter(
     router.add(middleware: MetricsMiddleware())
     let allowedMethods = AllowedMethods()
     router.add(middleware: ErrorMiddleware(allowedMethods: allowedMethods))
-    router.add(middleware: Authenticator(store: cards.store, now: cards.now))
+    let credentialCache = CredentialCache()
+    router.add(middleware: Authenticator(store: cards.store, cache: credentialCache, now: cards.now))
     if let afterChange { router.add(middleware: ChangeNotifier(changed: afterChange)) }
     let service = ServiceRoutes(cards: cards, metrics: metrics)
     router.on("/health", method: .get, use: service.health)
@@ -70,7 +71,9 @@ public func buildRouter(
     service.register(on: router)
     PlaceRoutes().register(on: router)
     CounterPageRoutes().register(on: router)
-    CredentialRoutes(credentials: CredentialService(store: cards.store, now: cards.now), publicURL: publicURL).register(on: router)
+    CredentialRoutes(credentials: CredentialService(store: cards.store, now: cards.now), cache: credentialCache, publicURL: publicURL).register(
+        on: router
+    )
     WalletRoutes(
         wallet: wallet,
         google: googleWallet,

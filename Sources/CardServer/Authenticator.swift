@@ -20,9 +20,9 @@ public struct Authenticator: RouterMiddleware {
     /// made elsewhere takes to be refused here.
     public static let revocationDelay: Duration = .seconds(5)
 
-    public init(store: any MembershipStore, now: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) }) {
+    init(store: any MembershipStore, cache: CredentialCache, now: @escaping @Sendable () -> Int64) {
         self.store = store
-        self.cache = CredentialCache()
+        self.cache = cache
         self.now = now
     }
 
@@ -84,4 +84,8 @@ public struct Authenticator: RouterMiddleware {
 /// Known credentials by secret hash, with an expiry (unknown secrets are never cached).
 final class CredentialCache: Sendable {
     let entries = Mutex<[String: (credential: APICredential, expiry: ContinuousClock.Instant)]>([:])
+
+    /// Forgets every credential: this instance reads each again from the store at its next use (after a
+    /// revocation or rotation made here, refused here at once).
+    func forgetAll() { entries.withLock { $0.removeAll() } }
 }

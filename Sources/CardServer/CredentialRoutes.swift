@@ -10,6 +10,9 @@ import PeezAPI
 /// withdrawn credentials (admin).
 struct CredentialRoutes {
     let credentials: CredentialService
+    /// The credentials this instance knows, forgotten after a change here (other instances re-read within
+    /// ``Authenticator/revocationDelay``).
+    let cache: CredentialCache
     /// The service's public address for enrolment links; nil: the address the request came to.
     let publicURL: String?
     /// Code exchanges per client: a code is 128 random bits, and guessing is slowed further.
@@ -31,7 +34,7 @@ struct CredentialRoutes {
     }
 
     private func actor(_ credential: APICredential, _ context: ServerRequestContext) -> AuditActor {
-        AuditActor(label: credential.label, credentialID: credential.id, address: context.clientAddress)
+        AuditActor(credential: credential, address: context.clientAddress)
     }
 
     private func answer(_ credential: APICredential) -> CredentialBody { CredentialBody(credential, now: credentials.now()) }
@@ -52,6 +55,7 @@ struct CredentialRoutes {
         let admin = try context.require(.admin)
         let id = try Self.id(context, "vendor")
         _ = try await credentials.cutOff(vendorID: id, by: actor(admin, context))
+        cache.forgetAll()
         return try JSONExchange.response(CredentialListBody(credentials: try await credentials.list(role: .vendor, vendorID: id).map(answer)))
     }
 
@@ -125,7 +129,9 @@ struct CredentialRoutes {
     @Sendable func revoke(_ request: Request, context: ServerRequestContext) async throws -> Response {
         let admin = try context.require(.admin)
         let id = try Self.id(context, "credential")
-        return try JSONExchange.response(answer(try await credentials.revoke(id: id, by: actor(admin, context))))
+        let revoked = try await credentials.revoke(id: id, by: actor(admin, context))
+        cache.forgetAll()
+        return try JSONExchange.response(answer(revoked))
     }
 
     @Sendable func rotate(_ request: Request, context: ServerRequestContext) async throws -> Response {
@@ -133,6 +139,7 @@ struct CredentialRoutes {
         let id = try Self.id(context, "credential")
         let body = try await JSONExchange.decode(RotateCredentialRequest.self, request, context: context)
         let (issued, previous) = try await credentials.rotate(id: id, grace: Int64(body.grace_seconds ?? 0), by: actor(admin, context))
+        cache.forgetAll()
         return try JSONExchange.response(
             IssuedCredentialBody(credential: answer(issued.credential), secret: issued.secret, previous: answer(previous)),
             status: .created,

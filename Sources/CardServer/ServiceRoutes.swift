@@ -110,7 +110,7 @@ struct ServiceRoutes {
     }
 
     @Sendable func createVendor(_ request: Request, context: ServerRequestContext) async throws -> Response {
-        _ = try context.require(.admin)
+        let admin = try context.require(.admin)
         let body = try await JSONExchange.decode(CreateVendorRequest.self, request, context: context)
         try Vendor.validate(name: body.name, category: body.category, neighbourhood: body.neighbourhood)
         let (vendor, secret) = try await Provisioning.createVendor(
@@ -119,6 +119,12 @@ struct ServiceRoutes {
             category: body.category,
             neighbourhood: body.neighbourhood,
             now: cards.now()
+        )
+        try await CredentialService(store: store, now: cards.now).audit(
+            AuditActor(credential: admin, address: context.clientAddress),
+            "vendor.create",
+            vendor.id,
+            "\"\(vendor.name)\" with its first credential"
         )
         return try JSONExchange.response(CreatedVendorBody(vendor: VendorBody(vendor), api_secret: secret), status: .created)
     }

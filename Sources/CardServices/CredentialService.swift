@@ -16,6 +16,11 @@ public struct AuditActor: Sendable, Hashable {
         self.address = address
     }
 
+    /// A credential acting over the API from `address`.
+    public init(credential: APICredential, address: String) {
+        self.init(label: credential.label, credentialID: credential.id, address: address)
+    }
+
     /// The operator at this machine's command line.
     public static func commandLine() -> AuditActor {
         let user = ProcessInfo.processInfo.environment["SUDO_USER"] ?? ProcessInfo.processInfo.environment["USER"] ?? "unknown user"
@@ -249,6 +254,6 @@ public enum EnrolmentLink {
 
     /// The link as an SVG QR code.
     public static func svg(_ link: String) throws -> String {
-        try SVGRenderer(layout: QRLayout(moduleSize: 6, quietZone: 4)).render(try QRMatrix.encode(link))
+        try SVGRenderer(layout: QRLayout(moduleSize: 6, quietZone: 4)).render(try QRMatrix.encodeBytes(link))
     }
 }

@@ -197,7 +197,7 @@ extension Peez.Admin {
             printError(
                 "one-time enrolment code for vendor \(vendorID.lowercasedText), valid until \(AlgiersCalendar.minuteStamp(expiresAt)) (Algiers)"
             )
-            try picture.draw(link)
+            try picture.draw(link, byteMode: true)
         }
     }
 

@@ -36,10 +36,11 @@ struct QROutputOptions: ParsableArguments {
         try QRMatrix.encode(text, errorCorrection: errorCorrection)
     }
 
-    /// Writes the pictures asked for of `text`: the files, and the terminal drawing on standard error.
-    func draw(_ text: String) throws {
+    /// Writes the pictures asked for of `text` (a card's Base45 in alphanumeric mode; any other text, such as a
+    /// link, in byte mode): the files, and the terminal drawing on standard error.
+    func draw(_ text: String, byteMode: Bool = false) throws {
         guard wantsPicture else { return }
-        let matrix = try matrix(of: text)
+        let matrix = byteMode ? try QRMatrix.encodeBytes(text, errorCorrection: errorCorrection) : try matrix(of: text)
         let layout = QRLayout(moduleSize: moduleSize, quietZone: quietZone)
         if let png { try write(Data(try PNGRenderer(layout: layout).render(matrix)), to: png) }
         if let svg { try write(Data(try SVGRenderer(layout: layout).render(matrix).utf8), to: svg) }
