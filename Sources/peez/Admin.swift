@@ -37,8 +37,7 @@ extension Peez.Admin {
                 Example:
                   peez admin create-token --role admin --label "ops laptop"
                   peez admin create-token --role vendor --vendor <id> --label "till 2"
-                  peez admin create-token --database /var/lib/peez/peez.sqlite \\
-                    --create-database
+                  peez admin create-token --database /var/lib/peez/peez.sqlite --create-database
                 """
         )
 

@@ -100,7 +100,7 @@ extension Peez.Admin {
         static let configuration = CommandConfiguration(
             abstract: "Revoke a credential at once: a stolen phone, a shop that left, a leaked secret.",
             discussion: """
-                Every instance of the service refuses it within 5 seconds; the sales it sends after that are \\
+                Every instance of the service refuses it within 5 seconds; the sales it sends after that are \
                 refused and listed by peez admin refused-sales.
 
                 Example:
@@ -167,13 +167,13 @@ extension Peez.Admin {
             commandName: "enrolment-code",
             abstract: "Make a one-time code that enrols a shop's phone or computer: a link and a QR code.",
             discussion: """
-                The phone opens the link (or scans the QR code from the counter's set-up screen) and gets a \\
+                The phone opens the link (or scans the QR code from the counter's set-up screen) and gets a \
                 credential of its own: no secret is typed or shown. The code works once, within its lifetime.
 
                 Examples:
                   peez admin enrolment-code --vendor <vendor id> --terminal
-                  peez admin enrolment-code --vendor <id> --png code.png \\\\
-                    --public-url https://cards.peez.dz
+                  peez admin enrolment-code --vendor <vendor id> --png code.png
+                  PEEZ_PUBLIC_URL=https://cards.peez.dz peez admin enrolment-code --vendor <id>
                 """
         )
         @OptionGroup var store: StoreOptions
@@ -234,7 +234,7 @@ extension Peez.Admin {
             commandName: "refused-sales",
             abstract: "List sales refused because their device's credential was revoked or replaced.",
             discussion: """
-                A member may have paid cash for these at a shop: check with the shop and sell again from an \\
+                A member may have paid cash for these at a shop: check with the shop and sell again from an \
                 enrolled device. Newest first.
 
                 Example:

@@ -50,6 +50,20 @@ struct AuthorizationTests {
         ("/v1/revocations", .get, [.admin, .backend, .vendor]),
         ("/v1/vendors", .post, [.admin]),
         ("/v1/vendors/{vendor}", .get, [.admin, .vendor]),
+        ("/v1/vendors", .get, [.admin]),
+        ("/v1/vendors/{vendor}/credentials", .get, [.admin]),
+        // Another vendor's id (a made-up one): cutting off the vendor whose secret the matrix uses would end it.
+        ("/v1/vendors/{anotherVendor}/cut-off", .post, [.admin]),
+        ("/v1/vendors/{vendor}/enrolment-codes", .post, [.admin, .vendor]),
+        ("/v1/credentials", .get, [.admin]),
+        ("/v1/credentials", .post, [.admin]),
+        ("/v1/credentials/{credential}", .patch, [.admin]),
+        ("/v1/credentials/{credential}/revoke", .post, [.admin]),
+        ("/v1/credentials/{credential}/rotate", .post, [.admin]),
+        ("/v1/audit", .get, [.admin]),
+        ("/v1/refused-sales", .get, [.admin]),
+        // A device with no credential yet: the one-time code is the proof.
+        ("/v1/enrolments", .post, Self.everyoneWithoutAWrongSecret),
         ("/v1/neighbourhoods", .get, [.admin, .backend, .vendor]),
         ("/v1/categories", .get, [.admin, .backend, .vendor]),
         ("/v1/counter/bundle", .get, [.admin, .vendor]),
@@ -77,7 +91,8 @@ struct AuthorizationTests {
         let named = Set(
             Self.matrix.map { template, method, _ in
                 let path = template.replacingOccurrences(of: "{member}", with: "{uuid}").replacingOccurrences(of: "{period}", with: "{id}")
-                    .replacingOccurrences(of: "{vendor}", with: "{id}")
+                    .replacingOccurrences(of: "{vendor}", with: "{id}").replacingOccurrences(of: "{anotherVendor}", with: "{id}")
+                    .replacingOccurrences(of: "{credential}", with: "{id}")
                 return "\(method) \(path)"
             }
         )
@@ -97,6 +112,8 @@ struct AuthorizationTests {
                     )
                     .replacingOccurrences(of: "{period}", with: UUID().uuidString)
                     .replacingOccurrences(of: "{vendor}", with: harness.vendor.id.uuidString)
+                    .replacingOccurrences(of: "{anotherVendor}", with: UUID().uuidString)
+                    .replacingOccurrences(of: "{credential}", with: UUID().uuidString)
                     .replacingOccurrences(of: "{file}", with: "app.js")
                 for caller in Caller.allCases {
                     let reply = try await client.send(

@@ -350,7 +350,9 @@ struct PeezCLITests {
 
     /// Every command and command group, by the words that name it.
     static let commands: [[String]] = [
-        [], ["serve"], ["admin"], ["admin", "create-token"], ["keys"], ["keys", "generate"],
+        [], ["serve"], ["admin"], ["admin", "create-token"], ["admin", "vendors"], ["admin", "credentials"], ["admin", "rename"],
+        ["admin", "revoke"], ["admin", "rotate"], ["admin", "cut-off"], ["admin", "enrolment-code"], ["admin", "audit"],
+        ["admin", "refused-sales"], ["keys"], ["keys", "generate"],
         ["keys", "show"], ["keys", "rotate"], ["keys", "retire"], ["card"], ["card", "issue"], ["card", "present"],
         ["verify"],
         ["counter"], ["counter", "session"], ["counter", "enroll"], ["counter", "sync"], ["counter", "log"],

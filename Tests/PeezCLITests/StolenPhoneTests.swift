@@ -28,7 +28,7 @@ struct StolenPhoneTests {
             "--signing-key", folder.file("keys/signing-key.pem"), "--published-keys", folder.file("published"),
         ]
         let instances = try await PostgresCrashTests.startInstances(arguments)
-        defer { instances.forEach { $0.killHard() } }
+        defer { for instance in instances { instance.killHard() } }
         let (a, b) = (instances[0], instances[1])
 
         // The operator adds the shop, a backend credential, and asks instance A for an enrolment code.

@@ -320,6 +320,19 @@ async function enrolWithCode(code) {
 
 let stopEnrolCamera = null;
 
+/** Sets up with the code of an enrolment link in the address, if there is one: the code leaves the address bar at
+ *  once (a link shared or bookmarked later holds nothing), then is exchanged. Whether there was one. */
+async function enrolFromLink() {
+  if (!location.hash.includes("enrol=")) return false;
+  const code = enrolmentCodeIn(location.hash);
+  history.replaceState(null, "", location.pathname + location.search);
+  $("counter").hidden = true;
+  $("enrol").hidden = false;
+  if (code) await enrolWithCode(code);
+  else $("enrol-problem").textContent = text("enrol.not_a_code");
+  return true;
+}
+
 async function scanPicture(file) {
   clearVerdict();
   try {
@@ -353,6 +366,7 @@ function wire() {
   });
   stopEnrolCamera = () => { if (!$("enrol-video").hidden) toggleEnrolCamera(); };
   $("enrol-camera").addEventListener("click", toggleEnrolCamera);
+  $("show-secret").addEventListener("change", (event) => { $("secret").type = event.target.checked ? "text" : "password"; });
   $("enrol-picture").addEventListener("change", async (event) => {
     const file = event.target.files[0];
     event.target.value = "";
@@ -467,15 +481,12 @@ async function start() {
   const preferred = (navigator.language ?? "").slice(0, 2);
   wire();
   applyLanguage(saved ?? (["fr", "ar", "en"].includes(preferred) ? preferred : "fr"));
-  // Opened from an enrolment link: the code leaves the address bar at once (a link shared or bookmarked later
-  // holds nothing), then is exchanged.
-  const linked = enrolmentCodeIn(location.hash);
-  if (location.hash.includes("enrol=")) history.replaceState(null, "", location.pathname + location.search);
-  if (linked) {
-    $("enrol").hidden = false;
-    await enrolWithCode(linked);
-  } else if (counter.enrolled) showCounter();
-  else $("enrol").hidden = false;
+  // Opened from an enrolment link (or the link followed while the page is open): set up with its code.
+  addEventListener("hashchange", enrolFromLink);
+  if (!(await enrolFromLink())) {
+    if (counter.enrolled) showCounter();
+    else $("enrol").hidden = false;
+  }
   document.body.dataset.ready = "true";
 }
 

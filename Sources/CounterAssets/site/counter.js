@@ -41,6 +41,7 @@ export class WebCounter {
     counter.state = (await store.get("state")) ?? null;
     counter.secret = (await store.get("secret")) ?? null;
     counter.counterID = (await store.get("counterID")) ?? null;
+    counter.credentialID = (await store.get("credentialID")) ?? null;
     if (counter.state) {
       try {
         counter.trust = await trustOf(counter.state);
@@ -58,6 +59,7 @@ export class WebCounter {
     this.state = null;
     this.trust = null;
     this.trustProblem = null;
+    this.credentialID = null;
     this.recent = new Map();
     this.window = STANDARD_WINDOW;
     // The verifier over the trust data held, made again when a sync brings new trust data.
@@ -103,6 +105,9 @@ export class WebCounter {
     const issued = await response.json().catch(() => null);
     if (typeof issued?.secret !== "string") throw new CounterProblem("problem.answer_unreadable");
     await this.enrol({ server, secret: issued.secret, now });
+    // The credential's id (not its secret) names this device to PEEZ: what the operator revokes if it is lost.
+    this.credentialID = typeof issued.credential?.id === "string" ? issued.credential.id : null;
+    await this.store.set({ credentialID: this.credentialID });
   }
 
   /** A signed bundle's bytes; a CounterProblem when the service cannot be reached or refuses. */
