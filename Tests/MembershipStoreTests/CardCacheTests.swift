@@ -1,3 +1,4 @@
+import CardServices
 import Foundation
 import Membership
 import Testing
@@ -71,7 +72,7 @@ struct SharedDatabaseCardTests {
             let (a, b) = (stores[0], stores[1])
             try await Self.waitUntil { b.database.memberChanges?.isListening == true && a.database.memberChanges?.isListening == true }
             let (vendor, member) = try await Sample.vendorAndMember(in: a)
-            let before = try await b.currentCard(memberUUID: member.uuid, now: 2_000, mintCard: Sample.mint)
+            let before = try await SaleDesk(store: b).currentCard(member, now: 2_000)
             #expect(try await b.card(memberUUID: member.uuid) == before)
             #expect(b.cardCache?.count == 1, "the second read was served from memory")
 
@@ -93,7 +94,7 @@ struct SharedDatabaseCardTests {
             let generation = b.cardCache?.ticket().generation
             _ = try await a.cancelPeriod(id: sale.period.id, now: 3_000)
             try await Self.waitUntil { b.cardCache?.ticket().generation != generation }
-            let stale = try Sample.mint(basis.head.member, basis.head.coverageEnd, 2_500)
+            let stale = try SaleDesk(store: b).cards.sign(from: basis.head, coverageEnd: basis.head.coverageEnd, now: 2_500)
             await #expect(throws: LedgerVersionConflict.self, "a card signed from a state the member has left is not kept") {
                 try await b.keepCard(stale, signedFrom: basis)
             }
@@ -107,7 +108,7 @@ struct SharedDatabaseCardTests {
             let feed = try #require(b.database.memberChanges)
             try await Self.waitUntil { feed.isListening }
             let (vendor, member) = try await Sample.vendorAndMember(in: a)
-            _ = try await b.currentCard(memberUUID: member.uuid, now: 2_000, mintCard: Sample.mint)
+            _ = try await SaleDesk(store: b).currentCard(member, now: 2_000)
 
             _ = try await a.database.writeStatement(
                 "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query LIKE 'LISTEN%' AND datname = current_database()",

@@ -10,19 +10,8 @@ struct ReminderStoreTests {
     /// A member who bought `months` on `now`, and their coverage end.
     static func member(_ index: Int, in store: SQLMembershipStore, vendor: Vendor, months: Int = 1, now: Int64) async throws -> (Member, Int64) {
         let member = try await store.createMember(Sample.draft(index), now: now).member
-        let outcome = try await store.activate(
-            Activation(member: .uuid(member.uuid), vendorID: vendor.id, months: months, amountDZD: 300 * months),
-            key: Sample.key(),
-            now: now,
-            abandonAfter: 60,
-            mintCard: Sample.mint,
-            response: Sample.respond
-        )
-        guard case .sold(let result, _) = outcome else { throw ReminderTestError() }
-        return (member, result.coverageEnd)
+        return (member, try await activate(store, member: member, vendor: vendor, months: months, now: now).coverageEnd)
     }
-
-    struct ReminderTestError: Error {}
 
     /// `count` members whose coverage ends together, each with the 1-day reminder recorded; the time it was due.
     static func dueReminders(_ count: Int, in store: SQLMembershipStore) async throws -> Int64 {
@@ -65,15 +54,7 @@ struct ReminderStoreTests {
             let now = end - 2 * 86_400
             #expect(try await store.recordDueReminders(channel: "push", now: now, batchSeconds: 3_600) == 1)
             // The member renews after the selection and before the delivery.
-            let renewal = try await store.activate(
-                Activation(member: .uuid(member.uuid), vendorID: vendor.id, months: 1, amountDZD: 300),
-                key: Sample.key(),
-                now: now,
-                abandonAfter: 60,
-                mintCard: Sample.mint,
-                response: Sample.respond
-            )
-            guard case .sold(let renewed, _) = renewal else { throw ReminderTestError() }
+            let renewed = try await activate(store, member: member, vendor: vendor, months: 1, now: now)
             let leased = try await store.leaseReminders(channel: "push", owner: "a", limit: 10, now: now, leaseSeconds: 60)
             #expect(leased.count == 1 && leased[0].isSuperseded && leased[0].currentCoverageEnd == renewed.coverageEnd)
             #expect(

@@ -1,3 +1,4 @@
+import CardServices
 import CardToken
 import Foundation
 import Membership
@@ -128,25 +129,33 @@ struct StoreConformanceTests {
     func idempotencyKeysProceedReplayRefuseAndRecover(kind: StoreKind) async throws {
         try await kind.withStore { store in
             let (vendor, member) = try await Sample.vendorAndMember(in: store)
-            let sale = Activation(member: .membershipID(member.membershipID), vendorID: vendor.id, months: 1, amountDZD: 300)
-            func sell(_ key: IdempotencyKey, now: Int64) async throws -> ActivationOutcome {
-                try await store.activate(sale, key: key, now: now, abandonAfter: 60, mintCard: Sample.mint, response: Sample.respond)
-            }
-            let key = Sample.key("retry-1")
-            guard case .sold(let result, let response) = try await sell(key, now: 100) else {
-                Issue.record("the first request with a key sells")
+            let desk = try SaleDesk(store: store)
+            let body = SaleDesk.body(member.membershipID, months: 1)
+            let now = Sample.january31
+            let first = try await desk.answer(body, vendor: vendor, now: now, key: "retry-1")
+            guard case .sold(let response) = first else {
+                Issue.record("the first request with a key sells: \(first)")
                 return
             }
-            #expect(response == (try Sample.respond(result)))
-            #expect(try await sell(key, now: 101) == .replay(response), "a retry replays the first response")
-            #expect(try await sell(Sample.key("retry-1", hash: "other"), now: 101) == .mismatch)
-            #expect(try await store.beginIdempotentRequest(key, now: 103, abandonAfter: 60) == .replay(response))
+            #expect(
+                try await desk.answer(body, vendor: vendor, now: now + 1, key: "retry-1") == .replayed(response),
+                "a retry replays the first answer"
+            )
+            await #expect(throws: MembershipError(.idempotencyKeyReused, "")) {
+                try await desk.answer(SaleDesk.body(member.membershipID, months: 2), vendor: vendor, now: now + 1, key: "retry-1")
+            }
+            #expect(
+                try await store.beginIdempotentRequest(try SaleDesk.key("retry-1", for: body), now: now + 3, abandonAfter: 60) == .replay(response)
+            )
             #expect(try await store.periods(memberUUID: member.uuid).count == 1, "nothing was sold twice")
 
-            let started = Sample.key("started")
-            #expect(try await store.beginIdempotentRequest(started, now: 200, abandonAfter: 60) == .proceed)
-            #expect(try await sell(started, now: 201) == .inFlight, "a retry while the first is in flight")
-            if case .sold = try await sell(started, now: 261) {} else { Issue.record("an attempt whose process died is taken over") }
+            let started = try SaleDesk.key("started", for: body)
+            #expect(try await store.beginIdempotentRequest(started, now: now + 100, abandonAfter: 60) == .proceed)
+            await #expect(throws: MembershipError(.requestInFlight, ""), "a retry while the first is in flight") {
+                try await desk.answer(body, vendor: vendor, now: now + 101, key: "started")
+            }
+            let takenOver = try await desk.answer(body, vendor: vendor, now: now + 161, key: "started")
+            if case .sold = takenOver {} else { Issue.record("an attempt whose process died is taken over: \(takenOver)") }
 
             let crashed = Sample.key("crashed")
             #expect(try await store.beginIdempotentRequest(crashed, now: 200, abandonAfter: 60) == .proceed)
@@ -163,14 +172,7 @@ struct StoreConformanceTests {
     func aCorruptRowIsAnErrorNamingItsTableAndColumnNotADefault(kind: StoreKind) async throws {
         try await kind.withStore { store in
             let (vendor, member) = try await Sample.vendorAndMember(in: store)
-            _ = try await store.activate(
-                Activation(member: .uuid(member.uuid), vendorID: vendor.id, months: 1, amountDZD: 300),
-                key: Sample.key(),
-                now: 1_000,
-                abandonAfter: 60,
-                mintCard: Sample.mint,
-                response: Sample.respond
-            )
+            try await activate(store, member: member, vendor: vendor, months: 1, now: 1_000)
             func corrupt(_ sql: String, then read: () async throws -> Void, names column: String) async throws {
                 try await store.database.write { db in try await db.execute(sql) }
                 do {
@@ -304,50 +306,27 @@ struct StoreConformanceTests {
     func failedActivationLeavesNoTrace(kind: StoreKind) async throws {
         try await kind.withStore { store in
             let (vendor, member) = try await Sample.vendorAndMember(in: store)
-            struct MintFailure: Error {}
-            await #expect(throws: MintFailure.self) {
-                try await store.activate(
-                    Activation(member: .uuid(member.uuid), vendorID: vendor.id, months: 1, amountDZD: 300),
-                    key: Sample.key("failing"),
-                    now: 1_000,
-                    abandonAfter: 60,
-                    mintCard: { _, _, _ in throw MintFailure() },
-                    response: Sample.respond
-                )
-            }
+            let desk = try SaleDesk(store: store)
+            let body = SaleDesk.body(member.membershipID, months: 1)
+            let now = Sample.january31
+            // The sale's write fails (its table is gone for a moment): nothing of it stays, and its key is free.
+            try await store.database.write { db in try await db.execute("ALTER TABLE cards RENAME TO cards_away") }
+            await #expect(throws: (any Error).self) { try await desk.answer(body, vendor: vendor, now: now, key: "failing") }
+            try await store.database.write { db in try await db.execute("ALTER TABLE cards_away RENAME TO cards") }
             #expect(try await store.periods(memberUUID: member.uuid).isEmpty, "the transaction rolled back")
-            #expect(try await store.beginIdempotentRequest(Sample.key("failing"), now: 1_001, abandonAfter: 60) == .proceed, "the key is free again")
+            #expect(
+                try await store.beginIdempotentRequest(try SaleDesk.key("failing", for: body), now: now + 1, abandonAfter: 60) == .proceed,
+                "the key is free again"
+            )
             await #expect(throws: MembershipError(.invalidFields, "")) {
-                try await store.activate(
-                    Activation(member: .uuid(member.uuid), vendorID: vendor.id, months: 2, amountDZD: 300),
-                    key: Sample.key(),
-                    now: 1_000,
-                    abandonAfter: 60,
-                    mintCard: Sample.mint,
-                    response: Sample.respond
-                )
+                try await desk.answer(SaleDesk.body(member.membershipID, months: 2, amountDZD: 300), vendor: vendor, now: now)
             }
-            await #expect(throws: MembershipError(.notFound, "")) {
-                try await store.activate(
-                    Activation(member: .membershipID("PEEZ-20260131-99999"), vendorID: vendor.id, months: 1, amountDZD: 300),
-                    key: Sample.key("unknown"),
-                    now: 1_000,
-                    abandonAfter: 60,
-                    mintCard: Sample.mint,
-                    response: Sample.respond
-                )
-            }
-            #expect(try await store.beginIdempotentRequest(Sample.key("unknown"), now: 1_001, abandonAfter: 60) == .proceed, "the key is free again")
-            await #expect(throws: MembershipError(.notFound, "")) {
-                try await store.activate(
-                    Activation(member: .uuid(UUID()), vendorID: vendor.id, months: 1, amountDZD: 300),
-                    key: Sample.key(),
-                    now: 1_000,
-                    abandonAfter: 60,
-                    mintCard: Sample.mint,
-                    response: Sample.respond
-                )
-            }
+            let unknown = SaleDesk.body("PEEZ-20260131-99999", months: 1)
+            await #expect(throws: MembershipError(.notFound, "")) { try await desk.answer(unknown, vendor: vendor, now: now, key: "unknown") }
+            #expect(
+                try await store.beginIdempotentRequest(try SaleDesk.key("unknown", for: unknown), now: now + 1, abandonAfter: 60) == .proceed,
+                "the key is free again"
+            )
         }
     }
 
@@ -466,22 +445,24 @@ struct StoreConformanceTests {
     func aCardIsMintedOnceAndReissuedOnlyWhenWhatItShowsChanges(kind: StoreKind) async throws {
         try await kind.withStore { store in
             let (vendor, member) = try await Sample.vendorAndMember(in: store)
-            let first = try await store.currentCard(memberUUID: member.uuid, now: 2_000, mintCard: Sample.mint)
-            #expect(first.expiresAt == 2_000, "no paid time: the card expires as it is issued")
-            #expect(try await store.currentCard(memberUUID: member.uuid, now: 3_000, mintCard: Sample.mint) == first)
+            let desk = try SaleDesk(store: store)
+            let now = Sample.january31
+            let first = try await desk.currentCard(member, now: now)
+            #expect(first.expiresAt == now, "no paid time: the card expires as it is issued")
+            #expect(try await desk.currentCard(member, now: now + 1_000) == first)
 
-            let sale = try await activate(store, member: member, vendor: vendor, months: 1, now: 4_000)
-            #expect(try await store.currentCard(memberUUID: member.uuid, now: 5_000, mintCard: Sample.mint) == sale.card)
+            let sale = try await desk.sell(member, vendor: vendor, months: 1, now: now + 2_000)
+            #expect(try await desk.currentCard(member, now: now + 3_000).token == sale.card.token)
 
-            _ = try await store.updateMember(uuid: member.uuid, patch: MemberPatch(language: .ar), now: 6_000)
-            #expect(try await store.card(memberUUID: member.uuid) == sale.card, "the language is not on the card")
-            _ = try await store.updateMember(uuid: member.uuid, patch: MemberPatch(name: "Amina Benali"), now: 6_000)
+            _ = try await store.updateMember(uuid: member.uuid, patch: MemberPatch(language: .ar), now: now + 4_000)
+            #expect(try await store.card(memberUUID: member.uuid)?.token == sale.card.token, "the language is not on the card")
+            _ = try await store.updateMember(uuid: member.uuid, patch: MemberPatch(name: "Amina Benali"), now: now + 4_000)
             #expect(try await store.card(memberUUID: member.uuid) == nil, "the name is on the card")
-            let renamed = try await store.currentCard(memberUUID: member.uuid, now: 7_000, mintCard: Sample.mint)
-            #expect(renamed.token.contains(member.membershipID) && renamed.issuedAt == 7_000 && renamed.expiresAt == sale.coverageEnd)
-            await #expect(throws: MembershipError(.notFound, "")) {
-                try await store.currentCard(memberUUID: UUID(), now: 7_000, mintCard: Sample.mint)
-            }
+            let renamed = try await desk.currentCard(member, now: now + 5_000)
+            let claims = CardVerifier(trustedKeys: desk.cards.keyRing.trustedKeys).verify(renamed.token, now: now + 5_000).claims
+            #expect(claims?.subject == member.membershipID && claims?.name == "Amina Benali")
+            #expect(renamed.issuedAt == now + 5_000 && renamed.expiresAt == sale.coverageEnd)
+            await #expect(throws: MembershipError(.notFound, "")) { try await desk.cards.currentCard(memberUUID: UUID()) }
         }
     }
 
@@ -489,9 +470,11 @@ struct StoreConformanceTests {
     func aCardMadeForAnOlderVersionIsNeitherServedNorSavedOverANewerOne(kind: StoreKind) async throws {
         try await kind.withStore { store in
             let (vendor, member) = try await Sample.vendorAndMember(in: store)
-            let sale = try await activate(store, member: member, vendor: vendor, months: 1, now: 4_000)  // version 1
-            // A read that began before the sale minted a card for version 0 and saves it late.
-            let late = SQLMembershipStore.saveCard(try Sample.mint(member, nil, 3_000), version: 0)
+            let desk = try SaleDesk(store: store)
+            let before = try #require(try await store.cardBasis(memberUUID: member.uuid))  // version 0
+            let sale = try await desk.sell(member, vendor: vendor, months: 1, now: 4_000)  // version 1
+            // A read that began before the sale signed a card for version 0 and saves it late.
+            let late = SQLMembershipStore.saveCard(try desk.cards.sign(from: before.head, coverageEnd: nil, now: 3_000), version: 0)
             _ = try await store.database.writeStatement(late.sql, late.binds)
             #expect(try await store.card(memberUUID: member.uuid) == sale.card)
             // After a cancellation (version 2) deletes the card, a late save for version 1 is stored but not served.
@@ -499,7 +482,7 @@ struct StoreConformanceTests {
             let stale = SQLMembershipStore.saveCard(sale.card, version: 1)
             _ = try await store.database.writeStatement(stale.sql, stale.binds)
             #expect(try await store.card(memberUUID: member.uuid) == nil)
-            let fresh = try await store.currentCard(memberUUID: member.uuid, now: 6_000, mintCard: Sample.mint)
+            let fresh = try await desk.currentCard(member, now: 6_000)
             #expect(fresh.coverageEnd == nil && fresh.issuedAt == 6_000)
         }
     }
@@ -520,7 +503,7 @@ struct StoreConformanceTests {
             #expect(periods.count == 9 && live.count == 8)
             #expect(live.first?.startsAt == now + 60, "the cancelled months are given back to the sales after them")
             for (previous, next) in zip(live, live.dropFirst()) { #expect(next.startsAt == previous.endsAt) }
-            let card = try await store.currentCard(memberUUID: member.uuid, now: now + 120, mintCard: Sample.mint)
+            let card = try await SaleDesk(store: store).currentCard(member, now: now + 120)
             #expect(card.coverageEnd == live.last?.endsAt, "the stored card shows the final coverage")
         }
     }
@@ -570,17 +553,8 @@ struct LedgerUpgradeTests {
     }
 }
 
-/// One vendor activation with a fresh idempotency key.
+/// One vendor activation with a fresh idempotency key, through the service's sale use case.
 @discardableResult
-func activate(_ store: SQLMembershipStore, member: Member, vendor: Vendor, months: Int, now: Int64) async throws -> ActivationResult {
-    let outcome = try await store.activate(
-        Activation(member: .uuid(member.uuid), vendorID: vendor.id, months: months, amountDZD: 300 * months),
-        key: Sample.key(),
-        now: now,
-        abandonAfter: 60,
-        mintCard: Sample.mint,
-        response: Sample.respond
-    )
-    guard case .sold(let result, _) = outcome else { throw StoreFixtureError(message: "a fresh key did not sell: \(outcome)") }
-    return result
+func activate(_ store: SQLMembershipStore, member: Member, vendor: Vendor, months: Int, now: Int64) async throws -> SaleResult {
+    try await SaleDesk(store: store).sell(member, vendor: vendor, months: months, now: now)
 }

@@ -111,26 +111,8 @@ enum Sample {
         IdempotencyKey(scope: "vendor-1", key: name, requestHash: hash)
     }
 
-    /// A card minted without cryptography: the store only keeps what it is given.
-    static let mint: CardMinting = { member, coverageEnd, now in
-        StoredCard(
-            memberUUID: member.uuid,
-            tokenID: String(format: "%016llx", UInt64(bitPattern: now &+ (coverageEnd ?? 0))),
-            token: "PEEZ1:\(member.membershipID)-\(coverageEnd ?? now)",
-            png: [0x89, 0x50],
-            issuedAt: now,
-            expiresAt: coverageEnd ?? now,
-            coverageEnd: coverageEnd
-        )
-    }
-
-    /// A vendor and a member, the cast of most ledger tests.
     static func vendorAndMember(in store: SQLMembershipStore) async throws -> (Vendor, Member) {
         let vendor = try await store.createVendor(name: "A", category: "boucherie", neighbourhood: "usto", now: 1_000)
         return (vendor, try await store.createMember(draft(), now: 1_000).member)
-    }
-
-    static let respond: @Sendable (ActivationResult) throws -> StoredResponse = { result in
-        StoredResponse(Array("{\"period\":\"\(result.period.id)\"}".utf8))
     }
 }
