@@ -35,9 +35,16 @@ extension Peez {
 
 /// Making a sink from the command line, for `peez remind run` and `peez serve --remind-at`.
 enum ReminderSinkOptions {
-    /// The sink `text` names (else PEEZ_REMIND_SINK), signed with the secrets from `secretsFile` (else
-    /// PEEZ_WEBHOOK_SECRETS) when it is a webhook.
-    static func make(_ text: String?, secretsFile: String?, clock: WallClock, concurrency: Int = 32, timeout: Int64 = 10) throws -> any ReminderSink {
+    /// The sink `text` names (else PEEZ_REMIND_SINK), signed with the secrets from `secretsFile` (else `secrets`,
+    /// else PEEZ_WEBHOOK_SECRETS) when it is a webhook.
+    static func make(
+        _ text: String?,
+        secretsFile: String?,
+        secrets: String? = nil,
+        clock: WallClock,
+        concurrency: Int = 32,
+        timeout: Int64 = 10
+    ) throws -> any ReminderSink {
         guard let text = text ?? ProcessInfo.processInfo.environment["PEEZ_REMIND_SINK"] else {
             throw ValidationError("give --sink jsonl:PATH, jsonl:- or webhook:URL (or set PEEZ_REMIND_SINK)")
         }
@@ -47,7 +54,7 @@ enum ReminderSinkOptions {
         case .webhook(let url):
             return try WebhookSink(
                 url: url,
-                signer: try StandardWebhookSigner(secrets: try webhookSecrets(secretsFile)),
+                signer: try StandardWebhookSigner(secrets: try secrets ?? webhookSecrets(secretsFile)),
                 concurrency: concurrency,
                 timeoutSeconds: timeout,
                 clock: clock

@@ -46,11 +46,17 @@ extension Peez {
 
         @OptionGroup var store: StoreOptions
 
-        @Option(help: "The address to listen on.")
-        var host = "127.0.0.1"
+        @Option(help: "A file of settings, NAME=value a line, as /etc/peez/peez.env (a flag wins over the environment, which wins over it).")
+        var config: String?
 
-        @Option(help: "The port to listen on.")
-        var port = 8080
+        @Flag(help: "Print the settings the service would run with (and where each came from, secrets masked), and exit.")
+        var printConfig = false
+
+        @Option(help: "The address to listen on (or PEEZ_HOST; default 127.0.0.1).")
+        var host: String?
+
+        @Option(help: "The port to listen on (or PEEZ_PORT; default 8080).")
+        var port: Int?
 
         @Option(help: "The https address phones reach the service at, for enrolment links (or PEEZ_PUBLIC_URL; default: the address asked).")
         var publicUrl: String?
@@ -58,17 +64,23 @@ extension Peez {
         @Option(help: "The PKCS#8 Ed25519 key new cards are signed with (or PEEZ_SIGNING_KEY).")
         var signingKey: String?
 
-        @Option(help: "A folder of public keys to publish beside the signing key (retired keys stay trusted).")
-        var publishedKeys = "Keys/public"
+        @Option(
+            help:
+                "A folder of public keys to publish beside the signing key, retired keys staying trusted (or PEEZ_PUBLISHED_KEYS; default Keys/public)."
+        )
+        var publishedKeys: String?
 
         @Flag(help: "Development mode: the development key, demo data and demo secrets.")
         var development = false
 
-        @Option(help: "Seconds to wait at start for the database to answer before giving up with an error.")
-        var startTimeout = 15
+        @Option(help: "Seconds to wait at start for the database to answer before giving up with an error (or PEEZ_START_TIMEOUT; default 15).")
+        var startTimeout: Int?
 
-        @Option(help: "Seconds SIGTERM or SIGINT leaves requests already accepted to finish before they are cancelled.")
-        var drainTimeout = 10
+        @Option(
+            help:
+                "Seconds SIGTERM or SIGINT leaves requests already accepted to finish before they are cancelled (or PEEZ_DRAIN_TIMEOUT; default 10)."
+        )
+        var drainTimeout: Int?
 
         @OptionGroup var connections: ConnectionLimitOptions
 
@@ -78,7 +90,7 @@ extension Peez {
         @Option(help: "The PEM private key of --tls-certificate, mode 0600 (or PEEZ_TLS_KEY).")
         var tlsKey: String?
 
-        @Option(help: "Run the renewal reminders every day at this Algiers time (HH:MM), to --remind-sink.")
+        @Option(help: "Run the renewal reminders every day at this Algiers time (HH:MM), to --remind-sink (or PEEZ_REMIND_AT).")
         var remindAt: String?
 
         @Option(help: "Where the daily reminders go: jsonl:PATH or webhook:URL (or PEEZ_REMIND_SINK; secrets in PEEZ_WEBHOOK_SECRETS).")
@@ -90,20 +102,30 @@ extension Peez {
         var readyFile: String?
 
         func validate() throws {
-            guard (1...65_535).contains(port) else { throw ValidationError("--port must be 1 to 65535") }
-            guard (1...600).contains(startTimeout) else { throw ValidationError("--start-timeout must be 1 to 600 seconds") }
-            guard (1...600).contains(drainTimeout) else { throw ValidationError("--drain-timeout must be 1 to 600 seconds") }
+            // A flag out of range is a usage error at once; a value from the environment or the file is checked
+            // where it is read, named with where it came from.
+            if let port, !(1...65_535).contains(port) { throw ValidationError("--port must be 1 to 65535") }
+            if let startTimeout, !(1...600).contains(startTimeout) { throw ValidationError("--start-timeout must be 1 to 600 seconds") }
+            if let drainTimeout, !(1...600).contains(drainTimeout) { throw ValidationError("--drain-timeout must be 1 to 600 seconds") }
         }
 
         func run() async throws {
-            let settings = try ServeConfiguration(self, environment: ProcessInfo.processInfo.environment, now: CardDates.now())
+            let reader = try SettingsReader(environment: ProcessInfo.processInfo.environment, filePath: config)
+            let settings = try ServeConfiguration(self, settings: reader, now: CardDates.now())
+            if printConfig {
+                printNow(reader.printed())
+                return
+            }
             // One service group: the database pool starts first, the server opens its socket once the database
             // answered and is migrated; SIGTERM drains the server, then stops the pool.
+            var store = store
+            (store.database, store.databaseURL) = (settings.sqlitePath, settings.databaseURL)
             let database = try await store.openDatabase()
             do {
                 try await serve(settings, on: database)
             } catch let error as IOError where error.errnoCode == EADDRINUSE {
                 try? await database.close()
+                let (host, port) = (settings.server.host, settings.server.port)
                 throw ValidationError("port \(port) on \(host) is already in use (another peez serve?): stop it, or choose another with --port")
             } catch {
                 try? await database.close()
@@ -196,9 +218,12 @@ extension Peez {
         }
 
         /// The daily reminder run; a wrong sink or secret stops the start, not the first run.
-        private static func dailyReminders(_ reminders: (at: String, sink: String?), store: SQLMembershipStore) async throws -> any Service {
-            let sink = reminders.sink
-            await (try ReminderSinkOptions.make(sink, secretsFile: nil, clock: CardDates.clock)).close()
+        private static func dailyReminders(
+            _ reminders: (at: String, sink: String?, webhookSecrets: String?),
+            store: SQLMembershipStore
+        ) async throws -> any Service {
+            let (sink, secrets) = (reminders.sink, reminders.webhookSecrets)
+            await (try ReminderSinkOptions.make(sink, secretsFile: nil, secrets: secrets, clock: CardDates.clock)).close()
             let logger = Logger(label: "peez.reminders")
             let daily = try DailyReminders(
                 at: reminders.at,
@@ -206,7 +231,7 @@ extension Peez {
                 makeRunner: {
                     ReminderRunner(
                         store: store,
-                        sink: try ReminderSinkOptions.make(sink, secretsFile: nil, clock: CardDates.clock),
+                        sink: try ReminderSinkOptions.make(sink, secretsFile: nil, secrets: secrets, clock: CardDates.clock),
                         clock: CardDates.clock
                     )
                 }

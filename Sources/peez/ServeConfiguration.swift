@@ -8,17 +8,21 @@ import Foundation
 import WalletPass
 import WalletPush
 
-/// Everything `peez serve` runs with, made from its options and the environment and checked once, before
-/// anything opens: the signing key and the key set it publishes, TLS, where and how the server listens, and
-/// the daily reminders. A wrong key, a key outside its window or half a TLS pair is one clear error here.
+/// Everything `peez serve` runs with, read once through one ``SettingsReader`` (a flag, then the environment,
+/// then `--config`'s file, then the default) and checked before anything opens: the signing key and the key set it
+/// publishes, the database, TLS, where and how the server listens, the daily reminders and the Wallets. A wrong
+/// key, a key outside its window or half a TLS pair is one clear error here; `--print-config` prints it all.
 struct ServeConfiguration {
     var development: Bool
     var keyRing: KeyRing
     var server: ServerConfiguration
+    /// The database: a PostgreSQL URL, or the SQLite file.
+    var databaseURL: String?
+    var sqlitePath: String
     var startTimeout: Duration
     var drainTimeout: Duration
-    /// The daily reminder run's Algiers time and sink (nil: the sink from PEEZ_REMIND_SINK), if any.
-    var reminders: (at: String, sink: String?)?
+    /// The daily reminder run's Algiers time, sink and webhook secrets, if any.
+    var reminders: (at: String, sink: String?, webhookSecrets: String?)?
     /// How the start-up line names the store.
     var storeName: String
     /// Apple Wallet's signing identity and web service URL, when configured.
@@ -28,9 +32,9 @@ struct ServeConfiguration {
     /// Google Wallet, when configured.
     var google: (account: GoogleServiceAccount, issuerID: String, origins: [String], apiURL: String)?
 
-    init(_ options: Peez.Serve, environment: [String: String], now: Int64) throws {
+    init(_ options: Peez.Serve, settings: SettingsReader, now: Int64) throws {
         development = options.development
-        let keyPath = options.signingKey ?? environment["PEEZ_SIGNING_KEY"] ?? (development ? DevelopmentData.signingKeyPath : nil)
+        let keyPath = settings.value("PEEZ_SIGNING_KEY", flag: options.signingKey, builtIn: development ? DevelopmentData.signingKeyPath : nil)
         guard let keyPath else {
             throw ValidationError("give --signing-key (or PEEZ_SIGNING_KEY), or run with --development to use the development key")
         }
@@ -40,30 +44,46 @@ struct ServeConfiguration {
                 "\(keyPath) is the published development key; real cards must be signed with a key of your own (peez keys generate)"
             )
         }
-        let folder = PublishedKeyFolder(path: options.publishedKeys)
+        let folder = PublishedKeyFolder(path: settings.value("PEEZ_PUBLISHED_KEYS", flag: options.publishedKeys, builtIn: "Keys/public")!)
         keyRing = KeyRing(signingKey: key, publishedKeys: try folder.keys(), windows: try folder.windows())
         if let refusal = keyRing.signingRefusal(now: now) {
             throw ValidationError("\(refusal) (see \(folder.windowsPath)); start with the current key")
         }
+        databaseURL = settings.value("PEEZ_DATABASE_URL", flag: options.store.databaseURL)
+        sqlitePath = settings.value("PEEZ_DATABASE", flag: options.store.database, builtIn: StoreOptions.developmentLedger)!
+        storeName = databaseURL == nil ? sqlitePath : "PostgreSQL"
+        let host = settings.value("PEEZ_HOST", flag: options.host, builtIn: "127.0.0.1")!
+        let port = try Self.number(settings, "PEEZ_PORT", flag: options.port, builtIn: 8080, in: 1...65_535)
         var tls: ServerTLS?
-        switch (options.tlsCertificate ?? environment["PEEZ_TLS_CERTIFICATE"], options.tlsKey ?? environment["PEEZ_TLS_KEY"]) {
+        switch (settings.value("PEEZ_TLS_CERTIFICATE", flag: options.tlsCertificate), settings.value("PEEZ_TLS_KEY", flag: options.tlsKey)) {
         case (nil, nil): break
         case (let certificate?, let key?): tls = try ServerTLS(certificateChainPath: certificate, privateKeyPath: key)
         default: throw ValidationError("--tls-certificate and --tls-key go together: give both for https, or neither")
         }
-        server = ServerConfiguration(host: options.host, port: options.port, limits: options.connections.limits, tls: tls)
-        if let url = options.publicUrl ?? environment["PEEZ_PUBLIC_URL"] {
+        server = ServerConfiguration(host: host, port: port, limits: options.connections.limits, tls: tls)
+        if let url = settings.value("PEEZ_PUBLIC_URL", flag: options.publicUrl) {
             guard let parsed = URL(string: url), ["https", "http"].contains(parsed.scheme ?? ""), parsed.host != nil, parsed.query == nil else {
-                throw ValidationError("--public-url must be an address like https://cards.peez.dz, not '\(url.prefix(80))'")
+                throw settings.invalid("PEEZ_PUBLIC_URL", "must be an address like https://cards.peez.dz")
             }
             server.publicURL = url
         }
-        startTimeout = .seconds(options.startTimeout)
-        drainTimeout = .seconds(options.drainTimeout)
-        reminders = options.remindAt.map { ($0, options.remindSink) }
-        storeName = options.store.effectiveDatabaseURL == nil ? options.store.sqlitePath : "PostgreSQL"
-        wallet = try options.wallet.load(environment: environment, now: now)
-        push = try options.wallet.loadPush(environment: environment, identity: wallet?.identity)
-        google = try options.wallet.loadGoogle(environment: environment)
+        startTimeout = .seconds(try Self.number(settings, "PEEZ_START_TIMEOUT", flag: options.startTimeout, builtIn: 15, in: 1...600))
+        drainTimeout = .seconds(try Self.number(settings, "PEEZ_DRAIN_TIMEOUT", flag: options.drainTimeout, builtIn: 10, in: 1...600))
+        let remindAt = settings.value("PEEZ_REMIND_AT", flag: options.remindAt)
+        let sink = settings.value("PEEZ_REMIND_SINK", flag: options.remindSink)
+        let secrets = settings.value("PEEZ_WEBHOOK_SECRETS", flag: nil, secret: true)
+        reminders = remindAt.map { ($0, sink, secrets) }
+        wallet = try options.wallet.load(settings, now: now)
+        push = try options.wallet.loadPush(settings, identity: wallet?.identity)
+        google = try options.wallet.loadGoogle(settings)
+    }
+
+    /// A whole-number setting within `range`.
+    static func number(_ settings: SettingsReader, _ name: String, flag: Int?, builtIn: Int, in range: ClosedRange<Int>) throws -> Int {
+        let text = settings.value(name, flag: flag.map(String.init), builtIn: String(builtIn))!
+        guard let value = Int(text), range.contains(value) else {
+            throw settings.invalid(name, "must be a whole number from \(range.lowerBound) to \(range.upperBound)")
+        }
+        return value
     }
 }

@@ -56,23 +56,23 @@ struct WalletOptions: ParsableArguments {
     var googleWalletApiUrl: String?
 
     /// Google Wallet's settings: the service account, issuer id, origins and API URL; nil when not configured.
-    func loadGoogle(environment: [String: String]) throws -> (account: GoogleServiceAccount, issuerID: String, origins: [String], apiURL: String)? {
-        func value(_ option: String?, _ name: String) -> String? { option ?? environment[name].flatMap { $0.isEmpty ? nil : $0 } }
-        let issuer = value(googleWalletIssuerId, "PEEZ_GOOGLE_WALLET_ISSUER_ID")
-        let keyPath = value(googleWalletServiceAccount, "PEEZ_GOOGLE_WALLET_SERVICE_ACCOUNT")
+    func loadGoogle(_ settings: SettingsReader) throws -> (account: GoogleServiceAccount, issuerID: String, origins: [String], apiURL: String)? {
+        let issuer = settings.value("PEEZ_GOOGLE_WALLET_ISSUER_ID", flag: googleWalletIssuerId)
+        let keyPath = settings.value("PEEZ_GOOGLE_WALLET_SERVICE_ACCOUNT", flag: googleWalletServiceAccount)
+        let apiURL = settings.value("PEEZ_GOOGLE_WALLET_API_URL", flag: googleWalletApiUrl, builtIn: "https://walletobjects.googleapis.com")!
+        let originList = settings.value("PEEZ_GOOGLE_WALLET_ORIGINS", flag: googleWalletOrigins) ?? ""
         guard issuer != nil || keyPath != nil else { return nil }
         guard let issuer, let keyPath else {
             throw ValidationError("Google Wallet needs both PEEZ_GOOGLE_WALLET_ISSUER_ID and PEEZ_GOOGLE_WALLET_SERVICE_ACCOUNT (or neither)")
         }
         guard !issuer.isEmpty, issuer.utf8.allSatisfy({ (0x30...0x39).contains($0) }) else {
-            throw ValidationError("PEEZ_GOOGLE_WALLET_ISSUER_ID must be the issuer's number from the Google Pay & Wallet console")
+            throw settings.invalid("PEEZ_GOOGLE_WALLET_ISSUER_ID", "must be the issuer's number from the Google Pay & Wallet console")
         }
-        let apiURL = value(googleWalletApiUrl, "PEEZ_GOOGLE_WALLET_API_URL") ?? "https://walletobjects.googleapis.com"
         guard let scheme = URL(string: apiURL)?.scheme, scheme == "https" || apiURL.hasPrefix("http://127.0.0.1") else {
-            throw ValidationError("PEEZ_GOOGLE_WALLET_API_URL must be an https URL: \(apiURL)")
+            throw settings.invalid("PEEZ_GOOGLE_WALLET_API_URL", "must be an https URL")
         }
         try KeyFiles.requireOwnerOnly(keyPath, what: "Google service account key")
-        let origins = (value(googleWalletOrigins, "PEEZ_GOOGLE_WALLET_ORIGINS") ?? "").split(separator: ",").map {
+        let origins = originList.split(separator: ",").map {
             $0.trimmingCharacters(in: .whitespaces)
         }
         do {
@@ -86,14 +86,15 @@ struct WalletOptions: ParsableArguments {
     /// else with the pass type certificate itself (TLS client authentication, as Apple's Wallet guide allows);
     /// the service's URL and an extra CA. A key without Wallet, or half the key's settings, is refused.
     func loadPush(
-        environment: [String: String],
+        _ settings: SettingsReader,
         identity: PassSigningIdentity?
     ) throws
         -> (authentication: APNsClient.Authentication, url: String, certificateAuthority: String?)?
     {
-        func value(_ option: String?, _ name: String) -> String? { option ?? environment[name].flatMap { $0.isEmpty ? nil : $0 } }
-        let keyPath = value(apnsKey, "PEEZ_APNS_KEY")
-        let keyID = value(apnsKeyId, "PEEZ_APNS_KEY_ID")
+        let keyPath = settings.value("PEEZ_APNS_KEY", flag: apnsKey)
+        let keyID = settings.value("PEEZ_APNS_KEY_ID", flag: apnsKeyId)
+        let url = settings.value("PEEZ_APNS_URL", flag: apnsUrl, builtIn: "https://api.push.apple.com")!
+        let certificateAuthority = settings.value("PEEZ_APNS_CA", flag: apnsCa)
         guard keyPath == nil || keyID != nil, keyID == nil || keyPath != nil else {
             throw ValidationError("APNs needs both PEEZ_APNS_KEY and PEEZ_APNS_KEY_ID (or neither, to push with the pass type certificate)")
         }
@@ -103,29 +104,28 @@ struct WalletOptions: ParsableArguments {
             }
             return nil
         }
-        let url = value(apnsUrl, "PEEZ_APNS_URL") ?? "https://api.push.apple.com"
         guard URL(string: url)?.scheme == "https" else {
-            throw ValidationError("PEEZ_APNS_URL must be an https URL (APNs speaks HTTP/2 over TLS): \(url)")
+            throw settings.invalid("PEEZ_APNS_URL", "must be an https URL (APNs speaks HTTP/2 over TLS)")
         }
         guard let keyPath, let keyID else {
             let client = identity.tlsClientIdentity()
-            return (.certificate(chainPEM: client.certificateChainPEM, keyPEM: client.privateKeyPEM), url, value(apnsCa, "PEEZ_APNS_CA"))
+            return (.certificate(chainPEM: client.certificateChainPEM, keyPEM: client.privateKeyPEM), url, certificateAuthority)
         }
         try KeyFiles.requireOwnerOnly(keyPath, what: "APNs key")
         do {
             let key = try APNsAuthenticationKey(pem: try KeyFiles.readFile(keyPath), keyID: keyID, teamID: identity.teamIdentifier)
-            return (.token(key), url, value(apnsCa, "PEEZ_APNS_CA"))
+            return (.token(key), url, certificateAuthority)
         } catch let error as WalletError {
             throw ValidationError(error.reason)
         }
     }
 
     /// The checked identity and web service URL, or nil when Wallet is not configured at all.
-    func load(environment: [String: String], now: Int64) throws -> (identity: PassSigningIdentity, webServiceURL: String)? {
+    func load(_ settings: SettingsReader, now: Int64) throws -> (identity: PassSigningIdentity, webServiceURL: String)? {
         let values = [
             ("PEEZ_WALLET_PASS_TYPE_ID", walletPassTypeId), ("PEEZ_WALLET_TEAM_ID", walletTeamId), ("PEEZ_WALLET_CERTIFICATE", walletCertificate),
             ("PEEZ_WALLET_KEY", walletKey), ("PEEZ_WALLET_WWDR", walletWwdr), ("PEEZ_WALLET_WEB_SERVICE_URL", walletWebServiceUrl),
-        ].map { name, option in (name, option ?? environment[name].flatMap { $0.isEmpty ? nil : $0 }) }
+        ].map { name, option in (name, settings.value(name, flag: option)) }
         let given = values.filter { $0.1 != nil }
         guard !given.isEmpty else { return nil }
         let missing = values.filter { $0.1 == nil }.map(\.0)
@@ -139,8 +139,9 @@ struct WalletOptions: ParsableArguments {
         guard let parsed = URL(string: url), let host = parsed.host, parsed.query == nil,
             parsed.scheme == "https" || (parsed.scheme == "http" && ["127.0.0.1", "localhost", "::1"].contains(host))
         else {
-            throw ValidationError(
-                "PEEZ_WALLET_WEB_SERVICE_URL must be an https URL without a query (Wallet calls only https; http only on loopback, for tests): \(url)"
+            throw settings.invalid(
+                "PEEZ_WALLET_WEB_SERVICE_URL",
+                "must be an https URL without a query (Wallet calls only https; http only on loopback, for tests)"
             )
         }
         try KeyFiles.requireOwnerOnly(setting["PEEZ_WALLET_KEY"]!, what: "Wallet key")
