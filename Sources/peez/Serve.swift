@@ -11,7 +11,7 @@ import MembershipSQL
 import NIOCore
 import Reminders
 import ServiceLifecycle
-import Synchronization
+import ServiceRuntime
 import WalletPass
 import WalletPush
 
@@ -187,26 +187,20 @@ extension Peez {
                     certificateAuthority: push.certificateAuthority,
                     clock: { CardDates.now() }
                 )
-                let worker = WalletPushWorker(store: ledger, push: { await client.push(deviceToken: $0) }, clock: { CardDates.now() })
                 services.append(
-                    WalletPushService(
-                        drain: { await worker.run(signal: appleSignal, ready: { migrated.isSet }) },
-                        shutdown: { try await client.shutdown() }
-                    )
+                    WalletOutboxService.apple(store: ledger, client: client, signal: appleSignal, ready: migrated, clock: { CardDates.now() })
                 )
             }
             if let google, let settings = settings.google, let googleSignal {
                 let client = GoogleWalletClient(account: settings.account, apiURL: settings.apiURL, clock: { CardDates.now() })
-                let worker = GoogleWalletWorker(
-                    store: ledger,
-                    object: { try await google.object(memberUUID: $0) },
-                    update: { await client.update($0) },
-                    clock: { CardDates.now() }
-                )
                 services.append(
-                    WalletPushService(
-                        drain: { await worker.run(signal: googleSignal, ready: { migrated.isSet }) },
-                        shutdown: { try await client.shutdown() }
+                    WalletOutboxService.google(
+                        store: ledger,
+                        service: google,
+                        client: client,
+                        signal: googleSignal,
+                        ready: migrated,
+                        clock: { CardDates.now() }
                     )
                 )
             }
@@ -224,51 +218,12 @@ extension Peez {
         ) async throws -> any Service {
             let (sink, secrets) = (reminders.sink, reminders.webhookSecrets)
             await (try ReminderSinkOptions.make(sink, secretsFile: nil, secrets: secrets, clock: CardDates.clock)).close()
-            let logger = Logger(label: "peez.reminders")
-            let daily = try DailyReminders(
+            return try DailyReminderService(
                 at: reminders.at,
-                log: { logger.info("\($0)") },
-                makeRunner: {
-                    ReminderRunner(
-                        store: store,
-                        sink: try ReminderSinkOptions.make(sink, secretsFile: nil, secrets: secrets, clock: CardDates.clock),
-                        clock: CardDates.clock
-                    )
-                }
+                store: store,
+                makeSink: { try ReminderSinkOptions.make(sink, secretsFile: nil, secrets: secrets, clock: CardDates.clock) },
+                clock: CardDates.clock
             )
-            return DailyReminderService(daily: daily)
         }
-    }
-}
-
-/// The daily reminder run as a service of `peez serve`: it stops when the service group shuts down.
-/// The Wallet workers (Apple's pushes, Google's object updates): they look for updates as soon as a request
-/// changed something, and every second besides (another instance's changes, retries coming due), until the
-/// service stops.
-/// One Wallet channel's outbox (Apple's or Google's), each with its own wake-up, so neither waits for the other.
-/// It leases nothing until the database is migrated (the server's start does that).
-struct WalletPushService: Service {
-    let drain: @Sendable () async -> Void
-    let shutdown: @Sendable () async throws -> Void
-
-    func run() async throws {
-        await cancelWhenGracefulShutdown { await drain() }
-        try? await shutdown()
-    }
-}
-
-/// A flag set once, read from any task (the database's migration having run).
-final class ReadyFlag: Sendable {
-    private let value = Atomic<Bool>(false)
-
-    func set() { value.store(true, ordering: .releasing) }
-    var isSet: Bool { value.load(ordering: .acquiring) }
-}
-
-struct DailyReminderService: Service {
-    let daily: DailyReminders
-
-    func run() async throws {
-        await cancelWhenGracefulShutdown { await daily.run(clock: CardDates.clock) }
     }
 }
