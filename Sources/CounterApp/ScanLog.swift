@@ -114,7 +114,14 @@ public struct ScanLog: Sendable {
     }
 
     private func readHead() throws -> (count: Int, hash: String) {
-        guard let text = try? String(contentsOfFile: headPath, encoding: .utf8) else { return (0, Self.genesis) }
+        guard FileManager.default.fileExists(atPath: headPath) else { return (0, Self.genesis) }
+        let text: String
+        do {
+            text = try String(contentsOfFile: headPath, encoding: .utf8)
+        } catch {
+            // Not a new log: starting the chain again would number entries twice.
+            throw CounterStoreError("cannot read \(headPath): \(error.localizedDescription)")
+        }
         let parts = text.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: " ")
         guard parts.count == 2, let count = Int(parts[0]) else {
             throw CounterStoreError("\(headPath) is damaged; check the log with peez counter log --verify")

@@ -80,12 +80,16 @@ public final class GoogleServiceAccount: @unchecked Sendable {
         var exp: Int64
     }
 
-    /// `value` as JSON with sorted keys, as the JWTs and the Wallet API's bodies are sent.
-    public static func json(_ value: some Encodable) -> [UInt8] {
+    /// `value` as JSON with sorted keys, as the JWTs and the Wallet API's bodies are sent; a value that cannot be
+    /// encoded (a non-finite number) is an error, never an empty body.
+    public static func json(_ value: some Encodable) throws(WalletError) -> [UInt8] {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        // Only strings, numbers and arrays of them: encoding cannot fail.
-        return Array((try? encoder.encode(value)) ?? Data())
+        do {
+            return Array(try encoder.encode(value))
+        } catch {
+            throw WalletError(.signingFailed, "a Google Wallet document cannot be encoded as JSON: \(error)")
+        }
     }
 }
 

@@ -83,7 +83,7 @@ public final class GoogleWalletClient: Sendable {
             request.method = .PATCH
             request.headers.add(name: "authorization", value: "Bearer \(try await accessToken())")
             request.headers.add(name: "content-type", value: "application/json")
-            request.body = .bytes(ByteBuffer(bytes: GoogleServiceAccount.json(card.object)))
+            request.body = .bytes(ByteBuffer(bytes: try GoogleServiceAccount.json(card.object)))
             let response = try await client.execute(request, timeout: .seconds(30))
             _ = try await response.body.collect(upTo: 256 * 1024)
             switch response.status.code {

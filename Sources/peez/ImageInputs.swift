@@ -18,7 +18,12 @@ enum ImageInputs {
                 files.append(path)
                 continue
             }
-            let names = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
+            let names: [String]
+            do {
+                names = try FileManager.default.contentsOfDirectory(atPath: path)
+            } catch {
+                throw ValidationError("--image \(path): the folder cannot be read (\(error.localizedDescription))")
+            }
             let images = names.filter { extensions.contains(($0 as NSString).pathExtension.lowercased()) }.sorted()
             guard !images.isEmpty else { throw ValidationError("--image \(path): the folder has no .png, .jpg or .jpeg file") }
             files += images.map { (path as NSString).appendingPathComponent($0) }

@@ -117,7 +117,10 @@ extension Peez.Keys {
         func run() async throws {
             let key = try Ed25519PrivateKey.generate()
             let stamp = ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: TimeInterval(CardDates.now()))).filter { $0.isNumber }
-            let alreadyPublished = ((try? FileManager.default.contentsOfDirectory(atPath: published)) ?? []).filter { $0.hasSuffix(".pem") }
+            // No folder yet: the first key. A folder that cannot be read is an error, not a first install.
+            let alreadyPublished =
+                FileManager.default.fileExists(atPath: published)
+                ? try FileManager.default.contentsOfDirectory(atPath: published).filter { $0.hasSuffix(".pem") } : []
             let written = try KeyFiles.writeKeyPair(key, directory: out, name: "signing-key-\(stamp)")
             try FileManager.default.createDirectory(atPath: published, withIntermediateDirectories: true)
             let target = (published as NSString).appendingPathComponent("\(key.keyID.hex).pem")

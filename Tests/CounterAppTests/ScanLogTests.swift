@@ -168,3 +168,17 @@ struct SaleJournalTests {
         #expect(try String(contentsOfFile: journal.path, encoding: .utf8) == text, "the file is left as it is")
     }
 }
+
+/// The counter's own identity: made once, and a damaged one is an error, never silently a new till.
+@Suite("Counter identity")
+struct CounterIdentityTests {
+    @Test func aDamagedCounterIDIsAnErrorNotANewTill() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let store = CounterStore(folder: folder.path)
+        let id = try store.counterID()
+        #expect(try store.counterID() == id, "made once, then kept")
+        try "not-a-uuid\n".write(toFile: folder.file("counter-id"), atomically: true, encoding: .utf8)
+        #expect(throws: CounterStoreError.self, "a new id would report every scan again as another till's") { try store.counterID() }
+    }
+}
