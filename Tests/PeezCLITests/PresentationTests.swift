@@ -147,6 +147,33 @@ struct PresentationTests {
 /// `peez card present --watch` as a person sees it: a terminal (tmux), its screen captured.
 @Suite("peez card present --watch, on a terminal")
 struct PresentationWatchTests {
+    /// The QR code drawn in half blocks on `screen` (█ both modules dark, ▀ the upper, ▄ the lower), written as a
+    /// PGM picture at `path` (4 pixels a module) and decoded by zbarimg.
+    static func decodeDrawnCode(_ screen: String, into path: String) throws -> String {
+        let blocks: Set<Character> = ["█", "▀", "▄", " "]
+        let lines = screen.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        let drawn = lines.filter { !$0.trimmingCharacters(in: .whitespaces).isEmpty && $0.allSatisfy(blocks.contains) }
+        var rows: [[Bool]] = []
+        for line in drawn {
+            rows.append(line.map { $0 == "█" || $0 == "▀" })
+            rows.append(line.map { $0 == "█" || $0 == "▄" })
+        }
+        let width = (rows.map(\.count).max() ?? 0) + 8
+        let scale = 4
+        var pixels: [UInt8] = []
+        for y in -4..<(rows.count + 4) {
+            var row: [UInt8] = []
+            for x in -4..<(width - 4) {
+                let dark = rows.indices.contains(y) && rows[y].indices.contains(x) && rows[y][x]
+                row += Array(repeating: dark ? 0 : 255, count: scale)
+            }
+            for _ in 0..<scale { pixels += row }
+        }
+        let header = "P5\n\(width * scale) \((rows.count + 8) * scale)\n255\n"
+        try (Data(header.utf8) + Data(pixels)).write(to: URL(fileURLWithPath: path))
+        return try ProcessRunner.run(["zbarimg", "--nodbus", "--quiet", "--raw", path]).standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
     @Test func theTerminalShowsAFreshPresentationEveryDisplayPeriodInPlace() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
@@ -176,6 +203,12 @@ struct PresentationWatchTests {
         let firstCaption = try #require(caption(first), "the caption under the code: \(first)")
         #expect(firstCaption.contains("Ahmed Mohamed · PEEZ-20251103-00002 · made "), "\(firstCaption)")
         #expect(first.contains("█") || first.contains("▀"), "the QR code is drawn: \(first)")
+        // What is drawn scans: the screen's half blocks read back as modules, and zbar (an independent decoder)
+        // finds the presentation in them, one peez verify takes as this card's, live.
+        let scanned = try Self.decodeDrawnCode(first, into: folder.file("screen.pgm"))
+        #expect(scanned.hasPrefix("PEEZP1:"), "the drawn code scans as a presentation: \(scanned.prefix(60))")
+        let verdict = try PresentationTests.peez(["verify", "--keys", repositoryRoot.appendingPathComponent("Keys/public").path, scanned])
+        #expect(verdict.status == 0 && verdict.standardOutput.contains("VALID"), "\(verdict.standardOutput)\(verdict.standardError)")
         let firstDrawnLine = first.split(separator: "\n", omittingEmptySubsequences: false).firstIndex { $0.contains("▀") || $0.contains("█") }
         #expect((firstDrawnLine ?? 99) <= 2, "drawn from the top of the cleared screen (below its quiet zone): \(first)")
 
