@@ -41,7 +41,8 @@ public struct CounterStore: Sendable {
         let path = folder + "/counter-id"
         if FileManager.default.fileExists(atPath: path) {
             // A damaged id is an error, not a new counter: a new id would report every scan again as another till's.
-            guard let text = try? String(contentsOfFile: path, encoding: .utf8), let id = UUID(uuidString: text.trimmingCharacters(in: .whitespacesAndNewlines))
+            guard let text = try? String(contentsOfFile: path, encoding: .utf8),
+                let id = UUID(uuidString: text.trimmingCharacters(in: .whitespacesAndNewlines))
             else { throw CounterStoreError("\(path) is unreadable or damaged; restore it from a backup, or remove it to count as a new till") }
             return id
         }
