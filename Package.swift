@@ -308,6 +308,6 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
-        .testTarget(name: "PeezCLITests", dependencies: ["peez", "TestSupport"], swiftSettings: strictSettings),
+        .testTarget(name: "PeezCLITests", dependencies: ["peez", "PeezAPI", "TestSupport"], swiftSettings: strictSettings),
     ]
 )

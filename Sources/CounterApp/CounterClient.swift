@@ -6,7 +6,7 @@ import NIOCore
 import NIOHTTP1
 import NIOPosix
 import NIOSSL
-import PeezAPI
+public import PeezAPI
 
 /// Talks to the card service for the counter: the signed bundle, and sales. The vendor secret travels with
 /// every request, so only `https://` is used, except to this machine (loopback), where nothing crosses a

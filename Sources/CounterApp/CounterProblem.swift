@@ -1,5 +1,6 @@
 import Foundation
 import Membership
+import PeezAPI
 
 /// What went wrong between a counter and the service, as the counter says it to the shop: a text of
 /// `counter-texts.json` (`problem.*`, or `service.<code>` for a refusal the service named by its error code) with

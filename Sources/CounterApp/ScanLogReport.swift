@@ -1,5 +1,6 @@
 import Foundation
 public import Membership
+public import PeezAPI
 
 /// Sends the scan-log entries the service does not hold yet, in reports of at most 500, and records after
 /// each confirmed report how far the service holds the log. A report whose answer was lost is sent again

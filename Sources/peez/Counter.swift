@@ -4,6 +4,7 @@ import CardWire
 import CounterApp
 import Foundation
 import Membership
+import PeezAPI
 
 extension Peez {
     /// `peez counter`: a vendor's counter, offline, on trust data the card service signs.

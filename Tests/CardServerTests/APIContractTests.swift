@@ -10,12 +10,14 @@ import HummingbirdTesting
 import Membership
 import MembershipSQL
 import MembershipSQLite
+import PeezAPI
 import Synchronization
 import TestSupport
 import Testing
 
 @Suite("API contract")
 struct APIContractTests {
+    // The wire itself: the OpenAPI document, read as schemathesis and other tools read it.
     static var document: [String: Any] {
         let url = Bundle.module.url(forResource: "openapi", withExtension: "json")!
         return try! JSONSerialization.jsonObject(with: Data(contentsOf: url)) as! [String: Any]
@@ -36,10 +38,12 @@ struct APIContractTests {
 
     /// The statuses the document lists for each operation, by "METHOD /path".
     static var documentedStatuses: [String: Set<String>] {
+        // The wire itself: the OpenAPI document's paths, as tools read them.
         let paths = document["paths"] as! [String: [String: Any]]
         var statuses: [String: Set<String>] = [:]
         for (path, operations) in paths {
             for (method, operation) in operations {
+                // The wire itself: the OpenAPI document's operations, as tools read them.
                 statuses["\(method.uppercased()) \(path)"] = Set(((operation as? [String: Any])?["responses"] as? [String: Any] ?? [:]).keys)
             }
         }

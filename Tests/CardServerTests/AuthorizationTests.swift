@@ -185,6 +185,7 @@ struct AuthorizationTests {
         case ("/v1/counter/scans", .post):
             return [
                 "counter_id": UUID().uuidString,
+                // The wire itself: a report's entry as a counter sends it.
                 "entries": [["seq": 1, "at": 1_800_000_000, "verdict": "valid", "offline": true, "trust_age": 0] as [String: Any]],
             ]
         default: return nil

@@ -23,6 +23,7 @@ struct GoogleWalletTests {
             "cd '\(folder.path)' && openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048 -out sa.pem && openssl pkey -in sa.pem -pubout -out sa.pub",
         ])
         guard made.status == 0 else { throw PythonToolError(message: made.standardError) }
+        // The wire itself: a service account key file as Google issues it.
         let key: [String: Any] = [
             "type": "service_account", "client_email": email, "private_key": try String(contentsOfFile: folder.file("sa.pem"), encoding: .utf8),
             "token_uri": "http://127.0.0.1:\(port)/token",
@@ -56,6 +57,7 @@ struct GoogleWalletTests {
                 """
             let verified = try await ProcessRunner.run(["python3", "-c", check, jwt, folder.file("sa.pub")])
             #expect(verified.status == 0, "\(verified.standardError)")
+            // The wire itself: the save link's JWT as an independent JOSE library decoded it, Google's claims as Google reads them.
             let decoded = try #require(try JSONSerialization.jsonObject(with: Data(verified.standardOutput.utf8)) as? [String: Any])
             let claims = try #require(decoded["claims"] as? [String: Any])
             #expect((decoded["header"] as? [String: Any])?["alg"] as? String == "RS256")
@@ -131,6 +133,7 @@ struct GoogleWalletTests {
                 ],
                 "\(patched)"
             )
+            // The wire itself: the object the Wallet API stand-in received, as Google's contract reads it.
             let body = try #require(patched.first { $0["status"] as? Int == 200 }?["body"] as? [String: Any])
             #expect((body["barcode"] as? [String: Any])?["value"] as? String == (try await client.cardToken(saved)), "the renewed card")
             #expect(try await worker.runOnce() == 0, "nothing twice; the unsaved object is not tried again")

@@ -58,6 +58,7 @@ struct MemberAndCardTests {
 
     @Test func membersAreCreatedOnceAndValidatedFieldByField() async throws {
         try await ServerHarness.withLiveServer { _, client in
+            // The wire itself: a body a client sends, some on purpose as no type would write it.
             let body: [String: Any] = [
                 "uuid": UUID().uuidString, "name": "Amina Benali", "phone": "+213770123456",
                 "email": "amina@example.dz", "neighbourhood": "gambetta", "language": "ar",
@@ -102,9 +103,7 @@ struct MemberAndCardTests {
             #expect(paid.coverage?.status == "active" && paid.step == nil && paid.detail?.contains("PEEZ app") == true)
             // The sale cancelled: the old card's member has no paid time again, and the old card is revoked.
             let sales = try await client.send(.get, "/v1/activations", secret: ServerHarness.adminSecret)
-            let sale = try #require(
-                (sales.rawJSON["activations"] as? [[String: Any]])?.first { $0["member_uuid"] as? String == uuid }?["id"] as? String
-            )
+            let sale = try #require(try sales.decoded(ActivationListBody.self).activations.first { $0.member_uuid == uuid }?.id)
             #expect(try await client.send(.post, "/v1/activations/\(sale)/cancel", secret: ServerHarness.adminSecret).status == .ok)
             let cancelled = try await verify(old)
             #expect(cancelled.verdict == "no_paid_period" && cancelled.card_outdated == nil, "\(cancelled)")

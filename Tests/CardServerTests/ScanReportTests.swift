@@ -7,6 +7,7 @@ import Testing
 /// `POST /v1/counter/scans` against hostile and mistaken bodies, on a real socket.
 @Suite("Scan reports")
 struct ScanReportTests {
+    // The wire itself: entries of any JSON type, so the parser's refusal of each wrong one is tested.
     static func entry(_ seq: Any, verdict: Any = "valid", offline: Any = true, tokenID: Any = "00000000000000a1") -> [String: Any] {
         [
             "seq": seq, "at": ServerHarness.start - 60, "verdict": verdict, "member": "PEEZ-20260131-00001", "token_id": tokenID, "offline": offline,
@@ -16,6 +17,7 @@ struct ScanReportTests {
 
     @Test func everyWrongFieldOfEveryEntryIsNamedAtOnce() async throws {
         try await ServerHarness.withLiveServer { _, client in
+            // The wire itself: bodies of any JSON shape, wrong ones on purpose.
             let body: [String: Any] = [
                 "counter_id": "till-1",
                 "entries": [
@@ -81,6 +83,7 @@ struct ScanReportTests {
 
     @Test func onlyAVendorReportsAndOnlyAnAdminReads() async throws {
         try await ServerHarness.withLiveServer { _, client in
+            // The wire itself: bodies of any JSON shape, wrong ones on purpose.
             let body: [String: Any] = ["counter_id": UUID().uuidString, "entries": [Self.entry(1)]]
             #expect(try await client.send(.post, "/v1/counter/scans", secret: ServerHarness.adminSecret, json: body).status == .forbidden)
             #expect(try await client.send(.post, "/v1/counter/scans", secret: ServerHarness.backendSecret, json: body).status == .forbidden)

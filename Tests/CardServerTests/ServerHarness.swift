@@ -179,6 +179,7 @@ extension TestClientProtocol {
         secret: String = ServerHarness.vendorSecret,
         key: String = UUID().uuidString
     ) async throws -> Reply {
+        // The wire itself: the sale's body as a counter sends it (card_token or membership_id).
         var body: [String: Any] = ["months": months, "amount_dzd": amount ?? 300 * months]
         if let token { body["card_token"] = token }
         if let membershipID { body["membership_id"] = membershipID }

@@ -43,6 +43,7 @@ struct WalletPushTests {
             let uuid = try await client.createMember()
             _ = try await client.activate(token: try await client.cardToken(uuid))
             let pass = try await client.send(.get, "/v1/members/\(uuid)/pass.pkpass", secret: ServerHarness.backendSecret)
+            // The wire itself: the pass.json Wallet reads from the archive.
             let json = try #require(try JSONSerialization.jsonObject(with: Data(try PassArchive(pass.body).files["pass.json"]!)) as? [String: Any])
             let token = try #require(json["authenticationToken"] as? String)
             for (device, pushToken) in [("phone1", "a1b2c3d4"), ("phone2", "dead0001"), ("phone3", "cafe0001")] {
@@ -141,6 +142,7 @@ struct WalletPushTests {
             func passWithDevices(_ index: Int, _ tokens: [String]) async throws -> String {
                 let uuid = try await client.createMember(index)
                 let pass = try await client.send(.get, "/v1/members/\(uuid)/pass.pkpass", secret: ServerHarness.backendSecret)
+                // The wire itself: the pass.json Wallet reads from the archive.
                 let json = try #require(
                     try JSONSerialization.jsonObject(with: Data(try PassArchive(pass.body).files["pass.json"]!)) as? [String: Any]
                 )
@@ -208,6 +210,7 @@ struct WalletPushTests {
             let other = try await client.createMember(2)
             for member in [holder, other] { _ = try await client.activate(token: try await client.cardToken(member)) }
             let pass = try await client.send(.get, "/v1/members/\(holder)/pass.pkpass", secret: ServerHarness.backendSecret)
+            // The wire itself: the pass.json Wallet reads from the archive.
             let json = try #require(try JSONSerialization.jsonObject(with: Data(try PassArchive(pass.body).files["pass.json"]!)) as? [String: Any])
             let token = try #require(json["authenticationToken"] as? String)
             let registered = try await client.send(
@@ -245,6 +248,7 @@ struct WalletPushTests {
                 headers: WalletRoutesTests.applePass(token)
             )
             let files = try PassArchive(latest.body).files
+            // The wire itself: the pass.json Wallet reads from the archive.
             let shown = try #require(try JSONSerialization.jsonObject(with: Data(files["pass.json"]!)) as? [String: Any])
             let field = try #require(((shown["storeCard"] as? [String: Any])?["secondaryFields"] as? [[String: Any]])?.first)
             #expect(field["value"] as? String == "ENDS_IN_7_DAYS" && field["changeMessage"] as? String == "REMINDER", "\(field)")
@@ -265,9 +269,11 @@ struct WalletPushTests {
                 "/wallet/v1/passes/\(WalletCertificates.passTypeIdentifier)/\(holder)",
                 headers: WalletRoutesTests.applePass(token)
             )
+            // The wire itself: the pass.json Wallet reads from the archive.
             let renewedJSON = try #require(
                 try JSONSerialization.jsonObject(with: Data(try PassArchive(renewed.body).files["pass.json"]!)) as? [String: Any]
             )
+            // The wire itself: the pass.json Wallet reads.
             let renewedField = try #require(((renewedJSON["storeCard"] as? [String: Any])?["secondaryFields"] as? [[String: Any]])?.first)
             #expect(
                 renewedField["changeMessage"] as? String == "COVERAGE_CHANGED" && renewedField["dateStyle"] as? String == "PKDateStyleMedium",

@@ -77,6 +77,7 @@ struct WalletRoutesTests {
             )
             #expect(check.passed, "\(check.findings.filter { !$0.passed })")
             let archive = try PassArchive(reply.body)
+            // The wire itself: the pass.json Wallet reads from the archive.
             let pass = try #require(try JSONSerialization.jsonObject(with: Data(archive.files["pass.json"]!)) as? [String: Any])
             let token = try #require(pass["authenticationToken"] as? String)
             #expect(
@@ -132,9 +133,11 @@ struct WalletRoutesTests {
             // The latest pass: 200 with the renewed card and Last-Modified; 304 when not modified since; 401.
             let latest = try await client.send(.get, "\(Self.base)/passes/\(Self.passType)/\(uuid)", headers: Self.applePass(token))
             #expect(latest.status == .ok, "\(latest.text)")
+            // The wire itself: the pass.json Wallet reads from the archive.
             let renewed = try #require(
                 try JSONSerialization.jsonObject(with: Data(try PassArchive(latest.body).files["pass.json"]!)) as? [String: Any]
             )
+            // The wire itself: the pass.json Wallet reads.
             #expect((renewed["barcodes"] as? [[String: Any]])?.first?["message"] as? String == (try await client.cardToken(uuid)), "the renewed card")
             #expect(renewed["authenticationToken"] as? String == token, "the same token: Wallet keeps using it")
             let modified = try #require(latest.headers[.lastModified])
@@ -169,6 +172,7 @@ struct WalletRoutesTests {
         var device: String { "\(WalletRoutesTests.base)/devices/iphone0001/registrations/\(WalletRoutesTests.passType)" }
 
         /// After a push: the passes listed, and the pass.json fetched (nil when the list or the fetch says nothing new).
+        // The wire itself: the pass.json Wallet reads from the archive.
         mutating func afterPush() async throws -> [String: Any]? {
             let listed = try await client.send(.get, device + (tag.map { "?passesUpdatedSince=\($0)" } ?? ""))
             guard listed.status == .ok else { return nil }
@@ -184,6 +188,7 @@ struct WalletRoutesTests {
         }
     }
 
+    // The wire itself: the pass.json Wallet reads from the archive.
     static func coverageText(_ pass: [String: Any]?) -> String? {
         ((pass?["storeCard"] as? [String: Any])?["secondaryFields"] as? [[String: Any]])?.first?["value"] as? String
     }
@@ -196,6 +201,7 @@ struct WalletRoutesTests {
             let uuid = try await client.createMember()
             _ = try await client.activate(token: try await client.cardToken(uuid))
             let download = try await client.send(.get, "/v1/members/\(uuid)/pass.pkpass", secret: ServerHarness.backendSecret)
+            // The wire itself: the pass.json Wallet reads from the archive.
             let pass = try #require(
                 try JSONSerialization.jsonObject(with: Data(try PassArchive(download.body).files["pass.json"]!)) as? [String: Any]
             )
@@ -230,6 +236,7 @@ struct WalletRoutesTests {
             #expect(afterFirst != nil, "the sale came through")
             _ = try await client.send(.patch, "/v1/members/\(uuid)", secret: ServerHarness.backendSecret, json: ["name": "Amina Benali"])
             let afterSecond = try await phone.afterPush()
+            // The wire itself: the pass.json Wallet reads.
             #expect(
                 ((afterSecond?["storeCard"] as? [String: Any])?["primaryFields"] as? [[String: Any]])?.first?["value"] as? String == "Amina Benali",
                 "a second change in the same second is not hidden by If-Modified-Since: \(String(describing: afterSecond))"
@@ -238,6 +245,7 @@ struct WalletRoutesTests {
 
             // The app downloads the pass again (to see whether it is installed): the pass already in Wallet keeps its token.
             let again = try await client.send(.get, "/v1/members/\(uuid)/pass.pkpass", secret: ServerHarness.backendSecret)
+            // The wire itself: the pass.json Wallet reads from the archive.
             let againPass = try #require(
                 try JSONSerialization.jsonObject(with: Data(try PassArchive(again.body).files["pass.json"]!)) as? [String: Any]
             )
@@ -262,6 +270,7 @@ struct WalletRoutesTests {
         try await ServerHarness.withLiveServer(wallet: wallet) { _, client in
             let uuid = try await client.createMember()
             let download = try await client.send(.get, "/v1/members/\(uuid)/pass.pkpass", secret: ServerHarness.backendSecret)
+            // The wire itself: the pass.json Wallet reads from the archive.
             let pass = try #require(
                 try JSONSerialization.jsonObject(with: Data(try PassArchive(download.body).files["pass.json"]!)) as? [String: Any]
             )

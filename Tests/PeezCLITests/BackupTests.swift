@@ -1,4 +1,5 @@
 import Foundation
+import PeezAPI
 import TestSupport
 import Testing
 
@@ -64,9 +65,9 @@ struct BackupTests {
         try await restored.waitUntilReady()
         let member = try await restored.request("GET", "/v1/members/\(uuid)", secret: Self.backend)
         #expect(member.status == 200 && member.body["name"] as? String == "Amina Benali")
-        let subscription = try await restored.request("GET", "/v1/members/\(uuid)/subscription", secret: Self.backend)
-        #expect((subscription.body["periods"] as? [[String: Any]])?.first?["months"] as? Int == 2, "the sale is in the copy: \(subscription.body)")
-        let card = try await restored.request("GET", "/v1/members/\(uuid)/card", secret: Self.backend)
-        #expect(card.status == 200 && (card.body["subscription"] as? [String: Any])?["status"] as? String == "active")
+        let subscription = try await restored.request("GET", "/v1/members/\(uuid)/subscription", secret: Self.backend, as: SubscriptionBody.self)
+        #expect(subscription.body?.periods.first?.months == 2, "the sale is in the copy")
+        let card = try await restored.request("GET", "/v1/members/\(uuid)/card", secret: Self.backend, as: CardBody.self)
+        #expect(card.status == 200 && card.body?.subscription.status == "active")
     }
 }

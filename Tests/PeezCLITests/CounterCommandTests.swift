@@ -1,4 +1,5 @@
 import Foundation
+import PeezAPI
 import TestSupport
 import Testing
 
@@ -176,7 +177,7 @@ struct CounterCommandTests {
             "/v1/members/00000000-0000-4000-8000-000000000001/subscription",
             secret: "peez_backend_DEVELOPMENT_ONLY_not_a_secret"
         )
-        let months = (subscription.body["periods"] as? [[String: Any]] ?? []).compactMap { $0["months"] as? Int }.sorted()
+        let months = ((try? JSONDecoder().decode(SubscriptionBody.self, from: subscription.data))?.periods ?? []).map(\.months).sorted()
         #expect(months == [1, 1, 2, 3], "the demo data's month, then three payments, three periods: none lost, none twice")
     }
 
@@ -272,18 +273,15 @@ struct CounterCommandTests {
         #expect(again.standardOutput.contains("scan log: 0 entries reported, 2 the service already had"), "\(again.standardOutput)")
 
         let used = try await service.request("GET", "/v1/scans?membership_id=PEEZ-20251103-00001", secret: admin)
-        let scans = try #require(used.body["scans"] as? [[String: Any]])
-        #expect(
-            scans.count == 2 && Set(scans.compactMap { $0["vendor_name"] as? String }) == ["Boucherie Centrale", "Boulangerie El Bahia"],
-            "\(used.body)"
-        )
+        let scans = try #require(try? JSONDecoder().decode(ScanListBody.self, from: used.data).scans, "\(used.body)")
+        #expect(scans.count == 2 && Set(scans.map(\.vendor_name)) == ["Boucherie Centrale", "Boulangerie El Bahia"], "\(used.body)")
         #expect(
             try await service.request("GET", "/v1/scans?membership_id=PEEZ-20251103-00001", secret: "peez_vendor_DEVELOPMENT_ONLY_not_a_secret")
                 .status == 403
         )
         let shared = try await service.request("GET", "/v1/scans/shared?within=600", secret: admin)
-        let cards = try #require(shared.body["cards"] as? [[String: Any]])
-        #expect(cards.count == 1 && cards.first?["membership_id"] as? String == "PEEZ-20251103-00001", "\(shared.body)")
+        let cards = try #require(try? JSONDecoder().decode(SharedCardsBody.self, from: shared.data).cards, "\(shared.body)")
+        #expect(cards.count == 1 && cards.first?.membership_id == "PEEZ-20251103-00001", "\(shared.body)")
         #expect(try await service.request("GET", "/v1/scans/shared?within=0", secret: admin).status == 422)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import PeezAPI
 import Synchronization
 import TestSupport
 import Testing
@@ -128,9 +129,9 @@ struct CounterSessionTests {
         defer { folder.remove() }
         let (service, environment, token) = try await Self.enrolledService(folder)
         defer { service.killHard() }
-        let sales = try await service.request("GET", "/v1/activations", secret: Self.admin)
+        let sales = try await service.request("GET", "/v1/activations", secret: Self.admin, as: ActivationListBody.self)
         let sale = try #require(
-            (sales.body["activations"] as? [[String: Any]])?.first { $0["member_uuid"] as? String == Self.demoMember }?["id"] as? String
+            sales.body?.activations.first { $0.member_uuid == Self.demoMember }?.id
         )
         #expect(try await service.request("POST", "/v1/activations/\(sale)/cancel", secret: Self.admin).status == 200)
         let run = environment.map { "\($0.key)=\($0.value)" } + [PeezCommand.binary, "counter"]
@@ -139,6 +140,7 @@ struct CounterSessionTests {
         // One bit of the newest bundle (the delta that brought the revocation) flipped on disk.
         let statePath = folder.file("counter") + "/state.json"
         // JSON read and written back whole: the test damages a signed blob, it does not read the state.
+        // The wire itself: the counter's state file, damaged on purpose (no type may tidy it).
         var state = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: statePath))) as? [String: Any])
         var bundles = try #require(state["bundles"] as? [String])
         let newest = try #require(bundles.last)
@@ -180,9 +182,9 @@ struct CounterSessionTests {
         )
 
         // An admin cancels the demo member's month; a sync beside the running session brings the revocation.
-        let sales = try await service.request("GET", "/v1/activations", secret: Self.admin)
+        let sales = try await service.request("GET", "/v1/activations", secret: Self.admin, as: ActivationListBody.self)
         let sale = try #require(
-            (sales.body["activations"] as? [[String: Any]])?.first { $0["member_uuid"] as? String == Self.demoMember }?["id"] as? String
+            sales.body?.activations.first { $0.member_uuid == Self.demoMember }?.id
         )
         #expect(try await service.request("POST", "/v1/activations/\(sale)/cancel", secret: Self.admin).status == 200)
         let synced = try await ProcessRunner.run(environment.map { "\($0.key)=\($0.value)" } + [PeezCommand.binary, "counter", "sync"])
@@ -239,6 +241,7 @@ struct CounterSessionTests {
         let plain = environment.map { "\($0.key)=\($0.value)" }
         // The service's time already seen is a day ahead of this device's clock: the clock was set back.
         let statePath = folder.file("counter/state.json")
+        // The wire itself: the counter's state file, edited as a wrong clock or damage would leave it (no type may tidy it).
         var state = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: statePath))) as? [String: Any])
         state["newest_server_time"] = Int(Date().timeIntervalSince1970) + 86_400
         try JSONSerialization.data(withJSONObject: state).write(to: URL(fileURLWithPath: statePath))
@@ -260,12 +263,9 @@ struct CounterSessionTests {
             synced.status == 0 && synced.standardOutput.contains("scan log: 1 entry reported") && !synced.standardError.contains("refused"),
             "\(synced.standardOutput)\(synced.standardError)"
         )
-        let scans = try await service.request("GET", "/v1/scans", secret: Self.admin)
-        let reported = scans.body["scans"] as? [[String: Any]] ?? []
-        #expect(
-            reported.count == 1 && reported.first?["verdict"] as? String == "cannot_confirm" && reported.first?["clock_wrong"] as? Bool == true,
-            "\(scans.body)"
-        )
+        let scans = try await service.request("GET", "/v1/scans", secret: Self.admin, as: ScanListBody.self)
+        let reported = scans.body?.scans ?? []
+        #expect(reported.count == 1 && reported.first?.verdict == "cannot_confirm" && reported.first?.clock_wrong == true, "\(reported)")
 
         service.killHard()
         let unreachable = try await ProcessRunner.run(plain + [PeezCommand.binary, "counter", "sync"])

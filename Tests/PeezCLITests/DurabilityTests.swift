@@ -1,4 +1,5 @@
 import Foundation
+import PeezAPI
 import TestSupport
 import Testing
 
@@ -36,6 +37,7 @@ struct DurabilityTests {
         )
         let membershipID = try #require(member.body["membership_id"] as? String)
 
+        // The wire itself: the sale's body as a counter sends it; the replay is compared byte for byte.
         let sale: [String: Any] = ["membership_id": membershipID, "months": 3, "amount_dzd": 900]
         let activated = try await service.request("POST", "/v1/activations", secret: vendorSecret, json: sale, headers: ["Idempotency-Key": "sale-1"])
         #expect(activated.status == 201)
@@ -43,9 +45,9 @@ struct DurabilityTests {
 
         service = try ServiceProcess(arguments: arguments, port: port)
         try await service.waitUntilReady()
-        let subscription = try await service.request("GET", "/v1/members/\(memberUUID)/subscription", secret: adminSecret)
-        let periods = try #require(subscription.body["periods"] as? [[String: Any]])
-        #expect(periods.count == 1 && periods.first?["months"] as? Int == 3, "the acknowledged sale is on disk")
+        let subscription = try await service.request("GET", "/v1/members/\(memberUUID)/subscription", secret: adminSecret, as: SubscriptionBody.self)
+        let periods = try #require(subscription.body?.periods)
+        #expect(periods.count == 1 && periods.first?.months == 3, "the acknowledged sale is on disk")
         let retry = try await service.request("POST", "/v1/activations", secret: vendorSecret, json: sale, headers: ["Idempotency-Key": "sale-1"])
         #expect(retry.status == 201 && retry.data == activated.data, "a retry after the crash replays the first answer")
         service.killHard()

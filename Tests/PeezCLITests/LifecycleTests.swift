@@ -1,4 +1,5 @@
 import Foundation
+import PeezAPI
 import TestSupport
 import Testing
 
@@ -48,10 +49,13 @@ struct LifecycleTests {
             try await service.restart()
             var stored: Set<String> = []
             for uuid in setup.memberUUIDs {
-                let subscription = try await service.current.request("GET", "/v1/members/\(uuid)/subscription", secret: setup.adminSecret)
-                for period in subscription.body["periods"] as? [[String: Any]] ?? [] {
-                    if let id = period["id"] as? String { stored.insert(id.lowercased()) }
-                }
+                let subscription = try await service.current.request(
+                    "GET",
+                    "/v1/members/\(uuid)/subscription",
+                    secret: setup.adminSecret,
+                    as: SubscriptionBody.self
+                )
+                for period in subscription.body?.periods ?? [] { stored.insert(period.id.lowercased()) }
             }
             #expect(acknowledged.isSubset(of: stored), "\(acknowledged.subtracting(stored).count) sales answered 201 are gone")
             _ = await service.current.stop(within: 20)

@@ -148,6 +148,7 @@ struct PeezCLITests {
         defer { workspace.folder.remove() }
         let token = try workspace.issue(extra: ["--name", "أحمد"])
         let result = try PeezCommand.run(["verify", "--json", "--keys", workspace.keySet, token])
+        // The wire itself: peez's --json output, read as a script would.
         let object = try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any]
         #expect(object?["verdict"] as? String == "valid")
         #expect(object?["sub"] as? String == "PEEZ-20251103-00002")
@@ -164,6 +165,7 @@ struct PeezCLITests {
         let token = try stranger.issue()
         let result = try PeezCommand.run(["verify", "--json", "--keys", workspace.keySet, token])
         #expect(result.status == 1)
+        // The wire itself: peez's --json output, read as a script would.
         let object = try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any]
         #expect(object?["verdict"] as? String == "unknown_key")
         #expect(object?["sub"] == nil)
@@ -177,6 +179,7 @@ struct PeezCLITests {
         let scans = "\(good)\r\ngarbage\n\n\(String(repeating: "A", count: 100_000))\n\(expired)\r\(good)"
         let result = try PeezCommand.run(["verify", "--json", "--keys", workspace.keySet, "-"], input: scans)
         let verdicts = result.standardOutput.split(separator: "\n").map { line in
+            // The wire itself: peez verify --json, one object a line, read as a script would.
             (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["verdict"] as? String
         }
         #expect(verdicts == ["valid", "malformed", "malformed", "expired", "valid"])
@@ -262,6 +265,7 @@ struct PeezCLITests {
         defer { workspace.folder.remove() }
         let token = try workspace.issue()
         let json = try PeezCommand.run(["verify", "--json", "--keys", workspace.keySet, token]).standardOutput
+        // The wire itself: peez's --json output, read as a script would.
         let cti = try #require((try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])?["cti"] as? String)
         let list = workspace.folder.file("revoked.json")
         try "{\"token_ids\": [\"\(cti)\"]}".write(toFile: list, atomically: true, encoding: .utf8)
@@ -311,6 +315,7 @@ struct PeezCLITests {
         #expect(rotated.status == 0, "\(rotated.standardError)")
         let newKid = rotated.standardOutput.trimmingCharacters(in: .newlines)
         let windowsFile = URL(fileURLWithPath: published + "/windows.json")
+        // The wire itself: the published key folder's windows.json, as an operator's tools read it.
         let windows = try JSONSerialization.jsonObject(with: Data(contentsOf: windowsFile)) as? [String: [String: Any]]
         #expect(windows?[newKid]?["published_at"] != nil, "rotate records when the new key was published")
 

@@ -1,4 +1,5 @@
 import Foundation
+import PeezAPI
 import Synchronization
 import TestSupport
 import Testing
@@ -124,6 +125,7 @@ final class SaleLoad: Sendable {
         var turn = client
         while !stopped.load(ordering: .sequentiallyConsistent) {
             turn += 1
+            // The wire itself: the sale's body as a counter sends it.
             let sale: [String: Any] = ["membership_id": membershipIDs[turn % membershipIDs.count], "months": 1, "amount_dzd": 300]
             let reply = try? await instances[turn % instances.count].request(
                 "POST",
@@ -133,7 +135,7 @@ final class SaleLoad: Sendable {
                 headers: ["Idempotency-Key": UUID().uuidString],
                 timeout: 5
             )
-            if let reply, reply.status == 201, let period = reply.body["period"] as? [String: Any], let id = period["id"] as? String {
+            if let reply, reply.status == 201, let id = (try? JSONDecoder().decode(ActivationBody.self, from: reply.data))?.period.id {
                 _ = answered.withLock { $0.insert(id.lowercased()) }
             } else {
                 if let reply, reply.status >= 500 { serverErrors.add(1, ordering: .sequentiallyConsistent) }

@@ -1,4 +1,5 @@
 import Foundation
+import PeezAPI
 import TestSupport
 import Testing
 
@@ -104,16 +105,16 @@ struct PresentationTests {
             #expect(synced.status == 0, "\(synced.standardError)")
         }
         let scans = try #require(
-            try await service.request("GET", "/v1/scans?membership_id=PEEZ-20251103-00001", secret: Self.admin).body["scans"] as? [[String: Any]]
+            try await service.request("GET", "/v1/scans?membership_id=PEEZ-20251103-00001", secret: Self.admin, as: ScanListBody.self).body?.scans
         )
         #expect(scans.count == 8, "\(scans)")
         #expect(
-            scans.filter { $0["presented_at"] != nil }.count == 7,
+            scans.filter { $0.presented_at != nil }.count == 7,
             "every presentation whose signature verified is logged with its time: \(scans)"
         )
-        let shared = try await service.request("GET", "/v1/scans/shared?within=600", secret: Self.admin)
-        let sighting = try #require((shared.body["cards"] as? [[String: Any]])?.first, "\(shared.body)")
-        #expect(sighting["same_presentation"] as? Bool == true, "\(sighting)")
+        let shared = try await service.request("GET", "/v1/scans/shared?within=600", secret: Self.admin, as: SharedCardsBody.self)
+        let sighting = try #require(shared.body?.cards.first, "no card seen at two shops")
+        #expect(sighting.same_presentation, "\(sighting)")
 
         // Batch verification from a key set file: the answers in input order, the same verdicts.
         let keys = try await service.request("GET", "/v1/keys", secret: Self.vendor)
@@ -122,6 +123,7 @@ struct PresentationTests {
             ["verify", "--keys", folder.file("keys.json"), "--json", "--jobs", "2", "-"],
             input: [fresh, stale, card, "PEEZP1:" + String(fresh.dropFirst(7).reversed())].joined(separator: "\n") + "\n"
         )
+        // The wire itself: peez verify --json, one object a line, read as a script would.
         let answers = batch.standardOutput.split(separator: "\n").map { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
         #expect(
             answers.map { $0?["verdict"] as? String } == ["valid", "stale_presentation", "presentation_required", "malformed"],

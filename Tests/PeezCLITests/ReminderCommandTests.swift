@@ -266,6 +266,7 @@ struct ReminderCommandTests {
         await #expect(try Self.remind(ledger, ["run", "--sink", "jsonl:" + lines, "--now", Self.now]).status == 0, "a second run finds nothing new")
         let written = try String(contentsOfFile: lines, encoding: .utf8).split(separator: "\n")
         #expect(written.count == due)
+        // The wire itself: the reminder messages a receiver gets (Standard Webhooks JSON), read as a receiver would.
         let messages = try written.map { try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] ?? [:] }
         let data = messages.compactMap { $0["data"] as? [String: Any] }
         #expect(Set(data.compactMap { $0["reminder_id"] as? String }).count == due)
@@ -300,6 +301,7 @@ struct ReminderCommandTests {
         try await Self.seed(ledger, members: 40)
         let due = try await Self.remind(ledger, ["run", "--dry-run", "--now", Self.now]).standardOutput.split(separator: "\n")
         let uuids = due.compactMap { line -> String? in
+            // The wire itself: the JSON Lines sink's messages, read as a receiver would.
             ((try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any]).flatMap {
                 ($0["data"] as? [String: Any])?["member_uuid"] as? String
             }

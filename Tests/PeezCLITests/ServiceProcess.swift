@@ -67,6 +67,9 @@ final class ServiceProcess: @unchecked Sendable {
         process.kill9()
     }
 
+    /// A request and its answer on the wire: the status, the body as a dictionary (for tests of the wire itself, and
+    /// bodies sent on purpose as no type would write them), its bytes and headers. Tests that read what an answer
+    /// says take the typed ``request(_:_:secret:json:headers:as:)``.
     func request(
         _ method: String,
         _ path: String,
@@ -86,8 +89,24 @@ final class ServiceProcess: @unchecked Sendable {
         }
         let (data, response) = try await URLSession.shared.data(for: request)
         let http = response as! HTTPURLResponse
+        // The wire itself: the answer as sent, for tests of the wire; others take the typed request.
         let body = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] ?? [:]
         return (http.statusCode, body, data, http.allHeaderFields)
+    }
+
+    /// A request whose answer is read as the API's own type for it (PeezAPI): the body decoded, or nil when it is
+    /// not that type (an error answer).
+    func request<Body: Decodable>(
+        _ method: String,
+        _ path: String,
+        secret: String? = nil,
+        // The wire itself: bodies sent as a client writes them, some on purpose as no type would.
+        json: [String: Any]? = nil,
+        headers: [String: String] = [:],
+        as type: Body.Type
+    ) async throws -> (status: Int, body: Body?) {
+        let reply = try await request(method, path, secret: secret, json: json, headers: headers)
+        return (reply.status, try? JSONDecoder().decode(type, from: reply.data))
     }
 
     deinit {

@@ -1,4 +1,5 @@
 import Foundation
+import PeezAPI
 import Synchronization
 import TestSupport
 import Testing
@@ -33,6 +34,7 @@ struct SharedCardsReportTests {
         for secret in [Self.vendor, otherVendor] {
             let counter = UUID().uuidString.lowercased()
             for batch in 0..<6 {
+                // The wire itself: a report's entries as a counter sends them.
                 let entries: [[String: Any]] = (1...500).map { index in
                     [
                         "seq": batch * 500 + index, "at": second, "verdict": "valid", "member": "PEEZ-20251103-00001",
@@ -63,9 +65,9 @@ struct SharedCardsReportTests {
             for _ in 0..<5 {
                 let reply = try await service.request("GET", "/v1/scans/shared", secret: Self.admin, timeout: 60)
                 statuses.append(reply.status)
-                let cards = reply.body["cards"] as? [[String: Any]] ?? []
+                let cards = (try? JSONDecoder().decode(SharedCardsBody.self, from: reply.data))?.cards ?? []
                 #expect(
-                    cards.count == 1 && cards.first?["seconds_apart"] as? Int == 0 && cards.first?["token_id"] as? String == "00000000000000ab",
+                    cards.count == 1 && cards.first?.seconds_apart == 0 && cards.first?.token_id == "00000000000000ab",
                     "one card, its closest pair at two shops: \(reply.body)"
                 )
             }

@@ -1,4 +1,5 @@
 import Foundation
+import PeezAPI
 import TestSupport
 import Testing
 
@@ -36,23 +37,31 @@ struct StolenPhoneTests {
             "POST",
             "/v1/vendors",
             secret: adminSecret,
-            json: ["name": "Épicerie du Port", "category": "epicerie", "neighbourhood": "sidi-el-houari"]
+            json: ["name": "Épicerie du Port", "category": "epicerie", "neighbourhood": "sidi-el-houari"],
+            as: CreatedVendorBody.self
         )
-        let vendorID = try #require((shop.body["vendor"] as? [String: Any])?["id"] as? String)
-        let backend = try await a.request("POST", "/v1/credentials", secret: adminSecret, json: ["role": "backend", "label": "app backend"])
-        let backendSecret = try #require(backend.body["secret"] as? String, "\(backend.body)")
+        let vendorID = try #require(shop.body?.vendor.id)
+        let backend = try await a.request(
+            "POST",
+            "/v1/credentials",
+            secret: adminSecret,
+            json: ["role": "backend", "label": "app backend"],
+            as: IssuedCredentialBody.self
+        )
+        let backendSecret = try #require(backend.body?.secret, "the backend credential")
         let member = try await a.request(
             "POST",
             "/v1/members",
             secret: backendSecret,
             json: [
                 "uuid": UUID().uuidString, "name": "Yacine Bouzid", "phone": "+213550001234", "email": "yacine@example.dz", "neighbourhood": "usto",
-            ]
+            ],
+            as: MemberBody.self
         )
-        let membershipID = try #require(member.body["membership_id"] as? String, "\(member.body)")
-        let code = try await a.request("POST", "/v1/vendors/\(vendorID)/enrolment-codes", secret: adminSecret, json: [:])
-        #expect(code.status == 201 && (code.body["qr_svg"] as? String)?.contains("<svg") == true, "\(code.body)")
-        let link = try #require(code.body["link"] as? String)
+        let membershipID = try #require(member.body?.membership_id, "the member")
+        let code = try await a.request("POST", "/v1/vendors/\(vendorID)/enrolment-codes", secret: adminSecret, json: [:], as: EnrolmentCodeBody.self)
+        #expect(code.status == 201 && code.body?.qr_svg.contains("<svg") == true)
+        let link = try #require(code.body?.link)
 
         // The shop's phone (the CLI counter) enrols from the link against instance B: no secret typed.
         let counter = ["PEEZ_COUNTER_HOME=" + folder.file("counter"), "PEEZ_VENDOR_SECRET=", PeezCommand.binary, "counter"]
@@ -78,17 +87,17 @@ struct StolenPhoneTests {
 
         // Both instances know the phone's credential (each holds it in memory now).
         for instance in [a, b2] { #expect(try await instance.request("GET", "/v1/counter/bundle", secret: phoneSecret).status == 200) }
-        let listed = try await a.request("GET", "/v1/vendors/\(vendorID)/credentials", secret: adminSecret)
-        let phone = try #require((listed.body["credentials"] as? [[String: Any]])?.first { $0["label"] as? String == "till 1" }, "\(listed.body)")
-        #expect(phone["created_by"] as? String == "enrolment code" && phone["state"] as? String == "active")
-        let phoneID = try #require(phone["id"] as? String)
+        let listed = try await a.request("GET", "/v1/vendors/\(vendorID)/credentials", secret: adminSecret, as: CredentialListBody.self)
+        let phone = try #require(listed.body?.credentials.first { $0.label == "till 1" }, "the phone's credential is listed")
+        #expect(phone.created_by == "enrolment code" && phone.state == "active")
+        let phoneID = phone.id
 
         // The phone is stolen: revoked through A. A refuses it at once; B within the stated delay.
-        let revoked = try await a.request("POST", "/v1/credentials/\(phoneID)/revoke", secret: adminSecret)
+        let revoked = try await a.request("POST", "/v1/credentials/\(phoneID)/revoke", secret: adminSecret, as: CredentialBody.self)
         let revokedAt = ContinuousClock.now
-        #expect(revoked.status == 200 && revoked.body["state"] as? String == "revoked", "\(revoked.body)")
-        let atA = try await a.request("GET", "/v1/counter/bundle", secret: phoneSecret)
-        #expect(atA.status == 401 && (atA.body["error"] as? [String: Any])?["code"] as? String == "credential_revoked", "\(atA.body)")
+        #expect(revoked.status == 200 && revoked.body?.state == "revoked")
+        let atA = try await a.request("GET", "/v1/counter/bundle", secret: phoneSecret, as: ServiceErrorBody.self)
+        #expect(atA.status == 401 && atA.body?.error.code == "credential_revoked", "refused at once where it was revoked")
         var refusedAtB: Duration?
         while refusedAtB == nil, ContinuousClock.now - revokedAt < .seconds(60) {
             if try await b2.request("GET", "/v1/counter/bundle", secret: phoneSecret).status == 401 { refusedAtB = ContinuousClock.now - revokedAt }
@@ -105,23 +114,21 @@ struct StolenPhoneTests {
         let retried = try await ProcessRunner.run(counter + ["retry", "--lang", "fr"])
         #expect(retried.standardOutput.contains("l'accès de cet appareil a été coupé par PEEZ"), "\(retried.standardOutput)\(retried.standardError)")
         #expect(try await ProcessRunner.run(counter + ["pending"]).standardOutput.contains("no pending sale"))
-        let refusedSales = try await b2.request("GET", "/v1/refused-sales", secret: adminSecret)
-        let kept = refusedSales.body["refused_sales"] as? [[String: Any]] ?? []
+        let kept = try await b2.request("GET", "/v1/refused-sales", secret: adminSecret, as: RefusedSaleListBody.self).body?.refused_sales ?? []
         #expect(
-            kept.count == 2 && kept.allSatisfy { $0["membership_id"] as? String == membershipID && $0["reason"] as? String == "credential_revoked" },
+            kept.count == 2 && kept.allSatisfy { $0.membership_id == membershipID && $0.reason == "credential_revoked" },
             "\(kept)"
         )
-        let periods = try await a.request("GET", "/v1/activations", secret: adminSecret)
-        #expect((periods.body["activations"] as? [[String: Any]])?.count == 1, "only the sale made before the theft")
+        let periods = try await a.request("GET", "/v1/activations", secret: adminSecret, as: ActivationListBody.self)
+        #expect(periods.body?.activations.count == 1, "only the sale made before the theft")
 
         // Every step is in the audit trail: who, what, from where.
-        let audit = try await a.request("GET", "/v1/audit", secret: adminSecret)
-        let entries = audit.body["entries"] as? [[String: Any]] ?? []
+        let entries = try await a.request("GET", "/v1/audit", secret: adminSecret, as: AuditListBody.self).body?.entries ?? []
         #expect(
-            entries.compactMap { $0["action"] as? String }
+            entries.map(\.action)
                 == ["credential.create", "vendor.create", "credential.create", "enrolment_code.create", "credential.enrol", "credential.revoke"],
-            "\(entries)"
+            "\(entries.map(\.action))"
         )
-        #expect(entries.last?["actor"] as? String == "ops" && entries.last?["address"] as? String == "127.0.0.1")
+        #expect(entries.last?.actor == "ops" && entries.last?.address == "127.0.0.1")
     }
 }

@@ -46,6 +46,7 @@ struct WalletPushServeTests {
         try pass.data.write(to: URL(fileURLWithPath: folder.file("card.pkpass")))
         await #expect(try ProcessRunner.run(["unzip", "-q", folder.file("card.pkpass"), "-d", unzipped]).status == 0)
         let json = try #require(
+            // The wire itself: the pass.json Wallet reads, unzipped as Wallet unzips it.
             try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: unzipped + "/pass.json"))) as? [String: Any]
         )
         let token = try #require(json["authenticationToken"] as? String)
@@ -72,6 +73,7 @@ struct WalletPushServeTests {
             )
             let answeredAt = Date().timeIntervalSince1970
             #expect(sold.status == 201, "round \(round)")
+            // The wire itself: the pushes the APNs stand-in received, as Apple's contract writes them.
             var arrived: [[String: Any]] = []
             for _ in 0..<200 {
                 arrived = Array(apns.requests.dropFirst(before))

@@ -40,6 +40,7 @@ public struct APNsStandIn: Sendable {
     }
 
     /// The requests it answered, in order.
+    // The wire itself: the requests the stand-in received, each as its log line holds it.
     public var requests: [[String: Any]] { BackgroundServer.requests(in: log) }
 
     public func stop() {
@@ -76,6 +77,7 @@ public enum BackgroundServer {
     }
 
     /// The JSON lines a stand-in logged, in order.
+    // The wire itself: the stand-in's JSON log lines, written by its Python.
     public static func requests(in log: String) -> [[String: Any]] {
         ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").split(separator: "\n").compactMap {
             try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]

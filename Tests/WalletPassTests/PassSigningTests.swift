@@ -140,6 +140,7 @@ struct PassSigningTests {
 
         // pass.json as Wallet reads it.
         let json = try #require(
+            // The wire itself: the pass.json Wallet reads, unzipped by unzip(1).
             try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: folder.file("pass/pass.json")))) as? [String: Any]
         )
         #expect(

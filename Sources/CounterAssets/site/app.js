@@ -69,6 +69,11 @@ function applyLanguage(code) {
     button.textContent = plural("sell.months", count, { months: count, amount: count * MONTHLY_PRICE_DZD });
   }
   $("language").value = code;
+  // A past answer's line was written in the language before: it leaves rather than stay in another language.
+  for (const id of ["sell-result", "pending-result", "input-problem", "enrol-problem"]) {
+    $(id).textContent = "";
+    $(id).dataset.status = "";
+  }
   showStatus();
   renderPending();
 }
@@ -161,6 +166,7 @@ function showVerdict(judgement, now) {
     $("sell-member").dataset.paidUntil = paidUntil ?? "";
   }
   $("sell-result").textContent = "";
+  $("sell-result").dataset.status = "";
 }
 
 /** One scan, from any input: judged, shown, logged. */
@@ -438,6 +444,9 @@ function wire() {
       return;
     }
     $("sell-button").disabled = true;
+    // The previous sale's line leaves first: what shows next is this sale's answer.
+    $("sell-result").textContent = "";
+    $("sell-result").dataset.status = "";
     try {
       showSale(await counter.sales.sell(counter.service, { claims: lastSellable, months, paid, now: deviceNow() }));
     } catch (error) {
