@@ -1,5 +1,4 @@
 import CardCrypto
-import CardToken
 public import Foundation
 public import Membership
 public import PeezAPI

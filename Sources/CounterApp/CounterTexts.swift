@@ -1,4 +1,3 @@
-import CardToken
 import CounterAssets
 import Foundation
 import PeezBasics

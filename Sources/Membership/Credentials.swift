@@ -1,4 +1,3 @@
-import CardToken
 public import Foundation
 import PeezBasics
 

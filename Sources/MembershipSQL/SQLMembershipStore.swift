@@ -1,4 +1,3 @@
-import CardToken
 public import Foundation
 public import Membership
 import PeezBasics

@@ -1,4 +1,3 @@
-import CardToken
 import CoreMetrics
 import Foundation
 public import Membership

@@ -1,4 +1,3 @@
-import CardToken
 import Foundation
 public import Membership
 import PeezBasics

@@ -1,4 +1,3 @@
-import CardToken
 import Foundation
 import Membership
 import PeezBasics

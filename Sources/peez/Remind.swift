@@ -1,6 +1,5 @@
 import ArgumentParser
 import CardCrypto
-import CardToken
 import CounterApp
 import Foundation
 import Membership

@@ -1,7 +1,6 @@
 import CardCrypto
 import CardServer
 import CardServices
-import CardToken
 import Foundation
 import HTTPTypes
 import Hummingbird

@@ -1,5 +1,4 @@
 import CardCrypto
-import CardToken
 import CardWire
 import Foundation
 import Testing

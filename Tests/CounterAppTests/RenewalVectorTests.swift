@@ -1,5 +1,4 @@
 import CardCrypto
-import CardToken
 import CardWire
 import CounterApp
 import Foundation
