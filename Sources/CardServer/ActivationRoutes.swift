@@ -16,7 +16,8 @@ struct ActivationRoutes {
     let sales: ActivationService
     let changes: MemberChangeService
     var cards: CardService { sales.cards }
-    var store: any MembershipStore { cards.store }
+    /// The activations listed, and the sales refused to withdrawn credentials.
+    let store: any LedgerStore & AuditStore
 
     static let idempotencyKeyHeader = HTTPField.Name("Idempotency-Key")!
     static let replayedHeader = HTTPField.Name("Idempotent-Replayed")!
@@ -119,11 +120,12 @@ struct ActivationRoutes {
         }
         let result = try await changes.cancelPeriod(id: id)
         let now = cards.now()
-        try await CredentialService(store: store, now: cards.now).audit(
+        try await store.audit(
             AuditActor(credential: admin, address: context.clientAddress),
             "activation.cancel",
             id,
-            "\(result.period.months) month(s) of member \(result.period.memberUUID.lowercasedText)"
+            "\(result.period.months) month(s) of member \(result.period.memberUUID.lowercasedText)",
+            at: cards.now()
         )
         CardMetrics.cancelled()
         return try JSONExchange.response(

@@ -5,6 +5,7 @@ public import Hummingbird
 import HummingbirdCore
 import HummingbirdTLS
 public import Logging
+import Membership
 public import Prometheus
 public import ServiceLifecycle
 
@@ -59,24 +60,26 @@ public func buildRouter(
     let allowedMethods = AllowedMethods()
     router.add(middleware: ErrorMiddleware(allowedMethods: allowedMethods))
     let credentialCache = CredentialCache()
-    router.add(middleware: Authenticator(store: cards.store, cache: credentialCache, now: cards.now))
+    let store = cards.store
+    router.add(middleware: Authenticator(store: store, cache: credentialCache, now: cards.now))
     if let afterChange { router.add(middleware: ChangeNotifier(changed: afterChange)) }
-    let service = ServiceRoutes(cards: cards, metrics: metrics)
+    let service = ServiceRoutes(cards: cards, metrics: metrics, store: store, ping: { try await store.ping() })
     router.on("/health", method: .get, use: service.health)
     router.on("/metrics", method: .get, use: service.prometheus)
-    let changes = MemberChangeService(ledger: cards.store, clock: cards.clock)
-    MemberRoutes(cards: cards, changes: changes).register(on: router)
-    ActivationRoutes(sales: ActivationService(ledger: cards.store, cards: cards), changes: changes).register(on: router)
-    ScanRoutes(cards: cards).register(on: router)
+    let changes = MemberChangeService(ledger: store, clock: cards.clock)
+    MemberRoutes(cards: cards, changes: changes, store: store).register(on: router)
+    ActivationRoutes(sales: ActivationService(ledger: store, cards: cards), changes: changes, store: store).register(on: router)
+    ScanRoutes(cards: cards, store: store).register(on: router)
     service.register(on: router)
     PlaceRoutes().register(on: router)
     CounterPageRoutes().register(on: router)
-    CredentialRoutes(credentials: CredentialService(store: cards.store, now: cards.now), cache: credentialCache, publicURL: publicURL).register(
+    CredentialRoutes(credentials: CredentialService(store: store, now: cards.now), cache: credentialCache, publicURL: publicURL).register(
         on: router
     )
     WalletRoutes(
         wallet: wallet,
         google: googleWallet,
+        store: store,
         base: wallet.flatMap { URL(string: $0.webServiceURL)?.path }.map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 }
             ?? WalletRoutes.defaultBase
     )

@@ -12,7 +12,7 @@ import Synchronization
 public struct Authenticator: RouterMiddleware {
     public typealias Context = ServerRequestContext
 
-    let store: any MembershipStore
+    let store: any CredentialStore
     let cache: CredentialCache
     let now: @Sendable () -> Int64
 
@@ -20,7 +20,7 @@ public struct Authenticator: RouterMiddleware {
     /// made elsewhere takes to be refused here.
     public static let revocationDelay: Duration = .seconds(5)
 
-    init(store: any MembershipStore, cache: CredentialCache, now: @escaping @Sendable () -> Int64) {
+    init(store: any CredentialStore, cache: CredentialCache, now: @escaping @Sendable () -> Int64) {
         self.store = store
         self.cache = cache
         self.now = now

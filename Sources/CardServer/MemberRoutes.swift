@@ -10,7 +10,8 @@ import PeezBasics
 struct MemberRoutes {
     let cards: CardService
     let changes: MemberChangeService
-    var store: any MembershipStore { cards.store }
+    /// Members and their periods: what these routes read and write beside the card and change use cases.
+    let store: any MemberStore & LedgerStore
 
     func register(on router: Router<ServerRequestContext>) {
         router.on("/v1/members", method: .post, use: create)

@@ -10,7 +10,7 @@ import PeezBasics
 /// minutes of each other (a shared screenshot: one phone cannot be at two counters at once).
 struct ScanRoutes {
     let cards: CardService
-    var store: any MembershipStore { cards.store }
+    let store: any ScanStore
 
     /// A report of 500 scans is about 80 KB.
     static let maxReportBytes = 128 * 1024

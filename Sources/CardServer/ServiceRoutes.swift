@@ -12,7 +12,10 @@ import Prometheus
 struct ServiceRoutes {
     let cards: CardService
     let metrics: PrometheusCollectorRegistry
-    var store: any MembershipStore { cards.store }
+    /// Members, their periods and vendors, read to answer a verification and a vendor; the audit trail.
+    let store: any MemberStore & LedgerStore & VendorStore & CredentialStore & RevocationStore & AuditStore
+    /// Whether the database answers (GET /health).
+    let ping: @Sendable () async throws -> Void
 
     func register(on router: Router<ServerRequestContext>) {
         router.on("/v1/verify", method: .post, use: verify)
@@ -120,11 +123,12 @@ struct ServiceRoutes {
             neighbourhood: body.neighbourhood,
             now: cards.now()
         )
-        try await CredentialService(store: store, now: cards.now).audit(
+        try await store.audit(
             AuditActor(credential: admin, address: context.clientAddress),
             "vendor.create",
             vendor.id,
-            "\"\(vendor.name)\" with its first credential"
+            "\"\(vendor.name)\" with its first credential",
+            at: cards.now()
         )
         return try JSONExchange.response(CreatedVendorBody(vendor: VendorBody(vendor), api_secret: secret), status: .created)
     }
@@ -142,7 +146,7 @@ struct ServiceRoutes {
 
     /// `GET /health`: up, and the database answers. No credentials, no details beyond that.
     @Sendable func health(_ request: Request, context: ServerRequestContext) async throws -> Response {
-        try await store.ping()
+        try await ping()
         return try JSONExchange.response(["status": "ok"])
     }
 

@@ -15,6 +15,8 @@ import WalletPass
 struct WalletRoutes {
     let wallet: WalletService?
     let google: GoogleWalletService?
+    /// The devices registered for passes, and their logs.
+    let store: any WalletStore
     /// The web service's path (`/wallet` unless the configured URL says otherwise).
     let base: String
     /// The log route takes no credential (Apple's design): bounded per client address and overall, so log
@@ -106,7 +108,7 @@ struct WalletRoutes {
         guard (1...256).contains(body.pushToken.utf8.count), body.pushToken.utf8.allSatisfy({ Self.isHexDigit($0) }) else {
             throw MembershipError(.invalidFields, "The push token is not valid.", fields: ["pushToken": "must be 1 to 256 hexadecimal digits"])
         }
-        switch try await wallet.cards.store.registerWalletDevice(
+        switch try await store.registerWalletDevice(
             device,
             member: serial,
             pushToken: body.pushToken.lowercased(),
@@ -134,7 +136,7 @@ struct WalletRoutes {
         let serial = try passPath(context, wallet)
         let device = try device(context)
         try await authenticate(context, serial: serial, wallet)
-        _ = try await wallet.cards.store.unregisterWalletDevice(device, member: serial)
+        _ = try await store.unregisterWalletDevice(device, member: serial)
         return Response(status: .ok)
     }
 
@@ -152,7 +154,7 @@ struct WalletRoutes {
             }
             since = value
         }
-        let updated = try await wallet.cards.store.walletPassesUpdated(device: device, since: since)
+        let updated = try await store.walletPassesUpdated(device: device, since: since)
         guard let newest = updated.map(\.changedAt).max() else { return Response(status: .noContent) }
         // Times are seconds: a change later in this very second must not fall behind the tag, so the tag stays
         // before the current second (the device may fetch one pass twice; it never misses one).
@@ -196,7 +198,7 @@ struct WalletRoutes {
                 fields: ["logs": "must be at most \(WalletLog.maxPerRequest) text lines"]
             )
         }
-        try await wallet.cards.store.keepWalletLogs(lines, now: wallet.cards.now())
+        try await store.keepWalletLogs(lines, now: wallet.cards.now())
         return Response(status: .ok)
     }
 

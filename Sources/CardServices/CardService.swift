@@ -7,7 +7,9 @@ public import Membership
 
 /// Issues, keeps and checks membership cards: the domain's card rules on top of the store.
 public struct CardService: Sendable {
-    public let store: any MembershipStore
+    /// The whole ledger, for the wiring in this package only (the server hands each route the narrow store it
+    /// needs); callers outside the package use the card use cases.
+    package let store: any MembershipStore
     public let keyRing: KeyRing
     public let issuer: CardIssuer
     public let renderer: PNGRenderer

@@ -3,6 +3,26 @@ import CardQR
 public import Foundation
 public import Membership
 
+/// What the credentials' lifecycle reads and writes: credentials, enrolment codes, the audit trail, vendors.
+public typealias CredentialLedger = CredentialStore & EnrolmentCodeStore & AuditStore & VendorStore
+
+extension AuditStore {
+    /// Appends `actor`'s `action` on `target` at `time` to the audit trail.
+    public func audit(_ actor: AuditActor, _ action: String, _ target: UUID, _ detail: String, at time: Int64) async throws {
+        try await appendAudit(
+            AuditEntry(
+                at: time,
+                actor: actor.label,
+                actorCredentialID: actor.credentialID,
+                address: actor.address,
+                action: action,
+                target: target.lowercasedText,
+                detail: detail
+            )
+        )
+    }
+}
+
 /// Who is acting on credentials, for the audit trail: a credential over the API, or the operator at the command
 /// line ("peez admin", address "local").
 public struct AuditActor: Sendable, Hashable {
@@ -33,10 +53,10 @@ public struct AuditActor: Sendable, Hashable {
 /// credential; every administrative action appended to the audit trail. Secrets are shown once and stored as
 /// SHA-256 hashes; a revoked credential is refused by every instance within ``Authenticator``'s cache time.
 public struct CredentialService: Sendable {
-    public let store: any MembershipStore
+    public let store: any CredentialLedger
     public let now: @Sendable () -> Int64
 
-    public init(store: any MembershipStore, now: @escaping @Sendable () -> Int64) {
+    public init(store: any CredentialLedger, now: @escaping @Sendable () -> Int64) {
         self.store = store
         self.now = now
     }
@@ -200,17 +220,7 @@ public struct CredentialService: Sendable {
 
     /// Appends an administrative action to the audit trail.
     public func audit(_ actor: AuditActor, _ action: String, _ target: UUID, _ detail: String) async throws {
-        try await store.appendAudit(
-            AuditEntry(
-                at: now(),
-                actor: actor.label,
-                actorCredentialID: actor.credentialID,
-                address: actor.address,
-                action: action,
-                target: target.lowercasedText,
-                detail: detail
-            )
-        )
+        try await store.audit(actor, action, target, detail, at: now())
     }
 
     // MARK: Helpers

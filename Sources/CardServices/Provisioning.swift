@@ -6,7 +6,7 @@ public import Membership
 public enum Provisioning {
     /// A new credential of `role`; returns the secret to hand over.
     public static func createCredential(
-        store: any MembershipStore,
+        store: any VendorStore & CredentialStore,
         role: Role,
         vendorID: UUID? = nil,
         label: String,
@@ -19,15 +19,21 @@ public enum Provisioning {
 
     /// Stores the hash of a given secret (development mode's fixed demo secrets); a secret already stored is
     /// left as it is.
-    public static func saveCredential(store: any MembershipStore, secret: String, role: Role, vendorID: UUID?, label: String, now: Int64) async throws
-    {
+    public static func saveCredential(
+        store: any VendorStore & CredentialStore,
+        secret: String,
+        role: Role,
+        vendorID: UUID?,
+        label: String,
+        now: Int64
+    ) async throws {
         let hash = APISecret.hash(secret, sha256: SHA256.hash)
         try await store.saveCredential(APICredential(id: UUID(), role: role, vendorID: vendorID, secretHash: hash, label: label, createdAt: now))
     }
 
     /// A new vendor and its API secret.
     public static func createVendor(
-        store: any MembershipStore,
+        store: any VendorStore & CredentialStore,
         name: String,
         category: String,
         neighbourhood: String,
