@@ -12,21 +12,11 @@ struct PostgresCrashTests {
     static let rounds = Int(ProcessInfo.processInfo.environment["PEEZ_CRASH_ROUNDS"] ?? "") ?? 6
 
     @Test func everySaleAnsweredCreatedSurvivesAnImmediatePostgresShutdown() async throws {
-        let postgres = try await onOwnThread { try PostgresServer() }
-        defer { postgres.remove() }
-        try await onOwnThread { try postgres.start() }
-        let folder = try TemporaryFolder()
-        defer { folder.remove() }
-        await #expect(try PeezCommand.run(["keys", "generate", "--out", folder.file("keys")]).status == 0)
-        let admin = try await PeezCommand.run(["admin", "create-token", "--role", "admin", "--database-url", postgres.url, "--create-database"])
-        let adminSecret = admin.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
-        try #require(admin.status == 0, "\(admin.standardError)")
-        let arguments = [
-            "--database-url", postgres.url, "--database-connections", "4",
-            "--signing-key", folder.file("keys/signing-key.pem"), "--published-keys", folder.file("published"),
-        ]
+        let ledger = try await SharedLedger.make()
+        defer { ledger.remove() }
+        let (postgres, adminSecret) = (ledger.postgres, ledger.adminSecret)
 
-        var instances = try await Self.startInstances(arguments)
+        var instances = try await ledger.startInstances()
         let vendor = try await instances[0].request(
             "POST",
             "/v1/vendors",
@@ -52,7 +42,7 @@ struct PostgresCrashTests {
         for round in 1...Self.rounds {
             if round > 1 {
                 try await onOwnThread { try postgres.start() }
-                instances = try await Self.startInstances(arguments)
+                instances = try await ledger.startInstances()
             }
             let load = SaleLoad(instances: instances, vendorSecret: vendorSecret, membershipIDs: membershipIDs)
             let clients = Task { await load.run(clients: 8) }
@@ -81,12 +71,6 @@ struct PostgresCrashTests {
     }
 
     /// Two service instances on one database, as behind a load balancer.
-    static func startInstances(_ arguments: [String]) async throws -> [ServiceProcess] {
-        var instances: [ServiceProcess] = []
-        for _ in 0..<2 { instances.append(try ServiceProcess(arguments: arguments, port: TestPorts.unused())) }
-        for instance in instances { try await instance.waitUntilReady() }
-        return instances
-    }
 }
 
 /// Clients selling one month at a time through every instance in turn until stopped, each sale with a fresh

@@ -13,22 +13,10 @@ struct StolenPhoneTests {
     static let statedDelay = 5.0
 
     @Test func aRevokedPhoneIsRefusedEverywhereWithinTheStatedDelayAndItsRetriesAreKeptForTheOperator() async throws {
-        let postgres = try await onOwnThread { try PostgresServer() }
-        defer { postgres.remove() }
-        try await onOwnThread { try postgres.start() }
-        let folder = try TemporaryFolder()
-        defer { folder.remove() }
-        await #expect(try PeezCommand.run(["keys", "generate", "--out", folder.file("keys")]).status == 0)
-        let admin = try await PeezCommand.run([
-            "admin", "create-token", "--role", "admin", "--label", "ops", "--database-url", postgres.url, "--create-database",
-        ])
-        let adminSecret = admin.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
-        try #require(admin.status == 0, "\(admin.standardError)")
-        let arguments = [
-            "--database-url", postgres.url, "--database-connections", "4",
-            "--signing-key", folder.file("keys/signing-key.pem"), "--published-keys", folder.file("published"),
-        ]
-        let instances = try await PostgresCrashTests.startInstances(arguments)
+        let ledger = try await SharedLedger.make(adminLabel: "ops")
+        defer { ledger.remove() }
+        let (folder, adminSecret, arguments) = (ledger.folder, ledger.adminSecret, ledger.arguments)
+        let instances = try await ledger.startInstances()
         defer { for instance in instances { instance.killHard() } }
         let (a, b) = (instances[0], instances[1])
 
