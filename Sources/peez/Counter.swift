@@ -35,11 +35,8 @@ struct CounterFolderOptions: ParsableArguments {
     var folder: String?
 
     var store: CounterStore {
-        let environment = ProcessInfo.processInfo.environment
-        let path =
-            folder ?? environment["PEEZ_COUNTER_HOME"]
-            ?? (environment["HOME"] ?? NSHomeDirectory()) + "/.local/state/peez-counter"
-        return CounterStore(folder: path)
+        let home = ProcessInfo.processInfo.environment["HOME"] ?? NSHomeDirectory()
+        return CounterStore(folder: SettingsReader.current("PEEZ_COUNTER_HOME", flag: folder, builtIn: home + "/.local/state/peez-counter")!)
     }
 }
 
@@ -91,7 +88,7 @@ extension Peez.Counter {
                 }
                 secret = try await CounterClient.enrol(server: server, code: bare, label: label, certificateAuthority: caFile)
             } else {
-                guard let given = ProcessInfo.processInfo.environment["PEEZ_VENDOR_SECRET"], !given.isEmpty else {
+                guard let given = SettingsReader.current("PEEZ_VENDOR_SECRET") else {
                     throw ValidationError("give --code (the enrolment code PEEZ gave) or set PEEZ_VENDOR_SECRET to the shop's vendor secret")
                 }
                 secret = given

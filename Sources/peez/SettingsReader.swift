@@ -46,6 +46,12 @@ final class SettingsReader {
         return found?.0
     }
 
+    /// The setting `name` for a command with no configuration file: `flag`, else the process's environment (an
+    /// empty value counts as absent), else `builtIn`. The same rule as ``value(_:flag:builtIn:secret:)``.
+    static func current(_ name: String, flag: String? = nil, builtIn: String? = nil) -> String? {
+        flag ?? ProcessInfo.processInfo.environment[name].flatMap { $0.isEmpty ? nil : $0 } ?? builtIn
+    }
+
     /// The error for a bad value of `name`, in one shape: the setting, where its value came from, and what it
     /// must be.
     func invalid(_ name: String, _ requirement: String) -> ValidationError {

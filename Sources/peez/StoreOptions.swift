@@ -17,7 +17,7 @@ struct StoreOptions: ParsableArguments {
     @Option(help: "How many PostgreSQL connections this instance keeps open (1 to 100).")
     var databaseConnections = 8
 
-    var effectiveDatabaseURL: String? { databaseURL ?? ProcessInfo.processInfo.environment["PEEZ_DATABASE_URL"].flatMap { $0.isEmpty ? nil : $0 } }
+    var effectiveDatabaseURL: String? { SettingsReader.current("PEEZ_DATABASE_URL", flag: databaseURL) }
 
     /// The ledger `peez serve` and the administrative commands use when none is named: `make serve`'s.
     static let developmentLedger = "var/peez.sqlite"
