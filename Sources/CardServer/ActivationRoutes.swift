@@ -56,7 +56,13 @@ struct ActivationRoutes {
     /// later), as far as its request can be read, so the operator sees what a member paid; the sale itself is then
     /// refused like any request with that credential.
     func keepRefusedSale(_ request: Request, context: ServerRequestContext, _ credential: APICredential, _ refusal: CredentialRefusal) async throws {
-        let body = try? await JSONExchange.decode(ActivationRequest.self, request, context: context)
+        // The sale is refused whatever its body; a body that cannot be read is kept with what the request says.
+        let body: ActivationRequest?
+        do {
+            body = try await JSONExchange.decode(ActivationRequest.self, request, context: context)
+        } catch {
+            body = nil
+        }
         var membershipID = body?.membership_id
         if membershipID == nil, let token = body?.card_token {
             membershipID = try? await cards.verify(token).claims?.subject

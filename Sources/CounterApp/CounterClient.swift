@@ -102,10 +102,11 @@ extension CounterClient {
         request.body = .bytes(ByteBuffer(bytes: try JSONEncoder().encode(EnrolRequest(code: code, label: label))))
         let (status, data) = try await client.send(request, timeout: .seconds(30), maxBytes: 65_536)
         guard status == 201 else { throw CounterClientError(.answered(status: status, body: data)) }
-        guard let issued = try? JSONDecoder().decode(IssuedCredentialBody.self, from: Data(data)) else {
-            throw CounterClientError(CounterProblem("problem.answer_unreadable", detail: "the enrolment's answer has no secret"))
+        do {
+            return try JSONDecoder().decode(IssuedCredentialBody.self, from: Data(data)).secret
+        } catch {
+            throw CounterClientError(CounterProblem("problem.answer_unreadable", detail: "the enrolment's answer has no secret: \(error)"))
         }
-        return issued.secret
     }
 }
 
@@ -131,7 +132,16 @@ extension CounterClient {
         let (status, data) = try await send(request, timeout: .seconds(15), maxBytes: 65_536)
         switch status {
         case 201:
-            guard let recorded = try? JSONDecoder().decode(ActivationBody.self, from: Data(data)), !recorded.coverage_end.isEmpty else {
+            // An answer that does not say the coverage end is not taken as a sale: the key is sent again, which replays it.
+            let recorded: ActivationBody
+            do {
+                recorded = try JSONDecoder().decode(ActivationBody.self, from: Data(data))
+            } catch {
+                throw CounterClientError(
+                    CounterProblem("problem.answer_unreadable", detail: "the service answered 201 with an unreadable answer: \(error)")
+                )
+            }
+            guard !recorded.coverage_end.isEmpty else {
                 throw CounterClientError(
                     CounterProblem("problem.answer_unreadable", detail: "the service answered 201 but its answer does not say the new coverage end")
                 )
