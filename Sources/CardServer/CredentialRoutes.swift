@@ -67,7 +67,7 @@ struct CredentialRoutes {
         let body = try await JSONExchange.decode(EnrolmentCodeRequest.self, request, context: context)
         let (code, expiresAt) = try await credentials.enrolmentCode(
             vendorID: id,
-            lifetime: Int64(body.lifetime_seconds ?? Int(EnrolmentCode.defaultLifetime)),
+            lifetime: body.lifetime_seconds.map { Int64($0.value) } ?? EnrolmentCode.defaultLifetime,
             by: actor(caller, context)
         )
         let link = EnrolmentLink.link(base: publicURL ?? Self.origin(of: request), code: code)
@@ -107,7 +107,7 @@ struct CredentialRoutes {
         let admin = try context.require(.admin)
         let body = try await JSONExchange.decode(CreateCredentialRequest.self, request, context: context)
         let issued = try await credentials.create(
-            role: Role(rawValue: body.role) ?? .vendor,
+            role: body.role,
             vendorID: body.vendor_id,
             label: body.label,
             by: actor(admin, context)
@@ -138,7 +138,7 @@ struct CredentialRoutes {
         let admin = try context.require(.admin)
         let id = try Self.id(context, "credential")
         let body = try await JSONExchange.decode(RotateCredentialRequest.self, request, context: context)
-        let (issued, previous) = try await credentials.rotate(id: id, grace: Int64(body.grace_seconds ?? 0), by: actor(admin, context))
+        let (issued, previous) = try await credentials.rotate(id: id, grace: Int64(body.grace_seconds?.value ?? 0), by: actor(admin, context))
         cache.forgetAll()
         return try JSONExchange.response(
             IssuedCredentialBody(credential: answer(issued.credential), secret: issued.secret, previous: answer(previous)),

@@ -28,7 +28,7 @@ enum JSONExchange {
     }
 
     /// Decodes `T` from the request body.
-    static func decode<T: RequestFields>(_ type: T.Type, _ request: Request, context: ServerRequestContext) async throws -> T {
+    static func decode<T: APIRequest>(_ type: T.Type, _ request: Request, context: ServerRequestContext) async throws -> T {
         try RequestDecoding.decode(type, from: try await bodyBytes(request, context: context))
     }
 

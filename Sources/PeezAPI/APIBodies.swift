@@ -51,19 +51,12 @@ public struct MemberBody: Codable, Sendable {
 }
 
 /// `POST /v1/members/{uuid}/device-key`: the public key of the member's phone.
-public struct DeviceKeyRequest: RequestFields, Codable {
-    public enum CodingKeys: String, CodingKey, CaseIterable { case public_key }
-    public static let fields: [CodingKeys: (kind: FieldKind, required: Bool)] = [.public_key: (.text, true)]
+public struct DeviceKeyRequest: APIRequest {
 
     /// The raw 32-byte Ed25519 public key, base64url without padding.
     public var public_key: String
 
     public init(public_key: String) { self.public_key = public_key }
-
-    public init(checked body: CheckedFields<CodingKeys>) {
-        self.init(public_key: body.required(.public_key))
-    }
-
     /// The key, or `invalidFields` naming what is wrong with it.
     public func deviceKey() throws(MembershipError) -> DeviceKey {
         let key: DeviceKey
@@ -87,12 +80,7 @@ public struct DeviceKeyRequest: RequestFields, Codable {
     }
 }
 
-public struct CreateMemberRequest: RequestFields, Codable {
-    public enum CodingKeys: String, CodingKey, CaseIterable { case uuid, name, phone, email, neighbourhood, language }
-    public static let fields: [CodingKeys: (kind: FieldKind, required: Bool)] = [
-        .uuid: (.uuid, true), .name: (.text, true), .phone: (.text, true), .email: (.text, true), .neighbourhood: (.text, true),
-        .language: (.oneOf(Member.Language.allCases.map(\.rawValue)), false),
-    ]
+public struct CreateMemberRequest: APIRequest {
 
     public var uuid: UUID
     public var name: String
@@ -109,25 +97,9 @@ public struct CreateMemberRequest: RequestFields, Codable {
         self.neighbourhood = neighbourhood
         self.language = language
     }
-
-    public init(checked body: CheckedFields<CodingKeys>) {
-        self.init(
-            uuid: body.required(.uuid),
-            name: body.required(.name),
-            phone: body.required(.phone),
-            email: body.required(.email),
-            neighbourhood: body.required(.neighbourhood),
-            language: body.text(.language).flatMap(Member.Language.init(rawValue:))
-        )
-    }
 }
 
-public struct UpdateMemberRequest: RequestFields, Codable {
-    public enum CodingKeys: String, CodingKey, CaseIterable { case name, phone, email, neighbourhood, language }
-    public static let fields: [CodingKeys: (kind: FieldKind, required: Bool)] = [
-        .name: (.text, false), .phone: (.text, false), .email: (.text, false), .neighbourhood: (.text, false),
-        .language: (.oneOf(Member.Language.allCases.map(\.rawValue)), false),
-    ]
+public struct UpdateMemberRequest: APIRequest {
 
     public var name: String?
     public var phone: String?
@@ -141,16 +113,6 @@ public struct UpdateMemberRequest: RequestFields, Codable {
         self.email = email
         self.neighbourhood = neighbourhood
         self.language = language
-    }
-
-    public init(checked body: CheckedFields<CodingKeys>) {
-        self.init(
-            name: body.text(.name),
-            phone: body.text(.phone),
-            email: body.text(.email),
-            neighbourhood: body.text(.neighbourhood),
-            language: body.text(.language).flatMap(Member.Language.init(rawValue:))
-        )
     }
 }
 
@@ -249,11 +211,7 @@ public struct CardBody: Codable, Sendable {
     }
 }
 
-public struct ActivationRequest: RequestFields, Codable {
-    public enum CodingKeys: String, CodingKey, CaseIterable { case card_token, membership_id, months, amount_dzd }
-    public static let fields: [CodingKeys: (kind: FieldKind, required: Bool)] = [
-        .card_token: (.text, false), .membership_id: (.text, false), .months: (.wholeNumber, true), .amount_dzd: (.wholeNumber, true),
-    ]
+public struct ActivationRequest: APIRequest {
 
     public var card_token: String?
     public var membership_id: String?
@@ -265,15 +223,6 @@ public struct ActivationRequest: RequestFields, Codable {
         self.membership_id = membership_id
         self.months = months
         self.amount_dzd = amount_dzd
-    }
-
-    public init(checked body: CheckedFields<CodingKeys>) {
-        self.init(
-            card_token: body.text(.card_token),
-            membership_id: body.text(.membership_id),
-            months: body.required(.months),
-            amount_dzd: body.required(.amount_dzd)
-        )
     }
 }
 
@@ -334,18 +283,12 @@ public struct CancellationBody: Codable, Sendable {
     }
 }
 
-public struct VerifyRequest: RequestFields, Codable {
-    public enum CodingKeys: String, CodingKey, CaseIterable { case token }
-    public static let fields: [CodingKeys: (kind: FieldKind, required: Bool)] = [.token: (.text, true)]
+public struct VerifyRequest: APIRequest {
 
     public var token: String
 
     public init(token: String) {
         self.token = token
-    }
-
-    public init(checked body: CheckedFields<CodingKeys>) {
-        self.init(token: body.required(.token))
     }
 }
 
@@ -393,11 +336,7 @@ public struct VerifyBody: Codable, Sendable {
     }
 }
 
-public struct CreateVendorRequest: RequestFields, Codable {
-    public enum CodingKeys: String, CodingKey, CaseIterable { case name, category, neighbourhood }
-    public static let fields: [CodingKeys: (kind: FieldKind, required: Bool)] = [
-        .name: (.text, true), .category: (.text, true), .neighbourhood: (.text, true),
-    ]
+public struct CreateVendorRequest: APIRequest {
 
     public var name: String
     public var category: String
@@ -407,10 +346,6 @@ public struct CreateVendorRequest: RequestFields, Codable {
         self.name = name
         self.category = category
         self.neighbourhood = neighbourhood
-    }
-
-    public init(checked body: CheckedFields<CodingKeys>) {
-        self.init(name: body.required(.name), category: body.required(.category), neighbourhood: body.required(.neighbourhood))
     }
 }
 
@@ -454,17 +389,11 @@ extension ActivationBody {
 }
 
 /// What Wallet sends to register a device for a pass's updates: `{"pushToken": "…"}`.
-public struct WalletRegistrationRequest: RequestFields, Codable {
-    public enum CodingKeys: String, CodingKey, CaseIterable { case pushToken }
-    public static let fields: [CodingKeys: (kind: FieldKind, required: Bool)] = [.pushToken: (.text, true)]
+public struct WalletRegistrationRequest: APIRequest {
 
     public var pushToken: String
 
     public init(pushToken: String) { self.pushToken = pushToken }
-
-    public init(checked body: CheckedFields<CodingKeys>) {
-        self.init(pushToken: body.required(.pushToken))
-    }
 }
 
 /// What Wallet answers a device asking which of its passes changed: `{"serialNumbers": […], "lastUpdated": "…"}`.

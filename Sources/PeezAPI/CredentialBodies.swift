@@ -52,51 +52,36 @@ public struct IssuedCredentialBody: Codable, Sendable {
 }
 
 /// `POST /v1/credentials`.
-public struct CreateCredentialRequest: RequestFields, Codable {
-    public enum CodingKeys: String, CodingKey, CaseIterable { case role, vendor_id, label }
-    public static let fields: [CodingKeys: (kind: FieldKind, required: Bool)] = [
-        .role: (.oneOf(Role.allCases.map(\.rawValue)), true), .vendor_id: (.uuid, false), .label: (.text, true),
-    ]
-    public var role: String
+public struct CreateCredentialRequest: APIRequest {
+    public var role: Role
     public var vendor_id: UUID?
     public var label: String
 
-    public init(role: String, vendor_id: UUID?, label: String) {
+    public init(role: Role, vendor_id: UUID?, label: String) {
         self.role = role
         self.vendor_id = vendor_id
         self.label = label
     }
-
-    public init(checked body: CheckedFields<CodingKeys>) {
-        self.init(role: body.required(.role), vendor_id: body.uuid(.vendor_id), label: body.required(.label))
-    }
 }
 
 /// `PATCH /v1/credentials/{id}`.
-public struct RenameCredentialRequest: RequestFields, Codable {
-    public enum CodingKeys: String, CodingKey, CaseIterable { case label }
-    public static let fields: [CodingKeys: (kind: FieldKind, required: Bool)] = [.label: (.text, true)]
+public struct RenameCredentialRequest: APIRequest {
     public var label: String
     public init(label: String) { self.label = label }
-    public init(checked body: CheckedFields<CodingKeys>) { self.init(label: body.required(.label)) }
 }
 
 /// `POST /v1/credentials/{id}/rotate`.
-public struct RotateCredentialRequest: RequestFields, Codable {
-    public enum CodingKeys: String, CodingKey, CaseIterable { case grace_seconds }
-    public static let fields: [CodingKeys: (kind: FieldKind, required: Bool)] = [.grace_seconds: (.integer, false)]
-    public var grace_seconds: Int?
-    public init(grace_seconds: Int?) { self.grace_seconds = grace_seconds }
-    public init(checked body: CheckedFields<CodingKeys>) { self.init(grace_seconds: body.integer(.grace_seconds).map { Int(clamping: $0) }) }
+public struct RotateCredentialRequest: APIRequest {
+    /// A whole number as JSON Schema counts one (7 or 7.0).
+    public var grace_seconds: Integral?
+    public init(grace_seconds: Integral?) { self.grace_seconds = grace_seconds }
 }
 
 /// `POST /v1/vendors/{id}/enrolment-codes`.
-public struct EnrolmentCodeRequest: RequestFields, Codable {
-    public enum CodingKeys: String, CodingKey, CaseIterable { case lifetime_seconds }
-    public static let fields: [CodingKeys: (kind: FieldKind, required: Bool)] = [.lifetime_seconds: (.integer, false)]
-    public var lifetime_seconds: Int?
-    public init(lifetime_seconds: Int?) { self.lifetime_seconds = lifetime_seconds }
-    public init(checked body: CheckedFields<CodingKeys>) { self.init(lifetime_seconds: body.integer(.lifetime_seconds).map { Int(clamping: $0) }) }
+public struct EnrolmentCodeRequest: APIRequest {
+    /// A whole number as JSON Schema counts one (7 or 7.0).
+    public var lifetime_seconds: Integral?
+    public init(lifetime_seconds: Integral?) { self.lifetime_seconds = lifetime_seconds }
 }
 
 /// A one-time enrolment code: the code, the web counter's link that carries it, and the link as a QR code.
@@ -119,9 +104,7 @@ public struct EnrolmentCodeBody: Codable, Sendable {
 }
 
 /// `POST /v1/enrolments`: a device exchanges a code for its own credential.
-public struct EnrolRequest: RequestFields, Codable {
-    public enum CodingKeys: String, CodingKey, CaseIterable { case code, label }
-    public static let fields: [CodingKeys: (kind: FieldKind, required: Bool)] = [.code: (.text, true), .label: (.text, false)]
+public struct EnrolRequest: APIRequest {
     public var code: String
     public var label: String?
 
@@ -129,8 +112,6 @@ public struct EnrolRequest: RequestFields, Codable {
         self.code = code
         self.label = label
     }
-
-    public init(checked body: CheckedFields<CodingKeys>) { self.init(code: body.required(.code), label: body.text(.label)) }
 }
 
 public struct VendorListBody: Codable, Sendable {

@@ -5,11 +5,11 @@ public import Membership
 public enum RequestDecoding {
     /// Reads `T` from `bytes`, parsed once: ``MalformedRequestBody`` when it is not a JSON object, a domain
     /// `invalidFields` error naming every field that is missing or of the wrong kind, all at once.
-    public static func decode<T: RequestFields>(_ type: T.Type, from bytes: [UInt8]) throws -> T {
-        let object = try object(in: bytes)
-        let problems = T.problems(in: object)
-        guard problems.isEmpty else { throw invalidFields(problems) }
-        return T(checked: CheckedFields(object))
+    public static func decode<T: APIRequest>(_ type: T.Type, from bytes: [UInt8]) throws -> T {
+        let checker = FieldCheckingDecoder(try object(in: bytes))
+        let value = try T(from: checker)
+        guard checker.problems.isEmpty else { throw invalidFields(checker.problems) }
+        return value
     }
 
     /// The JSON object `bytes` hold: ``MalformedRequestBody`` when they are not one, and a domain

@@ -35,19 +35,13 @@ public enum FieldKind: Sendable {
     }
 }
 
-/// The fields of a JSON object and the kind each must hold. Field names are the conforming type's `CodingKeys`,
-/// the same names its `Codable` conformance (if any) writes.
+/// The fields of a JSON object and the kind each must hold, for a body read field by field by hand (the scan
+/// report, whose every entry's problems are named with its place); a request body of plain fields is an
+/// ``APIRequest`` instead, declared once. Field names are the conforming type's `CodingKeys`.
 public protocol FieldRules {
     associatedtype Field: CodingKey & Hashable & CaseIterable
     /// Each field's kind, and whether it must be present (not null).
     static var fields: [Field: (kind: FieldKind, required: Bool)] { get }
-}
-
-/// A request body read in one pass: the JSON parsed once, every declared field checked against its kind (so a
-/// client learns every problem of a body from one answer), then the typed value made from the checked fields.
-public protocol RequestFields: FieldRules, Sendable {
-    /// The value, from fields whose kinds have all been checked.
-    init(checked: CheckedFields<Field>)
 }
 
 extension FieldRules {
@@ -96,8 +90,4 @@ public struct CheckedFields<Field: CodingKey> {
 
     public func uuid(_ field: Field) -> UUID? { text(field).flatMap(UUID.init(strictText:)) }
 
-    /// A field the kind check found present: its value, or (unreachable after the check) the type's zero.
-    public func required(_ field: Field) -> String { text(field) ?? "" }
-    public func required(_ field: Field) -> Int { integer(field).map { Int(clamping: $0) } ?? 0 }
-    public func required(_ field: Field) -> UUID { uuid(field) ?? UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)) }
 }
