@@ -1,6 +1,7 @@
 import CardToken
 import Foundation
 import Membership
+import PeezAPI
 import PeezBasics
 
 /// Prints verdicts for a person (one readable line) or for a program (one JSON object per line).
@@ -39,19 +40,19 @@ struct VerdictReport {
         return parts.joined(separator: "  ")
     }
 
+    /// The verdict as `POST /v1/verify` answers it: the same type (PeezAPI's ``VerifyBody``), so a program reads
+    /// the command line's and the service's answers alike.
     func jsonLine(_ result: VerificationResult) -> String {
-        var fields: [(String, String)] = [("verdict", JSONText.string(result.verdict.rawValue))]
+        var body = VerifyBody(verdict: result.verdict.rawValue, detail: result.detail.isEmpty ? nil : result.detail, kid: result.keyID?.hex)
         if let claims = result.claims {
-            fields.append(("sub", JSONText.string(claims.subject)))
-            fields.append(("name", claims.name.map(JSONText.string) ?? "null"))
-            fields.append(("exp", String(claims.expiresAt)))
-            fields.append(("iat", String(claims.issuedAt)))
-            fields.append(("cti", JSONText.string(claims.tokenID.hex)))
+            (body.sub, body.name, body.exp, body.iat, body.cti) = (claims.subject, claims.name, claims.expiresAt, claims.issuedAt, claims.tokenID.hex)
         }
-        if let presentedAt = result.presentedAt { fields.append(("presented_at", String(presentedAt))) }
-        if let keyID = result.keyID { fields.append(("kid", JSONText.string(keyID.hex))) }
-        if let step = result.step { fields.append(("step", String(step))) }
-        if !result.detail.isEmpty { fields.append(("detail", JSONText.string(result.detail))) }
-        return "{" + fields.map { "\(JSONText.string($0.0)): \($0.1)" }.joined(separator: ", ") + "}"
+        body.step = result.step
+        body.presented_at = result.presentedAt
+        do {
+            return String(decoding: try APIJSON.encode(body), as: UTF8.self)
+        } catch {
+            preconditionFailure("a verdict of text and numbers always encodes: \(error)")
+        }
     }
 }
