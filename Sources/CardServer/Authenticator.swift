@@ -1,7 +1,7 @@
 import CardCrypto
-public import Foundation
+import Foundation
 public import Hummingbird
-public import Membership
+import Membership
 import Synchronization
 
 /// Resolves `Authorization: Bearer <secret>` to a stored credential. Secrets are compared by their SHA-256 only

@@ -1,5 +1,5 @@
 public import Foundation
-public import Membership
+import Membership
 public import WalletPass
 
 /// Google Wallet for members' cards: the "Save to Google Wallet" link the app opens, and the object each later

@@ -1,4 +1,4 @@
-public import Membership
+import Membership
 
 /// The one retry loop of the ledger's use cases: a use case worked out on a head another writer has since moved
 /// (``LedgerVersionConflict``) is worked out again on a fresh read, a bounded number of times.

@@ -1,6 +1,6 @@
 import CardCrypto
 public import Foundation
-public import Membership
+import Membership
 import PeezBasics
 public import WalletPass
 

@@ -1,5 +1,5 @@
 import Foundation
-public import Membership
+import Membership
 public import PeezAPI
 
 /// Sends the scan-log entries the service does not hold yet, in reports of at most 500, and records after

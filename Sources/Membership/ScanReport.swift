@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// One verdict a counter gave, as its scan log keeps it and its sync reports it (`POST /v1/counter/scans`):
 /// never the token, only which card of which member, when, and how far the counter's data could be trusted.

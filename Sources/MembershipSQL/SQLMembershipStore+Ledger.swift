@@ -1,4 +1,4 @@
-public import CardToken
+import CardToken
 public import Foundation
 public import Membership
 

@@ -1,4 +1,4 @@
-public import Membership
+import Membership
 
 /// The body of a scan report (``ScanReport``), every field of every entry checked at once: first each field's
 /// kind (as the API document gives it), then the values by ``ScanLogEntry/problems``, the rules the counter

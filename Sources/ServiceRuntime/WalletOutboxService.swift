@@ -1,7 +1,7 @@
 public import CardServices
 public import Membership
 public import ServiceLifecycle
-public import WalletPass
+import WalletPass
 public import WalletPush
 
 /// One Wallet channel's outbox as a service of `peez serve` (Apple's pushes, or Google's object updates): it looks

@@ -85,7 +85,7 @@ struct CounterCommandTests {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let port = TestPorts.unused()
-        var service = try ServiceProcess(arguments: ["--development", "--database", folder.file("ledger.sqlite")], port: port)
+        let service = try ServiceProcess(arguments: ["--development", "--database", folder.file("ledger.sqlite")], port: port)
         defer { service.killHard() }
         try await service.waitUntilReady()
         let counter = ["PEEZ_COUNTER_HOME=" + folder.file("counter"), Self.vendorSecret, PeezCommand.binary, "counter"]

@@ -80,8 +80,8 @@ public final class ChildProcess: Sendable {
 
         let environment = (environment ?? ProcessInfo.processInfo.environment).map { "\($0.key)=\($0.value)" }
         var pid = pid_t()
-        let result = try Self.withCStrings([executable] + arguments) { argv in
-            try Self.withCStrings(environment) { envp in
+        let result = Self.withCStrings([executable] + arguments) { argv in
+            Self.withCStrings(environment) { envp in
                 posix_spawnp(&pid, executable, &actions, &attributes, argv, envp)
             }
         }
