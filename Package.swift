@@ -40,6 +40,11 @@ let package = Package(
             providers: [.apt(["libssl-dev"])]
         ),
         .systemLibrary(
+            name: "CPeezRSVG",
+            pkgConfig: "librsvg-2.0",
+            providers: [.apt(["librsvg2-dev"])]
+        ),
+        .systemLibrary(
             name: "CPeezQRencode",
             pkgConfig: "libqrencode",
             providers: [.apt(["libqrencode-dev"])]
@@ -143,11 +148,27 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // The console's files and texts, built in (Docs/console.md).
+        .target(
+            name: "ConsoleAssets",
+            dependencies: ["CounterAssets"],
+            resources: [
+                .embedInCode("site/api.js"), .embedInCode("site/app.js"), .embedInCode("site/console-texts.json"), .embedInCode("site/console.css"),
+                .embedInCode("site/crosstab.js"), .embedInCode("site/dialog.js"), .embedInCode("site/dom.js"), .embedInCode("site/format.js"),
+                .embedInCode("site/index.html"), .embedInCode("site/panel-anomalies.js"), .embedInCode("site/panel-audit.js"),
+                .embedInCode("site/panel-counters.js"), .embedInCode("site/panel-members.js"), .embedInCode("site/panel-reminders.js"),
+                .embedInCode("site/panel-renewals.js"), .embedInCode("site/panel-sales.js"), .embedInCode("site/panel-wallet.js"),
+                .embedInCode("site/range.js"), .embedInCode("site/revoke.js"), .embedInCode("site/session.js"), .embedInCode("site/texts.js"),
+            ],
+            swiftSettings: strictSettings
+        ),
         // Wire documents (key set, revocation list): one Codable type each, for the server, the CLI and the tests.
         .target(name: "CardWire", dependencies: ["PeezBasics", "CardToken", "CardCrypto"], swiftSettings: strictSettings),
 
         // The HTTP API's bodies: one Codable type each, for the server, its clients (the counter) and the tests.
         .target(name: "PeezAPI", dependencies: ["PeezBasics", "CardToken", "Membership"], swiftSettings: strictSettings),
+        // The console's charts, drawn as SVG documents: no I/O, no HTTP, no database.
+        .target(name: "ConsoleCharts", dependencies: ["PeezBasics"], swiftSettings: strictSettings),
 
         // The card service's use cases (a sale, a card, verification, keys, provisioning) that the HTTP server
         // and the CLI both call.
@@ -160,6 +181,14 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         // Apple Wallet pass updates pushed through APNs (HTTP/2): the outbox worker and the APNs client.
+        // Pages drawn as SVG written as a PDF, through librsvg and cairo (`peez admin report --pdf`).
+        .target(name: "ReportPDF", dependencies: ["CPeezRSVG"], swiftSettings: strictSettings),
+        // The console's panels and sign-in, for the HTTP console and `peez admin report`.
+        .target(
+            name: "Console",
+            dependencies: ["CardServices", "ConsoleCharts", "Membership", "PeezBasics", "CardCrypto"],
+            swiftSettings: strictSettings
+        ),
         .target(
             name: "WalletPush",
             dependencies: [
@@ -207,7 +236,7 @@ let package = Package(
             name: "CardServer",
             dependencies: [
                 "PeezBasics", "CardToken", "CardCrypto", "CardWire", "Membership", "PeezAPI", "CardServices", "WalletPass",
-                "CounterAssets",
+                "CounterAssets", "ConsoleAssets", "Console", "ConsoleCharts",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
@@ -239,6 +268,7 @@ let package = Package(
             dependencies: [
                 "CardToken", "CardCrypto", "CardQR", "CardScan", "CardWire", "Membership", "MembershipSQL", "MembershipSQLite", "MembershipPostgres",
                 "PeezBasics", "LedgerSeeding", "PeezAPI", "CardServices", "CounterApp", "Reminders", "CardServer", "WalletPass", "WalletPush",
+                "Console", "ConsoleAssets", "ConsoleCharts", "ReportPDF",
                 "ServiceRuntime",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

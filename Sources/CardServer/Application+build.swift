@@ -1,4 +1,5 @@
 public import CardServices
+import Console
 import CoreMetrics
 import Foundation
 public import Hummingbird
@@ -51,6 +52,7 @@ public func buildRouter(
     wallet: WalletService? = nil,
     googleWallet: GoogleWalletService? = nil,
     publicURL: String? = nil,
+    secureCookies: Bool = false,
     afterChange: (@Sendable () -> Void)? = nil
 ) -> Router<ServerRequestContext> {
     // HEAD is answered on every GET route, as GET with no body (RFC 9110 §9.3.2).
@@ -72,7 +74,16 @@ public func buildRouter(
     ScanRoutes(cards: cards, store: store).register(on: router)
     service.register(on: router)
     PlaceRoutes().register(on: router)
-    CounterPageRoutes().register(on: router)
+    SitePageRoutes.counter.register(on: router)
+    SitePageRoutes.console.register(on: router)
+    ConsoleRoutes(
+        panels: ConsoleService(store: store, texts: ConsoleRoutes.texts, clock: cards.clock),
+        signIn: ConsoleSignIn(store: store, now: cards.now),
+        cache: credentialCache,
+        secureCookies: secureCookies,
+        publicURL: publicURL
+    )
+    .register(on: router)
     CredentialRoutes(credentials: CredentialService(store: store, now: cards.now), cache: credentialCache, publicURL: publicURL).register(
         on: router
     )
@@ -115,6 +126,7 @@ public func buildApplication(
             wallet: wallet,
             googleWallet: googleWallet,
             publicURL: configuration.publicURL,
+            secureCookies: configuration.tls != nil || configuration.publicURL?.hasPrefix("https://") == true,
             afterChange: afterChange
         ),
         server: HTTPServerBuilder { responder in

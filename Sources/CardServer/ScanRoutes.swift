@@ -76,7 +76,7 @@ struct ScanRoutes {
         return try JSONExchange.response(SharedCardsBody(within_seconds: within, days: days, cards: sightings.map(SharedCardBody.init)))
     }
 
-    private static func wholeNumber(
+    static func wholeNumber(
         _ text: String?,
         default value: Int64,
         in range: ClosedRange<Int64>,

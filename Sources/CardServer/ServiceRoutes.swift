@@ -13,7 +13,7 @@ struct ServiceRoutes {
     let cards: CardService
     let metrics: PrometheusCollectorRegistry
     /// Members, their periods and vendors, read to answer a verification and a vendor; the audit trail.
-    let store: any MemberStore & LedgerStore & VendorStore & CredentialStore & RevocationStore & AuditStore
+    let store: any MemberStore & LedgerStore & VendorStore & CredentialStore & RevocationStore & AuditStore & ConsoleStore
     /// Whether the database answers (GET /health).
     let ping: @Sendable () async throws -> Void
 
@@ -82,8 +82,9 @@ struct ServiceRoutes {
 
     /// What a vendor's counter syncs: `application/cose`, a COSE_Sign1 over the counter bundle.
     @Sendable func counterBundle(_ request: Request, context: ServerRequestContext) async throws -> Response {
-        _ = try context.require(.vendor, .admin)
+        let credential = try context.require(.vendor, .admin)
         let query = request.uri.queryParameters
+        if credential.role == .vendor { noteSync(credential) }
         let since = try Self.wholeNumber(query.get("since"), field: "since", meaning: "the revocation version the counter holds")
         let renewalsAfter = try Self.wholeNumber(
             query.get("renewals_after"),
@@ -96,6 +97,14 @@ struct ServiceRoutes {
             headers: [.contentType: "application/cose", .cacheControl: "no-store"],
             body: .init(byteBuffer: ByteBuffer(bytes: bytes))
         )
+    }
+
+    /// Records that a vendor device synced, to the minute, in the background (the console's counters panel):
+    /// the bundle never waits for it, and a failure only leaves the time a minute older.
+    private func noteSync(_ credential: APICredential) {
+        let minute = cards.now() / 60 * 60
+        let store = store
+        Task { try? await store.noteCounterSync(credentialID: credential.id, at: minute) }
     }
 
     /// A query parameter that must be a whole number (nil when absent), or 422 naming it.

@@ -112,7 +112,8 @@ public struct ActivationService: Sendable {
             card: card,
             key: key,
             response: StoredResponse(try APIJSON.encode(answer)),
-            recordedAt: now
+            recordedAt: now,
+            renewsEnd: head.coverageEnd
         )
     }
 

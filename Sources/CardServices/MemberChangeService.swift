@@ -45,6 +45,20 @@ public struct MemberChangeService: Sendable {
         }
     }
 
+    /// Revokes every card answered for the member so far (a copied card: seen at two shops at once). The
+    /// member's next card is signed after it; counters refuse the earlier ones once they sync. Returns the
+    /// time before which the member's cards are revoked. An unknown member is `notFound`.
+    public func revokeCards(memberUUID: UUID) async throws -> Int64 {
+        let now = clock()
+        return try await LedgerRetry.run { _ in
+            guard let ledger = try await ledger.memberLedger(of: .uuid(memberUUID)) else {
+                throw MembershipError(.notFound, "No member has uuid \(memberUUID.lowercasedText).")
+            }
+            let change = RevokingChange(.cardsRevoked, to: ledger, periods: ledger.periods, deviceKey: ledger.head.member.deviceKey, now: now)
+            return try await self.ledger.commitRevokingChange(change, expectedVersion: ledger.head.version)
+        }
+    }
+
     /// Binds the member's cards to `key` (nil: to no phone, for a lost one). The next card names the key; every
     /// earlier card is revoked. The same key again changes nothing (`changed` false). An unknown member is
     /// `notFound`.

@@ -63,7 +63,7 @@ public struct WebFile: Sendable {
     /// A strong validator of its gzip representation: another representation has another tag (RFC 9110 §8.8.3).
     public let gzipEtag: String
 
-    init(name: String, bytes: [UInt8]) {
+    public init(name: String, bytes: [UInt8]) {
         self.name = name
         self.bytes = bytes
         let compressed = Gzip.compress(bytes)

@@ -62,6 +62,7 @@ public struct DemoLedgerSeeder: Sendable {
                 )
             }
         }
+        try await store.rebuildConsoleSummaries()
     }
 
     /// Makes the rows one chunk ahead of the database: the next chunk is made while the current one is written.
@@ -108,6 +109,7 @@ public struct DemoLedgerSeeder: Sendable {
         ]
         static let periodColumns = [
             "id", "member_uuid", "seq", "months", "amount_dzd", "source", "vendor_id", "purchased_at", "starts_at", "ends_at",
+            "renews_end",
         ]
         typealias Rows = (members: [[SQLValue]], periods: [[SQLValue]])
 
@@ -158,7 +160,7 @@ public struct DemoLedgerSeeder: Sendable {
                     periodRows.append([
                         .text(Self.orderedUUID(keyBase + periodCounter, &generator)), .text(uuid), .int(Int64(seq + 1)), .int(Int64(period)),
                         .int(Int64(period * Pricing.monthlyPriceDZD)), .text(SubscriptionPeriod.Source.inApp.rawValue), .null,
-                        .int(start - 86_400), .int(start), .int(end),
+                        .int(start - 86_400), .int(start), .int(end), seq == 0 ? .null : .int(start),
                     ])
                     start = end
                 }

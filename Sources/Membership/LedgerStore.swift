@@ -87,6 +87,8 @@ public struct RevokingChange: Sendable, Hashable {
     public enum Kind: String, Sendable, Hashable {
         case cancellation
         case deviceKey = "device_key"
+        /// Every card of the member revoked, nothing else changed (a card seen at two shops at once).
+        case cardsRevoked = "cards_revoked"
     }
 
     public var kind: Kind
@@ -127,8 +129,19 @@ public struct SaleRecord: Sendable, Hashable {
     /// The answer a retry with the same key replays.
     public var response: StoredResponse
     public var recordedAt: Int64
+    /// The end of paid time the sale extends (the member's coverage end as read; nil: the member's first sale).
+    public var renewsEnd: Int64?
 
-    public init(period: SubscriptionPeriod, periodSeq: Int64, card: StoredCard, key: IdempotencyKey, response: StoredResponse, recordedAt: Int64) {
+    public init(
+        period: SubscriptionPeriod,
+        periodSeq: Int64,
+        card: StoredCard,
+        key: IdempotencyKey,
+        response: StoredResponse,
+        recordedAt: Int64,
+        renewsEnd: Int64?
+    ) {
+        self.renewsEnd = renewsEnd
         self.period = period
         self.periodSeq = periodSeq
         self.card = card

@@ -28,7 +28,7 @@ public protocol WalletStore: Sendable {
     /// Settles a leased update device by device: those `outcome` told are done with its stamp, the gone ones
     /// forgotten; with a retry the pass is tried again at `retryAt` for the devices still behind, else it is done.
     /// Only the lease's holder settles the pass.
-    func settleWalletUpdate(_ update: WalletUpdate, owner: String, outcome: WalletPushOutcome) async throws
+    func settleWalletUpdate(_ update: WalletUpdate, owner: String, outcome: WalletPushOutcome, now: Int64) async throws
     /// Puts a renewal reminder on `member`'s Apple Wallet pass and makes the pass changed (its stamp moves, an
     /// update to push): Wallet shows the reminder as the coverage field's change message. False when the member
     /// has no pass with a registered device (nothing would show it).
@@ -44,8 +44,8 @@ public protocol WalletStore: Sendable {
     func recordGoogleWalletObject(member: UUID, now: Int64) async throws
     /// As ``leaseWalletUpdates(owner:now:leaseSeconds:limit:)``, for Google Wallet objects (no registrations).
     func leaseGoogleWalletUpdates(owner: String, now: Int64, leaseSeconds: Int64, limit: Int) async throws -> [WalletUpdate]
-    /// As ``settleWalletUpdate(_:owner:outcome:)``, for a Google Wallet object (one destination, no devices).
-    func settleGoogleWalletUpdate(_ update: WalletUpdate, owner: String, retryAt: Int64?, error: String?) async throws
+    /// As ``settleWalletUpdate(_:owner:outcome:now:)``, for a Google Wallet object (one destination, no devices).
+    func settleGoogleWalletUpdate(_ update: WalletUpdate, owner: String, retryAt: Int64?, error: String?, now: Int64) async throws
 
     /// Keeps log lines sent by devices, the newest ``WalletLog/kept`` only.
     func keepWalletLogs(_ lines: [String], now: Int64) async throws

@@ -21,7 +21,8 @@ public final class PostgresDatabase: SQLDatabase, Service {
         migrationLockStatement: "SELECT pg_advisory_xact_lock(\(migrationLockKey))",
         skipLockedClause: " FOR UPDATE SKIP LOCKED",
         hasFillFactor: true,
-        rowIdentity: "ctid"
+        rowIdentity: "ctid",
+        bytewiseCollation: " COLLATE \"C\""
     )
     /// The advisory lock migrations take ("PEEZ" in ASCII).
     static let migrationLockKey = 0x5045_455A

@@ -286,6 +286,61 @@ enum Migrations {
                     "CREATE UNIQUE INDEX refused_sales_once ON refused_sales (credential_id, idempotency_key)",
                 ]
             ),
+            (
+                "016_console",
+                [
+                    // Summaries the console reads, kept by the write path in each change's own transaction (see
+                    // ConsoleSummaries): sales per Algiers day and shop ('' for sales in the app), net of
+                    // cancellations; per day, the members whose paid time ends then, and the sales that renewed a
+                    // paid time ending then (split over a few shards, so concurrent sales seldom wait on one row);
+                    // reminders and Wallet pushes per day by outcome.
+                    """
+                    CREATE TABLE sales_days (
+                        day BIGINT NOT NULL, vendor_id TEXT NOT NULL, sales BIGINT NOT NULL, months BIGINT NOT NULL,
+                        amount_dzd BIGINT NOT NULL, cancelled BIGINT NOT NULL, PRIMARY KEY (day, vendor_id))
+                    """,
+                    """
+                    CREATE TABLE coverage_days (
+                        day BIGINT NOT NULL, shard BIGINT NOT NULL, ending BIGINT NOT NULL, renewed BIGINT NOT NULL,
+                        PRIMARY KEY (day, shard))
+                    """,
+                    """
+                    CREATE TABLE reminder_days (
+                        day BIGINT NOT NULL, channel TEXT NOT NULL, outcome TEXT NOT NULL, count BIGINT NOT NULL,
+                        PRIMARY KEY (day, channel, outcome))
+                    """,
+                    """
+                    CREATE TABLE push_days (
+                        day BIGINT NOT NULL, platform TEXT NOT NULL, outcome TEXT NOT NULL, count BIGINT NOT NULL,
+                        PRIMARY KEY (day, platform, outcome))
+                    """,
+                    // The end of paid time a sale renewed (the member's coverage end before it; null: a first sale),
+                    // so that cancelling the sale takes its renewal back.
+                    "ALTER TABLE periods ADD COLUMN renews_end BIGINT",
+                    """
+                    UPDATE periods SET renews_end = (
+                        SELECT MAX(q.ends_at) FROM periods q
+                        WHERE q.member_uuid = periods.member_uuid AND q.seq < periods.seq AND q.cancelled_at IS NULL)
+                    WHERE cancelled_at IS NULL
+                    """,
+                    // When a vendor device last fetched its counter bundle (to the minute).
+                    "ALTER TABLE credentials ADD COLUMN last_sync_at BIGINT",
+                    // Members found by the start of their name, whatever its case; a member's revocations.
+                    "CREATE INDEX members_by_name ON members ((lower(name))\(dialect.bytewiseCollation))",
+                    "CREATE INDEX revocations_by_member ON revocations (membership_id)",
+                    // One-time sign-in links to the console and the sessions they opened, as hashes.
+                    """
+                    CREATE TABLE console_links (
+                        code_hash TEXT PRIMARY KEY, actor TEXT NOT NULL, actor_credential_id TEXT, created_at BIGINT NOT NULL,
+                        expires_at BIGINT NOT NULL, used_at BIGINT)
+                    """,
+                    """
+                    CREATE TABLE console_sessions (
+                        id_hash TEXT PRIMARY KEY, actor TEXT NOT NULL, actor_credential_id TEXT, address TEXT NOT NULL,
+                        created_at BIGINT NOT NULL, expires_at BIGINT NOT NULL, ended_at BIGINT)
+                    """,
+                ] + ConsoleSummaries.rebuildStatements
+            ),
         ]
     }
 

@@ -188,6 +188,9 @@ public struct SQLDialect: Sendable {
     /// The hidden column that names a row within one statement (`rowid`, `ctid`): a report sorts narrow rows
     /// and fetches back only the whole rows it keeps.
     public var rowIdentity: String
+    /// Appended to a text expression so that it compares byte by byte (a prefix is then a range an index
+    /// answers): "" where that is already the default.
+    public var bytewiseCollation: String
 
     public init(
         blobType: String,
@@ -197,7 +200,8 @@ public struct SQLDialect: Sendable {
         migrationLockStatement: String? = nil,
         skipLockedClause: String = "",
         hasFillFactor: Bool = false,
-        rowIdentity: String = "rowid"
+        rowIdentity: String = "rowid",
+        bytewiseCollation: String = ""
     ) {
         self.blobType = blobType
         self.serialPrimaryKey = serialPrimaryKey
@@ -207,6 +211,7 @@ public struct SQLDialect: Sendable {
         self.skipLockedClause = skipLockedClause
         self.hasFillFactor = hasFillFactor
         self.rowIdentity = rowIdentity
+        self.bytewiseCollation = bytewiseCollation
     }
 }
 

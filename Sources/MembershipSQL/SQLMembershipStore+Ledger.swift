@@ -22,21 +22,23 @@ extension SQLMembershipStore {
         let memberUUID = sale.period.memberUUID
         let version = expectedVersion + 1
         do {
-            try await database.writeBatch([
-                Self.recordChange(of: memberUUID, version: version, kind: "activation", now: sale.recordedAt),
-                Self.saveLedgerHead(
-                    of: memberUUID,
-                    version: version,
-                    coverageEnd: sale.period.endsAt,
-                    lastPeriodSeq: sale.periodSeq,
-                    saleAt: sale.recordedAt,
-                    cardIssuedAt: sale.card.issuedAt
-                ),
-                PeriodRecord.insert(sale.period, seq: sale.periodSeq),
-                Self.saveCard(sale.card, version: version),
-                Self.touchWalletPass(of: memberUUID, now: sale.recordedAt),
-                Self.completeIdempotentRequest(sale.key, with: sale.response, now: sale.recordedAt),
-            ])
+            try await database.writeBatch(
+                [
+                    Self.recordChange(of: memberUUID, version: version, kind: "activation", now: sale.recordedAt),
+                    Self.saveLedgerHead(
+                        of: memberUUID,
+                        version: version,
+                        coverageEnd: sale.period.endsAt,
+                        lastPeriodSeq: sale.periodSeq,
+                        saleAt: sale.recordedAt,
+                        cardIssuedAt: sale.card.issuedAt
+                    ),
+                    PeriodRecord.insert(sale.period, seq: sale.periodSeq, renewsEnd: sale.renewsEnd),
+                    Self.saveCard(sale.card, version: version),
+                    Self.touchWalletPass(of: memberUUID, now: sale.recordedAt),
+                    Self.completeIdempotentRequest(sale.key, with: sale.response, now: sale.recordedAt),
+                ] + ConsoleSummaries.sale(sale.period, renewsEnd: sale.renewsEnd)
+            )
         } catch let error as SQLError where Self.isConcurrentLedgerChange(error) {
             throw LedgerVersionConflict(memberUUID: memberUUID, expectedVersion: expectedVersion)
         }
@@ -93,6 +95,7 @@ extension SQLMembershipStore {
                         ),
                     ]
                     + Self.periodChanges(from: change.periodsBefore, to: change.periodsAfter)
+                    + (try await Self.summaryChanges(change, db))
                     + [
                         SQLStatement("INSERT INTO revocation_changes (version, changed_at) VALUES (?, ?)", [.int(listVersion), .int(now)]),
                         SQLStatement(
@@ -114,6 +117,21 @@ extension SQLMembershipStore {
         }
         cardCache?.forget(change.memberUUID)
         return revokedBefore
+    }
+
+    /// The console's summary rows a revoking change moves: the periods it cancels, the end of paid time it moves.
+    static func summaryChanges(_ change: RevokingChange, _ db: any SQLExecutor) async throws -> [SQLStatement] {
+        let cancelled = zip(change.periodsBefore, change.periodsAfter).filter { $0.cancelledAt == nil && $1.cancelledAt != nil }.map(\.1)
+        var renewed: [(period: SubscriptionPeriod, renewsEnd: Int64?)] = []
+        for period in cancelled {
+            let row = try await db.query("SELECT renews_end FROM periods WHERE id = ?", [.text(period.id.uuidString)]).first
+            renewed.append((period, try row?.optionalInt("renews_end")))
+        }
+        return ConsoleSummaries.revokingChange(
+            coverageBefore: CoverageSchedule.coverageEnd(change.periodsBefore),
+            coverageAfter: change.coverageEnd,
+            cancelled: renewed
+        )
     }
 
     /// Runs `attempt` until its batch commits without another writer having taken the member's next version.

@@ -182,6 +182,10 @@ extension SQLMembershipStore: ReminderStore {
             if groups[values] == nil { order.append(values) }
             groups[values, default: []].append(reminder.id)
         }
+        var settled: [ReminderDayKey: Int] = [:]
+        for ((reminder, _), state) in zip(outcomes, states) {
+            settled[ReminderDayKey(channel: reminder.channel, outcome: state.isOpen ? "retried" : state.rawValue), default: 0] += 1
+        }
         var statements: [SQLStatement] = []
         for values in order {
             for ids in stride(from: 0, to: groups[values]!.count, by: 500).map({ Array(groups[values]![$0..<min($0 + 500, groups[values]!.count)]) })
@@ -197,7 +201,7 @@ extension SQLMembershipStore: ReminderStore {
                 )
             }
         }
-        if !statements.isEmpty { try await database.writeBatch(statements) }
+        if !statements.isEmpty { try await database.writeBatch(statements + ConsoleSummaries.remindersSettled(settled, now: now)) }
         return states
     }
 

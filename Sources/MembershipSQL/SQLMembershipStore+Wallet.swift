@@ -58,7 +58,7 @@ extension SQLMembershipStore {
         }
     }
 
-    public func settleWalletUpdate(_ update: WalletUpdate, owner: String, outcome: WalletPushOutcome) async throws {
+    public func settleWalletUpdate(_ update: WalletUpdate, owner: String, outcome: WalletPushOutcome, now: Int64) async throws {
         try await database.write { db in
             let member = update.member.uuidString
             for device in outcome.told {
@@ -73,6 +73,15 @@ extension SQLMembershipStore {
             for device in outcome.gone {
                 _ = try await db.query("DELETE FROM wallet_registrations WHERE device_id = ? AND member_uuid = ?", [.text(device), .text(member)])
             }
+            let counted = ConsoleSummaries.pushSettled(
+                platform: "apple",
+                outcome: Self.pushOutcome(retryAt: outcome.retryAt, error: outcome.error),
+                table: "wallet_passes",
+                member: update.member,
+                owner: owner,
+                now: now
+            )
+            _ = try await db.query(counted.sql, counted.binds)
             let settle = Self.settling(
                 "wallet_passes",
                 pushedColumn: "pushed_stamp",
@@ -138,9 +147,22 @@ extension SQLMembershipStore {
         }
     }
 
-    public func settleGoogleWalletUpdate(_ update: WalletUpdate, owner: String, retryAt: Int64?, error: String?) async throws {
+    public func settleGoogleWalletUpdate(_ update: WalletUpdate, owner: String, retryAt: Int64?, error: String?, now: Int64) async throws {
+        let counted = ConsoleSummaries.pushSettled(
+            platform: "google",
+            outcome: Self.pushOutcome(retryAt: retryAt, error: error),
+            table: "google_wallet_objects",
+            member: update.member,
+            owner: owner,
+            now: now
+        )
         let settle = Self.settling("google_wallet_objects", pushedColumn: "pushed_version", update, owner: owner, retryAt: retryAt, error: error)
-        _ = try await database.writeStatement(settle.sql, settle.binds)
+        try await database.writeBatch([counted, settle])
+    }
+
+    /// How a push is counted: tried again later, given up with an error, or delivered.
+    static func pushOutcome(retryAt: Int64?, error: String?) -> String {
+        retryAt != nil ? "retried" : error != nil ? "failed" : "delivered"
     }
 
     /// Settles a leased row of an outbox `table` (a trusted name), only for the lease's holder: tried again at

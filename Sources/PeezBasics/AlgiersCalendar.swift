@@ -60,6 +60,21 @@ public enum AlgiersCalendar {
         localDay(end).days - localDay(start).days
     }
 
+    /// The Algiers day of `seconds` as a number: days since 1970-01-01 in Algiers (what the summaries are keyed by).
+    public static func dayNumber(_ seconds: Int64) -> Int64 { localDay(seconds).days }
+
+    /// The Algiers day numbered `day` (``dayNumber(_:)``) as `YYYY-MM-DD`.
+    public static func dayText(_ day: Int64) -> String {
+        let date = civil(fromDays: min(max(day, -719_162), 2_932_896))
+        return text { out in
+            digits(date.year, 4, &out)
+            out.append(UInt8(ascii: "-"))
+            digits(date.month, 2, &out)
+            out.append(UInt8(ascii: "-"))
+            digits(date.day, 2, &out)
+        }
+    }
+
     /// Days since 1970-01-01 in Algiers and the second within that day.
     /// Times beyond years 1 to 9999 are clamped to them, so no input can overflow the arithmetic.
     static func localDay(_ seconds: Int64) -> (days: Int64, secondOfDay: Int64) {

@@ -169,6 +169,6 @@ public struct GoogleWalletWorker: Sendable {
         }
         let retryIn = WalletPushWorker.backoff(attempts: update.attempts)
         if let retry { PushRecord.failed(channel: "Google Wallet", member: update.member.lowercasedText, reason: retry, behind: 1, retryIn: retryIn) }
-        try await store.settleGoogleWalletUpdate(update, owner: owner, retryAt: retry.map { _ in clock() + retryIn }, error: retry)
+        try await store.settleGoogleWalletUpdate(update, owner: owner, retryAt: retry.map { _ in clock() + retryIn }, error: retry, now: clock())
     }
 }

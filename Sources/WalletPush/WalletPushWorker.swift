@@ -82,6 +82,6 @@ public struct WalletPushWorker: Sendable {
             outcome.retryAt = clock() + retryIn
             PushRecord.failed(channel: "Apple Wallet", member: update.member.lowercasedText, reason: reason, behind: behind, retryIn: retryIn)
         }
-        try await store.settleWalletUpdate(update, owner: owner, outcome: outcome)
+        try await store.settleWalletUpdate(update, owner: owner, outcome: outcome, now: clock())
     }
 }

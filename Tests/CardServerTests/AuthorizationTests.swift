@@ -82,6 +82,25 @@ struct AuthorizationTests {
         // The web counter's files: public (the page asks for the vendor secret itself).
         ("/counter", .get, Self.everyoneWithoutAWrongSecret),
         ("/counter/{file}", .get, Self.everyoneWithoutAWrongSecret),
+        // The console: its files are public, its API needs a session cookie no API secret stands in for.
+        ("/console", .get, Self.everyoneWithoutAWrongSecret),
+        ("/console/{file}", .get, Self.everyoneWithoutAWrongSecret),
+        ("/v1/console/links", .post, [.admin]),
+        // The one-time code is the proof (422 here: no code sent); signing out needs nothing.
+        ("/console/session", .post, Self.everyoneWithoutAWrongSecret),
+        ("/console/session", .delete, Self.everyoneWithoutAWrongSecret),
+        ("/console/api/session", .get, []),
+        ("/console/api/sales", .get, []),
+        ("/console/api/renewals", .get, []),
+        ("/console/api/anomalies", .get, []),
+        ("/console/api/reminders", .get, []),
+        ("/console/api/wallet", .get, []),
+        ("/console/api/counters", .get, []),
+        ("/console/api/members", .get, []),
+        ("/console/api/members/{member}", .get, []),
+        ("/console/api/members/{member}/revoke-cards", .post, []),
+        ("/console/api/credentials/{credential}/revoke", .post, []),
+        ("/console/api/audit", .get, []),
     ]
     static let wallet = "/wallet/v1/devices/{deviceLibraryIdentifier}/registrations/{passTypeIdentifier}"
     static let everyoneWithoutAWrongSecret: Set<Caller> = [.anonymous, .admin, .backend, .vendor]

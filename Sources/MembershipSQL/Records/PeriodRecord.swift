@@ -20,9 +20,13 @@ enum PeriodRecord {
         ]
     }
 
-    /// Inserts `period` as its member's `seq`-th.
-    static func insert(_ period: SubscriptionPeriod, seq: Int64) -> SQLStatement {
-        SQLStatement.insert(into: table, columns: columns + ["seq"], values(period) + [.int(seq)])
+    /// Inserts `period` as its member's `seq`-th, renewing the paid time that ended at `renewsEnd` (nil: none).
+    static func insert(_ period: SubscriptionPeriod, seq: Int64, renewsEnd: Int64?) -> SQLStatement {
+        SQLStatement.insert(
+            into: table,
+            columns: columns + ["seq", "renews_end"],
+            values(period) + [.int(seq), renewsEnd.map(SQLValue.int) ?? .null]
+        )
     }
 
     static func period(_ row: SQLRow, prefix: String = "") throws -> SubscriptionPeriod {

@@ -1,14 +1,22 @@
+import ConsoleAssets
 import CounterAssets
 import Foundation
 import HTTPTypes
 import Hummingbird
 
-/// The web counter at `/counter/`: the files of `CounterAssets`, no credentials (the page asks for the vendor
-/// secret itself and keeps it on the phone). Each answer carries a strict Content-Security-Policy (scripts and
-/// everything else from this origin only, no inline script; WebAssembly for the QR decoder), an ETag for
-/// revalidation, and gzip when the client takes it.
-struct CounterPageRoutes {
-    static let base = "/counter"
+/// A site built into the binary, served under `base` (the web counter at `/counter/`, the console at
+/// `/console/`): no credentials (the counter asks for the vendor secret itself; the console's API needs its
+/// session, its files do not). Each answer carries a strict Content-Security-Policy (scripts and everything else
+/// from this origin only, no inline script; WebAssembly for the counter's QR decoder), an ETag for revalidation,
+/// and gzip when the client takes it.
+struct SitePageRoutes {
+    let base: String
+    let files: [String: WebFile]
+
+    /// The web counter's.
+    static let counter = SitePageRoutes(base: "/counter", files: CounterAssets.webFiles)
+    /// The console's.
+    static let console = SitePageRoutes(base: "/console", files: ConsoleAssets.webFiles)
 
     /// Everything from this origin, nothing inline, nothing framed.
     static let contentSecurityPolicy =
@@ -21,22 +29,22 @@ struct CounterPageRoutes {
 
     func register(on router: Router<ServerRequestContext>) {
         // One route for `/counter` and `/counter/`: the router does not tell them apart; the handler does.
-        router.on("\(Self.base)", method: .get, use: index)
-        router.on("\(Self.base)/{file}", method: .get, use: file)
+        router.on("\(base)", method: .get, use: index)
+        router.on("\(base)/{file}", method: .get, use: file)
     }
 
-    /// The page at `/counter/`; `/counter` is sent there, so that the page's relative addresses resolve under it.
+    /// The page at `base/`; `base` is sent there, so that the page's relative addresses resolve under it.
     @Sendable func index(_ request: Request, context: ServerRequestContext) async throws -> Response {
         guard request.uri.path.hasSuffix("/") else {
-            return Response(status: .movedPermanently, headers: [.location: "\(Self.base)/", .cacheControl: "no-cache"])
+            return Response(status: .movedPermanently, headers: [.location: "\(base)/", .cacheControl: "no-cache"])
         }
-        return answer(CounterAssets.webFiles["index.html"]!, request)
+        return answer(files["index.html"]!, request)
     }
 
     @Sendable func file(_ request: Request, context: ServerRequestContext) async throws -> Response {
         let name = try context.parameters.require("file")
-        guard let file = CounterAssets.webFiles[name] else {
-            throw APIError(.notFound, code: "not_found", "the web counter has no file \(String(name.prefix(64)))")
+        guard let file = files[name] else {
+            throw APIError(.notFound, code: "not_found", "\(base)/ has no file \(String(name.prefix(64)))")
         }
         return answer(file, request)
     }

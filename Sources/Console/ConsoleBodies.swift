@@ -1,0 +1,189 @@
+import Membership
+
+// The console API's answers, as the page reads them (Docs/console.md): times in Unix seconds, days as
+// `YYYY-MM-DD` in Algiers, each chart a whole SVG document.
+
+/// A one-time sign-in link to the console.
+public struct ConsoleLinkBody: Codable, Sendable {
+    public var link: String
+    public var expires_at: Int64
+
+    public init(link: String, expires_at: Int64) {
+        self.link = link
+        self.expires_at = expires_at
+    }
+}
+
+/// Who is signed in, until when.
+public struct ConsoleSessionBody: Codable, Sendable {
+    public var actor: String
+    public var expires_at: Int64
+
+    public init(actor: String, expires_at: Int64) {
+        self.actor = actor
+        self.expires_at = expires_at
+    }
+}
+
+public struct SalesPanelBody: Codable, Sendable {
+    public struct Figures: Codable, Sendable {
+        public var sales: Int64
+        public var months: Int64
+        public var amount_dzd: Int64
+        public var cancelled: Int64
+    }
+    public struct Shop: Codable, Sendable {
+        /// Absent for sales in the app.
+        public var vendor_id: String?
+        public var name: String
+        public var sales: Int64
+        public var months: Int64
+        public var amount_dzd: Int64
+        public var cancelled: Int64
+    }
+    public var from: String
+    public var to: String
+    public var total: Figures
+    public var shops: [Shop]
+    public var chart: String
+}
+
+public struct RenewalsPanelBody: Codable, Sendable {
+    public var from: String
+    public var to: String
+    /// Members whose paid time ended in the range (up to today), and of them those who paid again.
+    public var due: Int64
+    public var renewed: Int64
+    /// renewed / due; absent when nobody was due.
+    public var rate: Double?
+    public var ending_7: Int64
+    public var ending_30: Int64
+    public var chart: String
+}
+
+public struct AnomaliesPanelBody: Codable, Sendable {
+    public struct Sighting: Codable, Sendable {
+        public var vendor_id: String
+        public var vendor_name: String
+        public var counter_id: String
+        public var scanned_at: Int64
+    }
+    public struct Card: Codable, Sendable {
+        public var token_id: String
+        public var membership_id: String?
+        public var member_uuid: String?
+        public var member_name: String?
+        public var seconds_apart: Int64
+        /// Whether the member's cards were revoked after the two sightings.
+        public var cards_revoked: Bool
+        public var earlier: Sighting
+        public var later: Sighting
+    }
+    public var days: Int64
+    public var within_seconds: Int64
+    public var cards: [Card]
+}
+
+public struct OutcomeCountBody: Codable, Sendable {
+    public var channel: String?
+    public var platform: String?
+    public var outcome: String
+    public var count: Int64
+}
+
+public struct RemindersPanelBody: Codable, Sendable {
+    public struct Outbox: Codable, Sendable {
+        public var channel: String
+        public var waiting: Int64
+        public var oldest_due_at: Int64?
+    }
+    public var from: String
+    public var to: String
+    public var by_outcome: [OutcomeCountBody]
+    public var outbox: [Outbox]
+    public var chart: String
+}
+
+public struct WalletPanelBody: Codable, Sendable {
+    public var from: String
+    public var to: String
+    public var apple_passes: Int64
+    public var apple_devices: Int64
+    public var google_objects: Int64
+    public var outbox_waiting: Int64
+    public var pushes: [OutcomeCountBody]
+    public var chart: String
+}
+
+public struct CountersPanelBody: Codable, Sendable {
+    public struct Device: Codable, Sendable {
+        public var credential_id: String
+        public var label: String
+        public var vendor_id: String
+        public var vendor_name: String
+        public var created_at: Int64
+        public var last_used_at: Int64?
+        public var last_sync_at: Int64?
+        /// How old the device's trust data is: since its last sync.
+        public var trust_age_seconds: Int64?
+        public var revoked_at: Int64?
+        public var expires_at: Int64?
+    }
+    public var now: Int64
+    public var devices: [Device]
+}
+
+public struct MemberListBody: Codable, Sendable {
+    public struct Member: Codable, Sendable {
+        public var uuid: String
+        public var membership_id: String
+        public var name: String
+        public var phone: String
+        public var neighbourhood: String
+        public var paid_until: Int64?
+    }
+    public var members: [Member]
+}
+
+public struct MemberPanelBody: Codable, Sendable {
+    public struct Facts: Codable, Sendable {
+        public var uuid: String
+        public var membership_id: String
+        public var name: String
+        public var phone: String
+        public var email: String
+        public var neighbourhood: String
+        public var language: String
+        public var created_at: Int64
+        public var paid_until: Int64?
+        public var device_bound: Bool
+        public var cards_valid_from: Int64
+    }
+    public struct Event: Codable, Sendable {
+        public var at: Int64
+        /// joined, sale, cancellation, cards_revoked, device_key, apple_pass, google_pass, scan
+        public var kind: String
+        public var detail: String
+    }
+    public var member: Facts
+    public var events: [Event]
+    public var chart: String
+}
+
+public struct RevokedCardsBody: Codable, Sendable {
+    public var member_uuid: String
+    public var revoked_before: Int64
+}
+
+public struct ConsoleAuditBody: Codable, Sendable {
+    public struct Entry: Codable, Sendable {
+        public var seq: Int64
+        public var at: Int64
+        public var actor: String
+        public var address: String
+        public var action: String
+        public var target: String
+        public var detail: String
+    }
+    public var entries: [Entry]
+}

@@ -1,0 +1,251 @@
+public import CardServices
+public import ConsoleCharts
+public import Foundation
+public import Membership
+import PeezBasics
+
+/// What the console's panels are made of, read from the ledger's summaries and drawn as charts: the HTTP
+/// console and `peez admin report` both use it. Actions (revoking a member's cards or a device) go through
+/// the same services as the API's and are written to the audit trail under the console user's name.
+public struct ConsoleService: Sendable {
+    public typealias Ledger = ConsoleStore & ScanStore & WalletStore & LedgerStore & CredentialLedger
+    let store: any Ledger
+    let texts: ConsoleTexts
+    /// The service's clock.
+    public let now: @Sendable () -> Int64
+    let changes: MemberChangeService
+    let credentials: CredentialService
+
+    public init(store: any Ledger, texts: ConsoleTexts, clock: WallClock) {
+        self.store = store
+        self.texts = texts
+        self.now = { clock() }
+        changes = MemberChangeService(ledger: store, clock: clock)
+        credentials = CredentialService(store: store, now: { clock() })
+    }
+
+    /// Today's Algiers day number.
+    public var today: Int64 { AlgiersCalendar.dayNumber(now()) }
+
+    public func sales(_ range: ConsoleDays, _ language: ChartLanguage) async throws -> SalesPanelBody {
+        let rows = try await store.salesDays(from: range.first, to: range.last)
+        var shops: [String: SalesPanelBody.Shop] = [:]
+        var values: [String: [Int64]] = [:]
+        for row in rows {
+            let key = row.vendorID?.uuidString ?? ""
+            let name = row.vendorName ?? texts.text("chart.in_app", language)
+            var shop = shops[key] ?? .init(vendor_id: row.vendorID?.lowercasedText, name: name, sales: 0, months: 0, amount_dzd: 0, cancelled: 0)
+            shop.sales += row.sales
+            shop.months += row.months
+            shop.amount_dzd += row.amountDZD
+            shop.cancelled += row.cancelled
+            shops[key] = shop
+            values[key, default: Array(repeating: 0, count: range.days.count)][Int(row.day - range.first)] += row.sales
+        }
+        let ranked = shops.sorted { ($0.value.sales, $1.value.name) > ($1.value.sales, $0.value.name) }
+        let chart = StackedBarChart(
+            title: texts.text("chart.sales", language),
+            days: range.days.map(AlgiersCalendar.dayText),
+            series: ranked.map { .init(name: $0.value.name, values: values[$0.key]!) },
+            language: language,
+            emptyText: texts.text("chart.empty", language),
+            othersName: texts.text("chart.others", language)
+        )
+        let list = ranked.map(\.value)
+        return SalesPanelBody(
+            from: range.fromText,
+            to: range.toText,
+            total: .init(
+                sales: list.reduce(0) { $0 + $1.sales },
+                months: list.reduce(0) { $0 + $1.months },
+                amount_dzd: list.reduce(0) { $0 + $1.amount_dzd },
+                cancelled: list.reduce(0) { $0 + $1.cancelled }
+            ),
+            shops: list,
+            chart: chart.svg()
+        )
+    }
+
+    /// The renewal rate over the range's days up to today; the members whose paid time ends in the next 7
+    /// and 30 days, and per day over the next 30 days.
+    public func renewals(_ range: ConsoleDays, _ language: ChartLanguage) async throws -> RenewalsPanelBody {
+        let today = today
+        let past = range.first <= min(range.last, today) ? try await store.coverageDays(from: range.first, to: min(range.last, today)) : []
+        let ahead = try await store.coverageDays(from: today, to: today + 29)
+        let renewed = past.reduce(0) { $0 + $1.renewed }
+        let due = past.reduce(0) { $0 + $1.renewed + $1.ending }
+        var ending = Array(repeating: Int64(0), count: 30)
+        for day in ahead { ending[Int(day.day - today)] = day.ending }
+        let chart = StackedBarChart(
+            title: texts.text("chart.renewals", language),
+            days: (today..<today + 30).map(AlgiersCalendar.dayText),
+            series: [.init(name: texts.text("chart.ending", language), values: ending)],
+            language: language,
+            emptyText: texts.text("chart.empty", language),
+            othersName: texts.text("chart.others", language)
+        )
+        return RenewalsPanelBody(
+            from: range.fromText,
+            to: range.toText,
+            due: due,
+            renewed: renewed,
+            rate: due > 0 ? Double(renewed) / Double(due) : nil,
+            ending_7: ending.prefix(7).reduce(0, +),
+            ending_30: ending.reduce(0, +),
+            chart: chart.svg()
+        )
+    }
+
+    /// Cards seen at two shops at most ten minutes apart in the last `days` days, with their members.
+    public func anomalies(days: Int64) async throws -> AnomaliesPanelBody {
+        let within: Int64 = 600
+        let sightings = try await store.sharedCards(within: within, since: now() - days * 86_400, limit: 100)
+        let members = try await store.memberStandings(membershipIDs: sightings.compactMap(\.later.scan.membershipID))
+        let byID = Dictionary(members.map { ($0.member.membershipID, $0) }, uniquingKeysWith: { first, _ in first })
+        func sighting(_ scan: ReportedScan) -> AnomaliesPanelBody.Sighting {
+            .init(
+                vendor_id: scan.vendorID.lowercasedText,
+                vendor_name: scan.vendorName,
+                counter_id: scan.scan.counterID.lowercasedText,
+                scanned_at: scan.scan.scannedAt
+            )
+        }
+        return AnomaliesPanelBody(
+            days: days,
+            within_seconds: within,
+            cards: sightings.map { pair in
+                let member = pair.later.scan.membershipID.flatMap { byID[$0] }
+                return .init(
+                    token_id: pair.later.scan.tokenID ?? "",
+                    membership_id: pair.later.scan.membershipID,
+                    member_uuid: member?.member.uuid.lowercasedText,
+                    member_name: member?.member.name,
+                    seconds_apart: pair.secondsApart,
+                    cards_revoked: (member?.cardsValidFrom ?? 0) > pair.later.scan.scannedAt,
+                    earlier: sighting(pair.earlier),
+                    later: sighting(pair.later)
+                )
+            }
+        )
+    }
+
+    public func reminders(_ range: ConsoleDays, _ language: ChartLanguage) async throws -> RemindersPanelBody {
+        let rows = try await store.reminderDays(from: range.first, to: range.last)
+        let outbox = try await store.reminderOutbox()
+        return RemindersPanelBody(
+            from: range.fromText,
+            to: range.toText,
+            by_outcome: Self.totals(rows).map { .init(channel: $0.source, platform: nil, outcome: $0.outcome, count: $0.count) },
+            outbox: outbox.map { .init(channel: $0.channel, waiting: $0.waiting, oldest_due_at: $0.oldestDueAt) },
+            chart: outcomeChart(rows, range, title: "chart.reminders", sourcePrefix: "channel.", language)
+        )
+    }
+
+    public func wallet(_ range: ConsoleDays, _ language: ChartLanguage) async throws -> WalletPanelBody {
+        let rows = try await store.pushDays(from: range.first, to: range.last)
+        let status = try await store.walletOutboxStatus()
+        return WalletPanelBody(
+            from: range.fromText,
+            to: range.toText,
+            apple_passes: Int64(status.apple.total),
+            apple_devices: Int64(status.appleDevices),
+            google_objects: Int64(status.google.total),
+            outbox_waiting: Int64(status.apple.waiting + status.google.waiting),
+            pushes: Self.totals(rows).map { .init(channel: nil, platform: $0.source, outcome: $0.outcome, count: $0.count) },
+            chart: outcomeChart(rows, range, title: "chart.wallet", sourcePrefix: "platform.", language)
+        )
+    }
+
+    /// Per source and outcome, summed over the days.
+    static func totals(_ rows: [OutcomeDay]) -> [(source: String, outcome: String, count: Int64)] {
+        var sums: [String: [String: Int64]] = [:]
+        for row in rows { sums[row.source, default: [:]][row.outcome, default: 0] += row.count }
+        return sums.keys.sorted().flatMap { source in sums[source]!.keys.sorted().map { (source, $0, sums[source]![$0]!) } }
+    }
+
+    /// Stacked bars per day, one series per source and outcome ("Webhook · delivered").
+    private func outcomeChart(_ rows: [OutcomeDay], _ range: ConsoleDays, title: String, sourcePrefix: String, _ language: ChartLanguage) -> String {
+        var series: [String: [Int64]] = [:]
+        for row in rows {
+            let name = texts.text(sourcePrefix + row.source, language) + " · " + texts.text("outcome." + row.outcome, language)
+            series[name, default: Array(repeating: 0, count: range.days.count)][Int(row.day - range.first)] += row.count
+        }
+        return StackedBarChart(
+            title: texts.text(title, language),
+            days: range.days.map(AlgiersCalendar.dayText),
+            series: series.keys.sorted().map { .init(name: $0, values: series[$0]!) },
+            language: language,
+            emptyText: texts.text("chart.empty", language),
+            othersName: texts.text("chart.others", language)
+        ).svg()
+    }
+
+    public func counters() async throws -> CountersPanelBody {
+        let time = now()
+        return CountersPanelBody(
+            now: time,
+            devices: try await store.counterDevices().map { device in
+                let credential = device.credential
+                return .init(
+                    credential_id: credential.id.lowercasedText,
+                    label: credential.label,
+                    vendor_id: credential.vendorID?.lowercasedText ?? "",
+                    vendor_name: device.vendorName,
+                    created_at: credential.createdAt,
+                    last_used_at: credential.lastUsedAt,
+                    last_sync_at: device.lastSyncAt,
+                    trust_age_seconds: device.lastSyncAt.map { max(0, time - $0) },
+                    revoked_at: credential.revokedAt,
+                    expires_at: credential.expiresAt
+                )
+            }
+        )
+    }
+
+    /// Up to 20 members by membership id, phone or the start of the name; an empty or too long query is
+    /// `invalidFields`.
+    public func searchMembers(_ text: String) async throws -> MemberListBody {
+        guard let query = MemberSearch(text) else {
+            throw MembershipError(.invalidFields, "The search is not valid.", fields: ["q": "must be 1 to 100 characters"])
+        }
+        return MemberListBody(
+            members: try await store.searchMembers(query, limit: 20).map {
+                .init(
+                    uuid: $0.member.uuid.lowercasedText,
+                    membership_id: $0.member.membershipID,
+                    name: $0.member.name,
+                    phone: $0.member.phone,
+                    neighbourhood: $0.member.neighbourhood,
+                    paid_until: $0.coverageEnd
+                )
+            }
+        )
+    }
+
+    public func recentAudit(limit: Int) async throws -> ConsoleAuditBody {
+        ConsoleAuditBody(
+            entries: try await store.recentAudit(limit: limit).map {
+                .init(seq: $0.seq, at: $0.at, actor: $0.actor, address: $0.address, action: $0.action, target: $0.target, detail: $0.detail)
+            }
+        )
+    }
+
+    /// Revokes every card of the member (a card seen at two shops), in the audit trail under `actor`.
+    public func revokeCards(memberUUID: UUID, by actor: AuditActor) async throws -> RevokedCardsBody {
+        let revokedBefore = try await changes.revokeCards(memberUUID: memberUUID)
+        let member = try await store.memberLedger(of: .uuid(memberUUID))?.head.member
+        try await store.audit(
+            actor,
+            "member.cards_revoked",
+            memberUUID,
+            "every card of \(member?.membershipID ?? "the member") signed before \(AlgiersCalendar.iso8601(revokedBefore)) revoked",
+            at: now()
+        )
+        return RevokedCardsBody(member_uuid: memberUUID.lowercasedText, revoked_before: revokedBefore)
+    }
+
+    /// Revokes a device's credential (in the audit trail under `actor`).
+    public func revokeCredential(id: UUID, by actor: AuditActor) async throws -> APICredential {
+        try await credentials.revoke(id: id, by: actor)
+    }
+}

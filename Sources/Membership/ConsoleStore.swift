@@ -1,0 +1,201 @@
+public import Foundation
+
+/// What the PEEZ team's console reads: summaries kept by the write path (per Algiers day, see
+/// ``AlgiersCalendar/dayNumber(_:)``), the members found by a search and one member's history, the vendor
+/// devices, and the console's one-time links and sessions. Days are Algiers day numbers, both ends included.
+public protocol ConsoleStore: Sendable {
+    func salesDays(from: Int64, to: Int64) async throws -> [SalesDay]
+    func coverageDays(from: Int64, to: Int64) async throws -> [CoverageDay]
+    func reminderDays(from: Int64, to: Int64) async throws -> [OutcomeDay]
+    /// The open reminders of each channel: how many, and when the most overdue was due.
+    func reminderOutbox() async throws -> [ReminderOutbox]
+    func pushDays(from: Int64, to: Int64) async throws -> [OutcomeDay]
+    /// Every vendor device's credential, its shop, its last sync.
+    func counterDevices() async throws -> [CounterDevice]
+    /// Records that a vendor device fetched its counter bundle at `time`.
+    func noteCounterSync(credentialID: UUID, at time: Int64) async throws
+    /// Members whose membership id or phone is `query`, or whose name starts with it (any case), by name.
+    func searchMembers(_ query: MemberSearch, limit: Int) async throws -> [MemberStanding]
+    /// The members holding these membership ids.
+    func memberStandings(membershipIDs: [String]) async throws -> [MemberStanding]
+    /// The member's ledger, Wallet and changes (``MemberHistory/scans`` left empty).
+    func memberHistory(uuid: UUID) async throws -> MemberHistory?
+
+    /// The newest entries of the audit trail, newest first.
+    func recentAudit(limit: Int) async throws -> [AuditEntry]
+
+    func saveConsoleLink(_ link: ConsoleGrant) async throws
+    /// The grant of the link whose code hashes to `hash`, used up now; nil if unknown, used or expired.
+    func redeemConsoleLink(hash: String, now: Int64) async throws -> ConsoleGrant?
+    func saveConsoleSession(_ session: ConsoleGrant, address: String) async throws
+    /// The session whose id hashes to `hash`, if it has not ended or expired and the credential it was made
+    /// from (if any) is still active.
+    func consoleSession(hash: String, now: Int64) async throws -> ConsoleGrant?
+    func endConsoleSession(hash: String, now: Int64) async throws
+}
+
+/// One shop's sales on one day (vendor nil: sales in the app), net of cancellations.
+public struct SalesDay: Sendable, Hashable {
+    public var day: Int64
+    public var vendorID: UUID?
+    public var vendorName: String?
+    public var sales: Int64
+    public var months: Int64
+    public var amountDZD: Int64
+    public var cancelled: Int64
+
+    public init(day: Int64, vendorID: UUID?, vendorName: String?, sales: Int64, months: Int64, amountDZD: Int64, cancelled: Int64) {
+        self.day = day
+        self.vendorID = vendorID
+        self.vendorName = vendorName
+        self.sales = sales
+        self.months = months
+        self.amountDZD = amountDZD
+        self.cancelled = cancelled
+    }
+}
+
+/// One day's ends of paid time: members whose paid time ends that day now, and sales that renewed a paid time
+/// that ended (or was to end) that day.
+public struct CoverageDay: Sendable, Hashable {
+    public var day: Int64
+    public var ending: Int64
+    public var renewed: Int64
+
+    public init(day: Int64, ending: Int64, renewed: Int64) {
+        self.day = day
+        self.ending = ending
+        self.renewed = renewed
+    }
+}
+
+/// How many reminders (by channel) or pushes (by platform) ended one day with one outcome.
+public struct OutcomeDay: Sendable, Hashable {
+    public var day: Int64
+    public var source: String
+    public var outcome: String
+    public var count: Int64
+
+    public init(day: Int64, source: String, outcome: String, count: Int64) {
+        self.day = day
+        self.source = source
+        self.outcome = outcome
+        self.count = count
+    }
+}
+
+/// The reminders of a channel waiting to be delivered.
+public struct ReminderOutbox: Sendable, Hashable {
+    public var channel: String
+    public var waiting: Int64
+    public var oldestDueAt: Int64?
+
+    public init(channel: String, waiting: Int64, oldestDueAt: Int64?) {
+        self.channel = channel
+        self.waiting = waiting
+        self.oldestDueAt = oldestDueAt
+    }
+}
+
+/// A vendor device: its credential, its shop's name, when it last fetched its trust data.
+public struct CounterDevice: Sendable, Hashable {
+    public var credential: APICredential
+    public var vendorName: String
+    public var lastSyncAt: Int64?
+
+    public init(credential: APICredential, vendorName: String, lastSyncAt: Int64?) {
+        self.credential = credential
+        self.vendorName = vendorName
+        self.lastSyncAt = lastSyncAt
+    }
+}
+
+/// What a console search looks for.
+public enum MemberSearch: Sendable, Hashable {
+    case membershipID(String)
+    case phone(String)
+    case namePrefix(String)
+
+    /// The search `text` asks for: a membership id, a phone number (`0…` read as Algerian, `+213…`), or a name.
+    public init?(_ text: String) {
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        guard !trimmed.isEmpty, trimmed.count <= 100 else { return nil }
+        if Member.isMembershipID(trimmed.uppercased()) {
+            self = .membershipID(trimmed.uppercased())
+            return
+        }
+        let digits = trimmed.filter { !" .-".contains($0) }
+        if digits.count >= 9, digits.dropFirst(digits.hasPrefix("+") ? 1 : 0).allSatisfy(\.isASCIIDigit) {
+            self = .phone(digits.hasPrefix("0") ? "+213" + digits.dropFirst() : digits.hasPrefix("+") ? digits : "+" + digits)
+            return
+        }
+        self = .namePrefix(trimmed)
+    }
+}
+
+/// A member as a list shows it: who, paid until when, cards valid from when.
+public struct MemberStanding: Sendable, Hashable {
+    public var member: Member
+    public var coverageEnd: Int64?
+    public var cardsValidFrom: Int64
+
+    public init(member: Member, coverageEnd: Int64?, cardsValidFrom: Int64) {
+        self.member = member
+        self.coverageEnd = coverageEnd
+        self.cardsValidFrom = cardsValidFrom
+    }
+}
+
+/// One member's history, for a timeline.
+public struct MemberHistory: Sendable {
+    public var standing: MemberStanding
+    public var periods: [SubscriptionPeriod]
+    /// Shop names by vendor id, for the periods.
+    public var vendorNames: [UUID: String]
+    /// The ledger's changes in order: kind (`activation`, `cancellation`, `device_key`, `cards_revoked`, …) and time.
+    public var changes: [(kind: String, at: Int64)]
+    public var applePassIssuedAt: Int64?
+    public var appleDevices: Int
+    public var googleObjectIssuedAt: Int64?
+    /// The member's latest scans, newest first.
+    public var scans: [ReportedScan]
+
+    public init(
+        standing: MemberStanding,
+        periods: [SubscriptionPeriod],
+        vendorNames: [UUID: String],
+        changes: [(kind: String, at: Int64)],
+        applePassIssuedAt: Int64?,
+        appleDevices: Int,
+        googleObjectIssuedAt: Int64?,
+        scans: [ReportedScan]
+    ) {
+        self.standing = standing
+        self.periods = periods
+        self.vendorNames = vendorNames
+        self.changes = changes
+        self.applePassIssuedAt = applePassIssuedAt
+        self.appleDevices = appleDevices
+        self.googleObjectIssuedAt = googleObjectIssuedAt
+        self.scans = scans
+    }
+}
+
+/// Who a console link or session acts for: the name written in the audit trail, the admin credential it came
+/// from (nil: the operator at the command line), and until when.
+public struct ConsoleGrant: Sendable, Hashable {
+    /// The link's code or the session's id, hashed.
+    public var hash: String
+    public var actor: String
+    public var actorCredentialID: UUID?
+    public var createdAt: Int64
+    public var expiresAt: Int64
+
+    public init(hash: String, actor: String, actorCredentialID: UUID?, createdAt: Int64, expiresAt: Int64) {
+        self.hash = hash
+        self.actor = actor
+        self.actorCredentialID = actorCredentialID
+        self.createdAt = createdAt
+        self.expiresAt = expiresAt
+    }
+}

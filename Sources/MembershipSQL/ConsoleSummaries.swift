@@ -1,0 +1,148 @@
+import Foundation
+import Membership
+import PeezBasics
+
+/// The summary tables the console reads (migration 016), and the statements that keep them: each change adds
+/// its own rows to them in its own transaction, so a panel sums a few hundred rows however big the ledger is.
+///
+/// - `sales_days`: per Algiers day of sale and vendor ('' for a sale in the app), the sales, months and DZD net
+///   of cancellations, and the sales cancelled.
+/// - `coverage_days`: per Algiers day, `ending`: the members whose paid time ends that day now; `renewed`: the
+///   sales that extended a paid time that ended (or was to end) that day. A day's members due are the two
+///   summed. Rows are split over ``shards`` at random: every row's sum is exact, and two concurrent sales
+///   seldom wait for one row.
+/// - `reminder_days`, `push_days`: reminders and Wallet pushes settled per day, by channel or platform and outcome.
+///
+/// ``rebuildStatements`` recompute every summary that the ledger's rows determine from those rows (the
+/// migration's backfill; the seeder's; a test holds the write path to it).
+enum ConsoleSummaries {
+    static let shards: Int64 = 8
+
+    /// The Algiers day number (days since 1970-01-01 in Algiers) of a time, as SQL computes it too.
+    static func day(_ seconds: Int64) -> Int64 { AlgiersCalendar.dayNumber(seconds) }
+
+    /// The SQL of ``day(_:)`` over a column.
+    static func daySQL(_ column: String) -> String { "(\(column) + \(AlgiersCalendar.utcOffset)) / 86400" }
+
+    /// A sale's summary rows: the shop's day, the paid time it renewed (if any), the new end.
+    static func sale(_ period: SubscriptionPeriod, renewsEnd: Int64?) -> [SQLStatement] {
+        var coverage: [(day: Int64, ending: Int64, renewed: Int64)] = [(day(period.endsAt), 1, 0)]
+        if let renewsEnd { coverage.append((day(renewsEnd), -1, 1)) }
+        return [salesDay(period, sign: 1)] + coverageDays(coverage)
+    }
+
+    /// A revoking change's summary rows: periods it cancelled (`cancelled`, with the paid time each renewed)
+    /// leave their shop's day and their renewal; a moved end of paid time moves between days.
+    static func revokingChange(
+        coverageBefore: Int64?,
+        coverageAfter: Int64?,
+        cancelled: [(period: SubscriptionPeriod, renewsEnd: Int64?)]
+    ) -> [SQLStatement] {
+        var coverage: [(day: Int64, ending: Int64, renewed: Int64)] = []
+        if coverageBefore != coverageAfter {
+            if let coverageBefore { coverage.append((day(coverageBefore), -1, 0)) }
+            if let coverageAfter { coverage.append((day(coverageAfter), 1, 0)) }
+        }
+        for case (_, let renewsEnd?) in cancelled { coverage.append((day(renewsEnd), 0, -1)) }
+        return cancelled.map { salesDay($0.period, sign: -1) }.sorted { $0.binds.description < $1.binds.description } + coverageDays(coverage)
+    }
+
+    /// One row of `sales_days` moved by a sale (`sign` 1) or its cancellation (-1).
+    private static func salesDay(_ period: SubscriptionPeriod, sign: Int64) -> SQLStatement {
+        SQLStatement(
+            """
+            INSERT INTO sales_days (day, vendor_id, sales, months, amount_dzd, cancelled) VALUES (?, ?, ?, ?, ?, ?)
+            ON CONFLICT (day, vendor_id) DO UPDATE SET sales = sales_days.sales + excluded.sales,
+                months = sales_days.months + excluded.months, amount_dzd = sales_days.amount_dzd + excluded.amount_dzd,
+                cancelled = sales_days.cancelled + excluded.cancelled
+            """,
+            [
+                .int(day(period.purchasedAt)), .text(period.vendorID?.uuidString ?? ""), .int(sign), .int(sign * Int64(period.months)),
+                .int(sign * Int64(period.amountDZD)), .int(sign < 0 ? 1 : 0),
+            ]
+        )
+    }
+
+    /// The `coverage_days` rows for `changes`, one per day, in day order (two transactions take the rows they
+    /// share in the same order, so they wait for each other rather than deadlock).
+    private static func coverageDays(_ changes: [(day: Int64, ending: Int64, renewed: Int64)]) -> [SQLStatement] {
+        var byDay: [Int64: (ending: Int64, renewed: Int64)] = [:]
+        for change in changes {
+            let sum = byDay[change.day, default: (0, 0)]
+            byDay[change.day] = (sum.ending + change.ending, sum.renewed + change.renewed)
+        }
+        return byDay.keys.sorted().compactMap { day in
+            let change = byDay[day]!
+            guard change != (0, 0) else { return nil }
+            return SQLStatement(
+                """
+                INSERT INTO coverage_days (day, shard, ending, renewed) VALUES (?, ?, ?, ?)
+                ON CONFLICT (day, shard) DO UPDATE SET ending = coverage_days.ending + excluded.ending,
+                    renewed = coverage_days.renewed + excluded.renewed
+                """,
+                [.int(day), .int(Int64.random(in: 0..<shards)), .int(change.ending), .int(change.renewed)]
+            )
+        }
+    }
+
+    /// Counts reminders settled at `now`, by channel and outcome.
+    static func remindersSettled(_ counts: [ReminderDayKey: Int], now: Int64) -> [SQLStatement] {
+        counts.keys.sorted { ($0.channel, $0.outcome) < ($1.channel, $1.outcome) }.map { key in
+            SQLStatement(
+                """
+                INSERT INTO reminder_days (day, channel, outcome, count) VALUES (?, ?, ?, ?)
+                ON CONFLICT (day, channel, outcome) DO UPDATE SET count = reminder_days.count + excluded.count
+                """,
+                [.int(day(now)), .text(key.channel), .text(key.outcome), .int(Int64(counts[key]!))]
+            )
+        }
+    }
+
+    /// Counts one push to `platform`'s devices settled at `now` with `outcome`, if `owner` still holds the
+    /// lease on the member's row of `table` (the settling statement that follows changes nothing otherwise).
+    static func pushSettled(platform: String, outcome: String, table: String, member: UUID, owner: String, now: Int64) -> SQLStatement {
+        SQLStatement(
+            """
+            INSERT INTO push_days (day, platform, outcome, count)
+            SELECT ?, ?, ?, 1 FROM \(table) WHERE member_uuid = ? AND lease_owner = ?
+            ON CONFLICT (day, platform, outcome) DO UPDATE SET count = push_days.count + 1
+            """,
+            [.int(day(now)), .text(platform), .text(outcome), .text(member.uuidString), .text(owner)]
+        )
+    }
+
+    /// Every summary the ledger's rows determine, computed again from them (pushes and retried reminders are
+    /// not kept in rows: they are left as they are).
+    static let rebuildStatements: [String] = [
+        "DELETE FROM sales_days",
+        """
+        INSERT INTO sales_days (day, vendor_id, sales, months, amount_dzd, cancelled)
+        SELECT \(daySQL("purchased_at")), COALESCE(vendor_id, ''),
+            SUM(CASE WHEN cancelled_at IS NULL THEN 1 ELSE 0 END), SUM(CASE WHEN cancelled_at IS NULL THEN months ELSE 0 END),
+            SUM(CASE WHEN cancelled_at IS NULL THEN amount_dzd ELSE 0 END), SUM(CASE WHEN cancelled_at IS NULL THEN 0 ELSE 1 END)
+        FROM periods GROUP BY \(daySQL("purchased_at")), COALESCE(vendor_id, '')
+        """,
+        "DELETE FROM coverage_days",
+        """
+        INSERT INTO coverage_days (day, shard, ending, renewed)
+        SELECT day, 0, SUM(ending), SUM(renewed) FROM (
+            SELECT \(daySQL("coverage_end")) AS day, 1 AS ending, 0 AS renewed FROM members WHERE coverage_end IS NOT NULL
+            UNION ALL
+            SELECT \(daySQL("renews_end")) AS day, 0 AS ending, 1 AS renewed FROM periods WHERE renews_end IS NOT NULL AND cancelled_at IS NULL
+        ) changes GROUP BY day
+        """,
+        "DELETE FROM reminder_days WHERE outcome <> 'retried'",
+        """
+        INSERT INTO reminder_days (day, channel, outcome, count)
+        SELECT \(daySQL("updated_at")), channel, state, COUNT(*) FROM reminders
+        WHERE state IN ('delivered', 'failed', 'superseded', 'exhausted')
+        GROUP BY \(daySQL("updated_at")), channel, state
+        """,
+    ]
+}
+
+/// A reminder outcome counted per day: its channel and outcome (a final state, or `retried`).
+struct ReminderDayKey: Hashable {
+    var channel: String
+    var outcome: String
+}

@@ -1,0 +1,258 @@
+public import Foundation
+public import Membership
+
+/// The console's reads: summaries by day range (a few hundred rows each, see ``ConsoleSummaries``), members
+/// by search and one member's history (by indexes), the vendor devices; its links and sessions.
+extension SQLMembershipStore {
+    public func salesDays(from: Int64, to: Int64) async throws -> [SalesDay] {
+        try await database.read { db in
+            try await db.query(
+                """
+                SELECT s.day, s.vendor_id, v.name, s.sales, s.months, s.amount_dzd, s.cancelled
+                FROM sales_days s LEFT JOIN vendors v ON v.id = s.vendor_id
+                WHERE s.day BETWEEN ? AND ? ORDER BY s.day, s.vendor_id
+                """,
+                [.int(from), .int(to)]
+            ).map { row in
+                let vendor = try row.text("vendor_id")
+                return SalesDay(
+                    day: try row.int("day"),
+                    vendorID: vendor.isEmpty ? nil : UUID(uuidString: vendor),
+                    vendorName: try row.optionalText("name"),
+                    sales: try row.int("sales"),
+                    months: try row.int("months"),
+                    amountDZD: try row.int("amount_dzd"),
+                    cancelled: try row.int("cancelled")
+                )
+            }
+        }
+    }
+
+    public func coverageDays(from: Int64, to: Int64) async throws -> [CoverageDay] {
+        try await database.read { db in
+            try await db.query(
+                """
+                SELECT day, CAST(SUM(ending) AS BIGINT) AS ending, CAST(SUM(renewed) AS BIGINT) AS renewed FROM coverage_days
+                WHERE day BETWEEN ? AND ? GROUP BY day ORDER BY day
+                """,
+                [.int(from), .int(to)]
+            ).map { CoverageDay(day: try $0.int("day"), ending: try $0.int("ending"), renewed: try $0.int("renewed")) }
+        }
+    }
+
+    public func reminderDays(from: Int64, to: Int64) async throws -> [OutcomeDay] {
+        try await outcomeDays("reminder_days", "channel", from: from, to: to)
+    }
+
+    public func pushDays(from: Int64, to: Int64) async throws -> [OutcomeDay] {
+        try await outcomeDays("push_days", "platform", from: from, to: to)
+    }
+
+    private func outcomeDays(_ table: String, _ source: String, from: Int64, to: Int64) async throws -> [OutcomeDay] {
+        try await database.read { db in
+            try await db.query(
+                "SELECT day, \(source) AS source, outcome, count FROM \(table) WHERE day BETWEEN ? AND ? ORDER BY day, \(source), outcome",
+                [.int(from), .int(to)]
+            ).map {
+                OutcomeDay(day: try $0.int("day"), source: try $0.text("source"), outcome: try $0.text("outcome"), count: try $0.int("count"))
+            }
+        }
+    }
+
+    public func reminderOutbox() async throws -> [ReminderOutbox] {
+        // The open reminders' partial index, in channel order.
+        try await database.read { db in
+            try await db.query(
+                """
+                SELECT channel, COUNT(*) AS waiting, MIN(next_attempt_at) AS oldest FROM reminders
+                WHERE state IN ('pending', 'unknown') GROUP BY channel ORDER BY channel
+                """,
+                []
+            ).map { ReminderOutbox(channel: try $0.text("channel"), waiting: try $0.int("waiting"), oldestDueAt: try $0.optionalInt("oldest")) }
+        }
+    }
+
+    public func counterDevices() async throws -> [CounterDevice] {
+        let columns = CredentialRecord.columns.map { "c.\($0) AS \($0)" }.joined(separator: ", ")
+        return try await database.read { db in
+            try await db.query(
+                """
+                SELECT \(columns), c.last_sync_at AS last_sync_at, v.name AS vendor_name
+                FROM credentials c JOIN vendors v ON v.id = c.vendor_id
+                WHERE c.role = 'vendor' ORDER BY v.name, c.created_at, c.id
+                """,
+                []
+            ).map {
+                CounterDevice(
+                    credential: try CredentialRecord.credential($0),
+                    vendorName: try $0.text("vendor_name"),
+                    lastSyncAt: try $0.optionalInt("last_sync_at")
+                )
+            }
+        }
+    }
+
+    public func noteCounterSync(credentialID: UUID, at time: Int64) async throws {
+        _ = try await database.writeStatement(
+            "UPDATE credentials SET last_sync_at = ? WHERE id = ? AND (last_sync_at IS NULL OR last_sync_at < ?)",
+            [.int(time), .text(credentialID.uuidString), .int(time)],
+            durable: false
+        )
+    }
+
+    private static let standingColumns = MemberRecord.select("m") + ", m.coverage_end AS coverage_end, m.cards_valid_from AS cards_valid_from"
+
+    private static func standing(_ row: SQLRow) throws -> MemberStanding {
+        MemberStanding(
+            member: try MemberRecord.member(row),
+            coverageEnd: try row.optionalInt("coverage_end"),
+            cardsValidFrom: try row.int("cards_valid_from")
+        )
+    }
+
+    public func searchMembers(_ query: MemberSearch, limit: Int) async throws -> [MemberStanding] {
+        let (condition, binds): (String, [SQLValue])
+        switch query {
+        case .membershipID(let id): (condition, binds) = ("m.membership_id = ?", [.text(id)])
+        case .phone(let phone): (condition, binds) = ("m.phone = ?", [.text(phone)])
+        case .namePrefix(let prefix):
+            // A range of the lower-cased names' index, compared byte by byte: every name that starts with it.
+            let name = "lower(m.name)\(database.dialect.bytewiseCollation)"
+            (condition, binds) = ("\(name) >= lower(?) AND \(name) < lower(?) || ?", [.text(prefix), .text(prefix), .text("\u{10FFFF}")])
+        }
+        return try await database.read { db in
+            try await db.query(
+                "SELECT \(Self.standingColumns) FROM members m WHERE \(condition) ORDER BY lower(m.name), m.membership_id LIMIT ?",
+                binds + [.int(Int64(limit))]
+            ).map(Self.standing)
+        }
+    }
+
+    public func memberStandings(membershipIDs: [String]) async throws -> [MemberStanding] {
+        guard !membershipIDs.isEmpty else { return [] }
+        let ids = Array(Set(membershipIDs)).prefix(500)
+        return try await database.read { db in
+            try await db.query(
+                "SELECT \(Self.standingColumns) FROM members m WHERE m.membership_id IN (\(ids.map { _ in "?" }.joined(separator: ", ")))",
+                ids.map(SQLValue.text)
+            ).map(Self.standing)
+        }
+    }
+
+    public func memberHistory(uuid: UUID) async throws -> MemberHistory? {
+        let member = SQLValue.text(uuid.uuidString)
+        return try await database.read { db in
+            guard let row = try await db.query("SELECT \(Self.standingColumns) FROM members m WHERE m.uuid = ?", [member]).first else { return nil }
+            let periods = try await db.query(
+                "SELECT \(PeriodRecord.select("p")), v.name AS vendor_name FROM periods p LEFT JOIN vendors v ON v.id = p.vendor_id WHERE p.member_uuid = ? ORDER BY p.seq",
+                [member]
+            )
+            var names: [UUID: String] = [:]
+            for period in periods {
+                if let id = try period.optionalText("vendor_id").flatMap(UUID.init(uuidString:)), let name = try period.optionalText("vendor_name") {
+                    names[id] = name
+                }
+            }
+            let changes = try await db.query("SELECT kind, changed_at FROM member_changes WHERE member_uuid = ? ORDER BY version", [member])
+            let apple = try await db.query(
+                "SELECT issued_at, (SELECT COUNT(*) FROM wallet_registrations r WHERE r.member_uuid = ?) AS devices FROM wallet_passes WHERE member_uuid = ?",
+                [member, member]
+            ).first
+            let google = try await db.query("SELECT issued_at FROM google_wallet_objects WHERE member_uuid = ?", [member]).first
+            return MemberHistory(
+                standing: try Self.standing(row),
+                periods: try periods.map { try PeriodRecord.period($0) },
+                vendorNames: names,
+                changes: try changes.map { (try $0.text("kind"), try $0.int("changed_at")) },
+                applePassIssuedAt: try apple?.int("issued_at"),
+                appleDevices: Int(try apple?.int("devices") ?? 0),
+                googleObjectIssuedAt: try google?.int("issued_at"),
+                scans: []
+            )
+        }
+    }
+
+    public func recentAudit(limit: Int) async throws -> [AuditEntry] {
+        try await database.read { db in
+            try await db.query(
+                "SELECT \(AuditRecord.columns.joined(separator: ", ")) FROM audit_log ORDER BY seq DESC LIMIT ?",
+                [.int(Int64(limit))]
+            ).map(AuditRecord.entry)
+        }
+    }
+
+    public func saveConsoleLink(_ link: ConsoleGrant) async throws {
+        try await database.writeBatch([
+            SQLStatement.insert(
+                into: "console_links",
+                columns: ["code_hash", "actor", "actor_credential_id", "created_at", "expires_at"],
+                [
+                    .text(link.hash), .text(link.actor), link.actorCredentialID.map { .text($0.uuidString) } ?? .null, .int(link.createdAt),
+                    .int(link.expiresAt),
+                ]
+            )
+        ])
+    }
+
+    public func redeemConsoleLink(hash: String, now: Int64) async throws -> ConsoleGrant? {
+        // Used up in the statement that reads it: of two tabs opening one link, one signs in.
+        try await database.writeStatement(
+            """
+            UPDATE console_links SET used_at = ? WHERE code_hash = ? AND used_at IS NULL AND expires_at > ?
+            RETURNING code_hash, actor, actor_credential_id, created_at, expires_at
+            """,
+            [.int(now), .text(hash), .int(now)]
+        ).first.map(Self.grant)
+    }
+
+    public func saveConsoleSession(_ session: ConsoleGrant, address: String) async throws {
+        try await database.writeBatch([
+            SQLStatement.insert(
+                into: "console_sessions",
+                columns: ["id_hash", "actor", "actor_credential_id", "address", "created_at", "expires_at"],
+                [
+                    .text(session.hash), .text(session.actor), session.actorCredentialID.map { .text($0.uuidString) } ?? .null,
+                    .text(String(address.prefix(100))), .int(session.createdAt), .int(session.expiresAt),
+                ]
+            )
+        ])
+    }
+
+    public func consoleSession(hash: String, now: Int64) async throws -> ConsoleGrant? {
+        try await database.read { db in
+            try await db.query(
+                """
+                SELECT s.id_hash AS code_hash, s.actor, s.actor_credential_id, s.created_at, s.expires_at FROM console_sessions s
+                LEFT JOIN credentials c ON c.id = s.actor_credential_id
+                WHERE s.id_hash = ? AND s.ended_at IS NULL AND s.expires_at > ?
+                    AND (s.actor_credential_id IS NULL OR (c.revoked_at IS NULL AND (c.expires_at IS NULL OR c.expires_at > ?)))
+                """,
+                [.text(hash), .int(now), .int(now)]
+            ).first.map(Self.grant)
+        }
+    }
+
+    public func endConsoleSession(hash: String, now: Int64) async throws {
+        _ = try await database.writeStatement(
+            "UPDATE console_sessions SET ended_at = ? WHERE id_hash = ? AND ended_at IS NULL",
+            [.int(now), .text(hash)]
+        )
+    }
+
+    private static func grant(_ row: SQLRow) throws -> ConsoleGrant {
+        ConsoleGrant(
+            hash: try row.text("code_hash"),
+            actor: try row.text("actor"),
+            actorCredentialID: try row.optionalText("actor_credential_id").flatMap(UUID.init(uuidString:)),
+            createdAt: try row.int("created_at"),
+            expiresAt: try row.int("expires_at")
+        )
+    }
+
+    /// Computes every console summary again from the ledger's rows (after loading rows in bulk).
+    public func rebuildConsoleSummaries() async throws {
+        try await database.write { db in
+            for statement in ConsoleSummaries.rebuildStatements { try await db.execute(statement) }
+        }
+    }
+}

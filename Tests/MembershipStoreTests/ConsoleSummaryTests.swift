@@ -1,0 +1,154 @@
+import CardServices
+import Foundation
+import Membership
+import MembershipSQL
+import PeezBasics
+import Testing
+
+/// The console's summaries, kept by the write path in each change's own transaction, always equal what the
+/// ledger's rows say (the rebuild the migration and the seeder run), whatever sales, cancellations, card
+/// revocations and lapses came in between; and the console's searches and histories find what they should.
+@Suite("Console summaries", .serialized)
+struct ConsoleSummaryTests {
+    /// Everything the summaries hold, shards summed.
+    static func summaries(_ store: SQLMembershipStore) async throws -> [String] {
+        try await store.database.read { db in
+            let sales = try await db.query("SELECT day, vendor_id, sales, months, amount_dzd, cancelled FROM sales_days ORDER BY day, vendor_id", [])
+                .map {
+                    "sales \(try $0.int("day")) \(try $0.text("vendor_id")) \(try $0.int("sales")) \(try $0.int("months")) \(try $0.int("amount_dzd")) \(try $0.int("cancelled"))"
+                }
+            let coverage = try await db.query(
+                "SELECT day, CAST(SUM(ending) AS BIGINT) AS ending, CAST(SUM(renewed) AS BIGINT) AS renewed FROM coverage_days GROUP BY day HAVING SUM(ending) <> 0 OR SUM(renewed) <> 0 ORDER BY day",
+                []
+            ).map { "coverage \(try $0.int("day")) \(try $0.int("ending")) \(try $0.int("renewed"))" }
+            return sales.filter { !$0.hasSuffix(" 0 0 0 0") } + coverage
+        }
+    }
+
+    @Test(arguments: StoreKind.available)
+    func theWritePathKeepsTheSummariesEqualToARebuildFromTheLedger(kind: StoreKind) async throws {
+        try await kind.withStore { store in
+            let desk = try SaleDesk(store: store)
+            var vendors: [Vendor] = []
+            for index in 0..<3 {
+                vendors.append(try await store.createVendor(name: "Shop \(index)", category: "boucherie", neighbourhood: "usto", now: 1_000))
+            }
+            var members: [Member] = []
+            for index in 0..<10 { members.append(try await store.createMember(Sample.draft(index), now: 1_000).member) }
+            var generator = SystemRandomNumberGenerator()
+            var now = Sample.january31
+            for _ in 0..<120 {
+                // Hours to weeks pass: members lapse, renew late, renew early.
+                now += Int64.random(in: 3_600...(86_400 * 20), using: &generator)
+                let member = members.randomElement(using: &generator)!
+                switch Int.random(in: 0..<10, using: &generator) {
+                case 0..<6:
+                    try await desk.sell(
+                        member,
+                        vendor: vendors.randomElement(using: &generator)!,
+                        months: Int.random(in: 1...3, using: &generator),
+                        now: now
+                    )
+                case 6..<8:
+                    if let period = try await store.periods(memberUUID: member.uuid).filter({ $0.cancelledAt == nil }).randomElement(
+                        using: &generator
+                    ) {
+                        _ = try await store.cancelPeriod(id: period.id, now: now)
+                    }
+                default:
+                    let time = now
+                    _ = try await MemberChangeService(ledger: store, clock: WallClock { time }).revokeCards(memberUUID: member.uuid)
+                }
+            }
+            let kept = try await Self.summaries(store)
+            #expect(!kept.isEmpty)
+            try await store.rebuildConsoleSummaries()
+            #expect(try await Self.summaries(store) == kept)
+        }
+    }
+
+    @Test(arguments: StoreKind.available)
+    func aRenewalCountsOnTheDayThePaidTimeWasToEndAndItsCancellationTakesItBack(kind: StoreKind) async throws {
+        try await kind.withStore { store in
+            let desk = try SaleDesk(store: store)
+            let (vendor, member) = try await Sample.vendorAndMember(in: store)
+            let first = try await desk.sell(member, vendor: vendor, months: 1, now: Sample.january31)
+            let end = AlgiersCalendar.dayNumber(first.coverageEnd)
+            #expect(try await store.coverageDays(from: end, to: end) == [CoverageDay(day: end, ending: 1, renewed: 0)])
+            let renewal = try await desk.sell(member, vendor: vendor, months: 2, now: first.coverageEnd - 86_400)
+            let newEnd = AlgiersCalendar.dayNumber(renewal.coverageEnd)
+            #expect(try await store.coverageDays(from: end, to: end) == [CoverageDay(day: end, ending: 0, renewed: 1)])
+            #expect(try await store.coverageDays(from: newEnd, to: newEnd) == [CoverageDay(day: newEnd, ending: 1, renewed: 0)])
+            let saleDay = AlgiersCalendar.dayNumber(first.coverageEnd - 86_400)
+            #expect(try await store.salesDays(from: saleDay, to: saleDay).map(\.sales) == [1])
+            _ = try await store.cancelPeriod(id: renewal.period.id, now: first.coverageEnd - 3_600)
+            #expect(try await store.coverageDays(from: end, to: end) == [CoverageDay(day: end, ending: 1, renewed: 0)])
+            #expect(try await store.coverageDays(from: newEnd, to: newEnd).allSatisfy { $0.ending == 0 && $0.renewed == 0 })
+            let cancelled = try await store.salesDays(from: saleDay, to: saleDay)
+            #expect(cancelled.map(\.sales) == [0] && cancelled.map(\.cancelled) == [1] && cancelled.map(\.amountDZD) == [0])
+        }
+    }
+
+    @Test(arguments: StoreKind.available)
+    func membersAreFoundByMembershipIDPhoneAndTheStartOfTheirNameInAnyCase(kind: StoreKind) async throws {
+        try await kind.withStore { store in
+            let amina = try await store.createMember(
+                MemberDraft(uuid: UUID(), name: "Amina Benali", phone: "+213551234567", email: "a@example.dz", neighbourhood: "usto"),
+                now: 1_000
+            ).member
+            _ = try await store.createMember(
+                MemberDraft(uuid: UUID(), name: "Amine Touati", phone: "+213551234568", email: "b@example.dz", neighbourhood: "usto"),
+                now: 1_000
+            )
+            _ = try await store.createMember(
+                MemberDraft(uuid: UUID(), name: "أمينة بن علي", phone: "+213551234569", email: "c@example.dz", neighbourhood: "usto"),
+                now: 1_000
+            )
+            func names(_ text: String) async throws -> [String] {
+                try await store.searchMembers(try #require(MemberSearch(text)), limit: 20).map(\.member.name)
+            }
+            #expect(try await names("ami") == ["Amina Benali", "Amine Touati"])
+            #expect(try await names("AMINA") == ["Amina Benali"])
+            #expect(try await names("أمينة") == ["أمينة بن علي"])
+            #expect(try await names("0551234567") == ["Amina Benali"])
+            #expect(try await names(amina.membershipID.lowercased()) == ["Amina Benali"])
+            #expect(try await names("Zz%_") == [])
+            #expect(MemberSearch("   ") == nil)
+        }
+    }
+
+    @Test(arguments: StoreKind.available)
+    func aOneTimeConsoleLinkOpensOneSessionThatEndsWithItsCredential(kind: StoreKind) async throws {
+        try await kind.withStore { store in
+            let admin = try await CredentialService(store: store, now: { 1_000 }).create(
+                role: .admin,
+                vendorID: nil,
+                label: "ops",
+                by: .commandLine()
+            )
+            let link = ConsoleGrant(
+                hash: "link-hash",
+                actor: "console (ops)",
+                actorCredentialID: admin.credential.id,
+                createdAt: 1_000,
+                expiresAt: 1_600
+            )
+            try await store.saveConsoleLink(link)
+            #expect(try await store.redeemConsoleLink(hash: "link-hash", now: 1_600) == nil)
+            #expect(try await store.redeemConsoleLink(hash: "link-hash", now: 1_100) == link)
+            #expect(try await store.redeemConsoleLink(hash: "link-hash", now: 1_101) == nil)
+            let session = ConsoleGrant(
+                hash: "session-hash",
+                actor: link.actor,
+                actorCredentialID: admin.credential.id,
+                createdAt: 1_100,
+                expiresAt: 9_000
+            )
+            try await store.saveConsoleSession(session, address: "127.0.0.1")
+            #expect(try await store.consoleSession(hash: "session-hash", now: 2_000) == session)
+            #expect(try await store.consoleSession(hash: "session-hash", now: 9_000) == nil)
+            _ = try await store.revokeCredential(id: admin.credential.id, now: 2_500)
+            #expect(try await store.consoleSession(hash: "session-hash", now: 3_000) == nil)
+        }
+    }
+}
