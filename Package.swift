@@ -298,6 +298,11 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .testTarget(name: "WalletPassTests", dependencies: ["WalletPass", "CardCrypto", "CardToken", "TestSupport"], swiftSettings: strictSettings),
+        .testTarget(
+            name: "ConsoleTests",
+            dependencies: ["Console", "ConsoleCharts", "ConsoleAssets", "PeezBasics"],
+            swiftSettings: strictSettings
+        ),
         .testTarget(name: "MembershipTests", dependencies: ["Membership", "PeezBasics"], swiftSettings: strictSettings),
         .testTarget(
             name: "MembershipStoreTests",
@@ -312,7 +317,7 @@ let package = Package(
             name: "CardServerTests",
             dependencies: [
                 "CardServer", "WalletPass", "WalletPush", "PeezAPI", "CardServices", "CounterApp", "Reminders", "CardWire", "CardCrypto", "CardToken",
-                "PeezBasics",
+                "PeezBasics", "Console",
                 "Membership",
                 "MembershipSQL", "MembershipSQLite", "TestSupport",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),

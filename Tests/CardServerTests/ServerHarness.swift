@@ -85,14 +85,17 @@ final class ServerHarness: Sendable {
         limits: ConnectionLimits = ConnectionLimits(),
         wallet: (@Sendable (CardService) throws -> WalletService)? = nil,
         googleWallet: (@Sendable (CardService) throws -> GoogleWalletService)? = nil,
+        publicURL: String? = nil,
         _ body: @Sendable (ServerHarness, any TestClientProtocol) async throws -> Void
     ) async throws {
         let harness = try await make()
         defer { harness.folder.remove() }
+        var configuration = ServerConfiguration(host: "127.0.0.1", port: 0, limits: limits)
+        configuration.publicURL = publicURL
         let app = buildApplication(
             cards: harness.cards,
             metrics: metrics,
-            configuration: ServerConfiguration(host: "127.0.0.1", port: 0, limits: limits),
+            configuration: configuration,
             wallet: try wallet?(harness.cards),
             googleWallet: try googleWallet?(harness.cards)
         )
