@@ -27,41 +27,55 @@ public struct ConsoleService: Sendable {
     /// Today's Algiers day number.
     public var today: Int64 { AlgiersCalendar.dayNumber(now()) }
 
+    /// Sales per shop over the range, and per day stacked by shop: the nine shops that sold most, the others
+    /// summed (two small queries over the summary, whatever the number of shops).
     public func sales(_ range: ConsoleDays, _ language: ChartLanguage) async throws -> SalesPanelBody {
-        let rows = try await store.salesDays(from: range.first, to: range.last)
-        var shops: [String: SalesPanelBody.Shop] = [:]
-        var values: [String: [Int64]] = [:]
-        for row in rows {
-            let key = row.vendorID?.uuidString ?? ""
-            let name = row.vendorName ?? texts.text("chart.in_app", language)
-            var shop = shops[key] ?? .init(vendor_id: row.vendorID?.lowercasedText, name: name, sales: 0, months: 0, amount_dzd: 0, cancelled: 0)
-            shop.sales += row.sales
-            shop.months += row.months
-            shop.amount_dzd += row.amountDZD
-            shop.cancelled += row.cancelled
-            shops[key] = shop
-            values[key, default: Array(repeating: 0, count: range.days.count)][Int(row.day - range.first)] += row.sales
+        let shops = try await store.salesByShop(from: range.first, to: range.last)
+            .map { row in
+                SalesPanelBody.Shop(
+                    vendor_id: row.vendorID?.lowercasedText,
+                    name: row.vendorName ?? texts.text("chart.in_app", language),
+                    sales: row.sales,
+                    months: row.months,
+                    amount_dzd: row.amountDZD,
+                    cancelled: row.cancelled
+                )
+            }
+            .sorted { ($0.sales, $1.name) > ($1.sales, $0.name) }
+        let charted = Array(shops.prefix(shops.count > 10 ? 9 : 10))
+        let (days, totals) = try await store.salesDays(
+            from: range.first,
+            to: range.last,
+            shops: charted.map { $0.vendor_id.flatMap(UUID.init(uuidString:)) }
+        )
+        let blank = Array(repeating: Int64(0), count: range.days.count)
+        var values = Dictionary(uniqueKeysWithValues: charted.map { ($0.vendor_id ?? "", blank) })
+        for row in days { values[row.vendorID?.lowercasedText ?? "", default: blank][Int(row.day - range.first)] = row.sales }
+        var series = charted.map { StackedBarChart.Series(name: $0.name, values: values[$0.vendor_id ?? ""]!) }
+        if shops.count > charted.count {
+            let others = range.days.enumerated().map { index, day in
+                totals[day, default: 0] - series.reduce(0) { $0 + $1.values[index] }
+            }
+            series.append(.init(name: texts.text("chart.others", language), values: others))
         }
-        let ranked = shops.sorted { ($0.value.sales, $1.value.name) > ($1.value.sales, $0.value.name) }
         let chart = StackedBarChart(
             title: texts.text("chart.sales", language),
             days: range.days.map(AlgiersCalendar.dayText),
-            series: ranked.map { .init(name: $0.value.name, values: values[$0.key]!) },
+            series: series,
             language: language,
             emptyText: texts.text("chart.empty", language),
             othersName: texts.text("chart.others", language)
         )
-        let list = ranked.map(\.value)
         return SalesPanelBody(
             from: range.fromText,
             to: range.toText,
             total: .init(
-                sales: list.reduce(0) { $0 + $1.sales },
-                months: list.reduce(0) { $0 + $1.months },
-                amount_dzd: list.reduce(0) { $0 + $1.amount_dzd },
-                cancelled: list.reduce(0) { $0 + $1.cancelled }
+                sales: shops.reduce(0) { $0 + $1.sales },
+                months: shops.reduce(0) { $0 + $1.months },
+                amount_dzd: shops.reduce(0) { $0 + $1.amount_dzd },
+                cancelled: shops.reduce(0) { $0 + $1.cancelled }
             ),
-            shops: list,
+            shops: shops,
             chart: chart.svg()
         )
     }

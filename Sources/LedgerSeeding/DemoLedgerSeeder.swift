@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 import Membership
 public import MembershipSQL
 import PeezBasics
@@ -13,6 +13,8 @@ public struct DemoLedgerSeeder: Sendable {
     public var membersPerTransaction = 100_000
     /// Members made at a time, one chunk ahead of the database.
     public var membersPerChunk = 20_000
+    /// The shops the periods are sold at, in turn (see ``addShops(_:now:)``); none: sold in the app.
+    public var shops: [UUID] = []
 
     public init(store: SQLMembershipStore, spreadDays: Int64 = 180) {
         self.store = store
@@ -37,7 +39,10 @@ public struct DemoLedgerSeeder: Sendable {
         for row in try await database.read({ try await $0.query("SELECT day, last_sequence FROM membership_sequences", []) }) {
             sequences[try row.text("day")] = try row.int("last_sequence")
         }
-        let rows = RowPipeline(RowMaker(count: count, now: now, spreadDays: spreadDays, sequences: sequences), chunk: membersPerChunk)
+        let rows = RowPipeline(
+            RowMaker(count: count, now: now, spreadDays: spreadDays, sequences: sequences, shops: shops.map(\.uuidString)),
+            chunk: membersPerChunk
+        )
         let perTransaction = membersPerTransaction
         var done = 0
         while done < count {
@@ -63,6 +68,23 @@ public struct DemoLedgerSeeder: Sendable {
             }
         }
         try await store.rebuildConsoleSummaries()
+    }
+
+    /// Adds `count` shops (every category, every neighbourhood, in turn) and sells the periods seeded after at
+    /// them, in turn.
+    public mutating func addShops(_ count: Int, now: Int64) async throws {
+        var rows: [[SQLValue]] = []
+        for index in 0..<count {
+            let id = UUID()
+            let category = Oran.categories[index % Oran.categories.count]
+            let place = Oran.neighbourhoods[(index / Oran.categories.count) % Oran.neighbourhoods.count]
+            rows.append([.text(id.uuidString), .text("\(category.fr) \(place.fr) \(index + 1)"), .text(category.id), .text(place.id), .int(now)])
+            shops.append(id)
+        }
+        let shopRows = rows
+        try await store.database.write { db in
+            try await db.insertRows(into: "vendors", columns: ["id", "name", "category", "neighbourhood", "created_at"], shopRows)
+        }
     }
 
     /// Makes the rows one chunk ahead of the database: the next chunk is made while the current one is written.
@@ -116,6 +138,7 @@ public struct DemoLedgerSeeder: Sendable {
         let count: Int
         let now: Int64
         let spreadDays: Int64
+        let shops: [String]
         /// Membership ids continue each registration day's sequence.
         var sequences: [String: Int64]
         var periodCounter: UInt64 = 0
@@ -126,7 +149,8 @@ public struct DemoLedgerSeeder: Sendable {
         let phoneBase: Int
         let run: String
 
-        init(count: Int, now: Int64, spreadDays: Int64, sequences: [String: Int64]) {
+        init(count: Int, now: Int64, spreadDays: Int64, sequences: [String: Int64], shops: [String]) {
+            self.shops = shops
             self.count = count
             self.now = now
             self.spreadDays = spreadDays
@@ -159,7 +183,9 @@ public struct DemoLedgerSeeder: Sendable {
                     periodCounter += 1
                     periodRows.append([
                         .text(Self.orderedUUID(keyBase + periodCounter, &generator)), .text(uuid), .int(Int64(seq + 1)), .int(Int64(period)),
-                        .int(Int64(period * Pricing.monthlyPriceDZD)), .text(SubscriptionPeriod.Source.inApp.rawValue), .null,
+                        .int(Int64(period * Pricing.monthlyPriceDZD)),
+                        .text((shops.isEmpty ? SubscriptionPeriod.Source.inApp : .vendor).rawValue),
+                        shops.isEmpty ? .null : .text(shops[Int(periodCounter % UInt64(shops.count))]),
                         .int(start - 86_400), .int(start), .int(end), seq == 0 ? .null : .int(start),
                     ])
                     start = end

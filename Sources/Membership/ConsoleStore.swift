@@ -4,7 +4,10 @@ public import Foundation
 /// ``AlgiersCalendar/dayNumber(_:)``), the members found by a search and one member's history, the vendor
 /// devices, and the console's one-time links and sessions. Days are Algiers day numbers, both ends included.
 public protocol ConsoleStore: Sendable {
-    func salesDays(from: Int64, to: Int64) async throws -> [SalesDay]
+    /// Each shop's sales summed over the days (``SalesDay/day`` is `from`).
+    func salesByShop(from: Int64, to: Int64) async throws -> [SalesDay]
+    /// The sales of each day of the shops named (nil: sold in the app, at most 50), and of all shops by day.
+    func salesDays(from: Int64, to: Int64, shops: [UUID?]) async throws -> (shops: [SalesDay], totals: [Int64: Int64])
     func coverageDays(from: Int64, to: Int64) async throws -> [CoverageDay]
     func reminderDays(from: Int64, to: Int64) async throws -> [OutcomeDay]
     /// The open reminders of each channel: how many, and when the most overdue was due.

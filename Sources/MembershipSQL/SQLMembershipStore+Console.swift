@@ -4,19 +4,20 @@ public import Membership
 /// The console's reads: summaries by day range (a few hundred rows each, see ``ConsoleSummaries``), members
 /// by search and one member's history (by indexes), the vendor devices; its links and sessions.
 extension SQLMembershipStore {
-    public func salesDays(from: Int64, to: Int64) async throws -> [SalesDay] {
+    public func salesByShop(from: Int64, to: Int64) async throws -> [SalesDay] {
         try await database.read { db in
             try await db.query(
                 """
-                SELECT s.day, s.vendor_id, v.name, s.sales, s.months, s.amount_dzd, s.cancelled
+                SELECT s.vendor_id, MAX(v.name) AS name, CAST(SUM(s.sales) AS BIGINT) AS sales, CAST(SUM(s.months) AS BIGINT) AS months,
+                    CAST(SUM(s.amount_dzd) AS BIGINT) AS amount_dzd, CAST(SUM(s.cancelled) AS BIGINT) AS cancelled
                 FROM sales_days s LEFT JOIN vendors v ON v.id = s.vendor_id
-                WHERE s.day BETWEEN ? AND ? ORDER BY s.day, s.vendor_id
+                WHERE s.day BETWEEN ? AND ? GROUP BY s.vendor_id
                 """,
                 [.int(from), .int(to)]
             ).map { row in
                 let vendor = try row.text("vendor_id")
                 return SalesDay(
-                    day: try row.int("day"),
+                    day: from,
                     vendorID: vendor.isEmpty ? nil : UUID(uuidString: vendor),
                     vendorName: try row.optionalText("name"),
                     sales: try row.int("sales"),
@@ -25,6 +26,36 @@ extension SQLMembershipStore {
                     cancelled: try row.int("cancelled")
                 )
             }
+        }
+    }
+
+    public func salesDays(from: Int64, to: Int64, shops: [UUID?]) async throws -> (shops: [SalesDay], totals: [Int64: Int64]) {
+        let ids = shops.prefix(50).map { SQLValue.text($0?.uuidString ?? "") }
+        let named = ids.isEmpty ? "" : " AND vendor_id IN (\(ids.map { _ in "?" }.joined(separator: ", ")))"
+        return try await database.read { db in
+            let perShop = try await db.query(
+                "SELECT day, vendor_id, sales FROM sales_days WHERE day BETWEEN ? AND ?\(named)",
+                [.int(from), .int(to)] + ids
+            ).map { row in
+                let vendor = try row.text("vendor_id")
+                return SalesDay(
+                    day: try row.int("day"),
+                    vendorID: vendor.isEmpty ? nil : UUID(uuidString: vendor),
+                    vendorName: nil,
+                    sales: try row.int("sales"),
+                    months: 0,
+                    amountDZD: 0,
+                    cancelled: 0
+                )
+            }
+            var totals: [Int64: Int64] = [:]
+            for row in try await db.query(
+                "SELECT day, CAST(SUM(sales) AS BIGINT) AS sales FROM sales_days WHERE day BETWEEN ? AND ? GROUP BY day",
+                [.int(from), .int(to)]
+            ) {
+                totals[try row.int("day")] = try row.int("sales")
+            }
+            return (ids.isEmpty ? [] : perShop, totals)
         }
     }
 

@@ -31,6 +31,7 @@ extension Peez.Dev {
 
                 Example:
                   peez dev seed --members 1000000 --database var/load.sqlite
+                  peez dev seed --members 1000000 --shops 200 --scans 10000000
                 """
         )
 
@@ -42,6 +43,12 @@ extension Peez.Dev {
         @Option(help: "Days over which coverage ends are spread, centred on now.")
         var spreadDays: Int64 = 180
 
+        @Option(help: "Shops to add, the periods sold at them in turn (0: sold in the app).")
+        var shops = 0
+
+        @Option(help: "Counter scans to add over the last 90 days at those shops (one in a thousand a card seen at two).")
+        var scans = 0
+
         @Option(help: "Act as if it were this time (ISO-8601 or epoch seconds).")
         var now: String?
 
@@ -49,15 +56,25 @@ extension Peez.Dev {
             try store.requireNamedLedger("peez dev seed")
             guard (1...10_000_000).contains(members) else { throw ValidationError("--members must be 1 to 10000000") }
             guard (2...3_650).contains(spreadDays) else { throw ValidationError("--spread-days must be 2 to 3650") }
+            guard (0...10_000).contains(shops) else { throw ValidationError("--shops must be 0 to 10000") }
+            guard (0...100_000_000).contains(scans) else { throw ValidationError("--scans must be 0 to 100000000") }
+            if scans > 0, shops < 2 { throw ValidationError("--scans needs --shops 2 or more") }
             if let now, CardDates.parseExpiry(now) == nil { throw ValidationError("--now '\(now)' is not ISO-8601 or epoch seconds") }
         }
 
         func run() async throws {
             let (count, spread, moment) = (members, spreadDays, now.flatMap(CardDates.parseExpiry) ?? CardDates.now())
+            let (shopCount, scanCount) = (shops, scans)
             let start = ContinuousClock.now
             try await store.withStore(creating: true) { store in
-                try await DemoLedgerSeeder(store: store, spreadDays: spread).seed(members: count, now: moment) { done in
+                var seeder = DemoLedgerSeeder(store: store, spreadDays: spread)
+                try await seeder.addShops(shopCount, now: moment)
+                try await seeder.seed(members: count, now: moment) { done in
                     if done % 100_000 < 20_000 || done == count { printError("seeded \(done) of \(count) members") }
+                }
+                guard scanCount > 0 else { return }
+                try await ScanSeeder(store: store).seed(scans: scanCount, shops: seeder.shops, now: moment) { done in
+                    if done % 1_000_000 < 201_000 { printError("seeded \(done) scans") }
                 }
             }
             printError(

@@ -62,9 +62,17 @@ struct ConsoleRoutesTests {
             let crossSite: HTTPFields = [.cookie: cookie, HTTPField.Name("Sec-Fetch-Site")!: "cross-site"]
             #expect(try await client.send(.post, path, json: [:], headers: crossSite).status == .forbidden)
             // A form's body (not JSON) is refused before anything changes.
-            let form = try await client.send(.post, path, raw: Array("a=b".utf8), headers: [.cookie: cookie, .contentType: "application/x-www-form-urlencoded"])
+            let form = try await client.send(
+                .post,
+                path,
+                raw: Array("a=b".utf8),
+                headers: [.cookie: cookie, .contentType: "application/x-www-form-urlencoded"]
+            )
             #expect(form.status == .unsupportedMediaType)
-            #expect(try await client.send(.post, "/console/session", json: ["code": "x"], headers: [HTTPField.Name("Origin")!: "https://evil.example"]).status == .forbidden)
+            #expect(
+                try await client.send(.post, "/console/session", json: ["code": "x"], headers: [HTTPField.Name("Origin")!: "https://evil.example"])
+                    .status == .forbidden
+            )
             let trail = try await client.send(.get, "/v1/audit", secret: ServerHarness.adminSecret).decoded(AuditListBody.self)
             #expect(!trail.entries.contains { $0.action == "member.cards_revoked" })
         }

@@ -11,7 +11,13 @@ struct ConsoleChartTests {
     static func elements(_ svg: String) throws -> [String] {
         final class Collector: NSObject, XMLParserDelegate {
             var names: [String] = []
-            func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?, attributes: [String: String] = [:]) {
+            func parser(
+                _ parser: XMLParser,
+                didStartElement name: String,
+                namespaceURI: String?,
+                qualifiedName: String?,
+                attributes: [String: String] = [:]
+            ) {
                 names.append(name)
             }
         }

@@ -1,8 +1,9 @@
-@testable import Console
 import ConsoleAssets
 import ConsoleCharts
 import Foundation
 import Testing
+
+@testable import Console
 
 /// The console's texts and files: the three languages say the same things, every text the server draws into
 /// a chart or a report exists, and the files built in are the folder's.
@@ -19,7 +20,10 @@ struct ConsoleTextsTests {
     @Test func everyTextTheServerDrawsExists() {
         let english = Self.texts.keysByLanguage["en"]!
         let drawn =
-            ["chart.sales", "chart.renewals", "chart.reminders", "chart.wallet", "chart.timeline", "chart.empty", "chart.others", "chart.in_app", "chart.ending"]
+            [
+                "chart.sales", "chart.renewals", "chart.reminders", "chart.wallet", "chart.timeline", "chart.empty", "chart.others", "chart.in_app",
+                "chart.ending",
+            ]
             + ["timeline.periods", "timeline.today"] + CoverageTimeline.Lane.allCases.map { "timeline.\($0)" }
             + ["joined", "sale", "cancellation", "cards_revoked", "device_key", "apple_pass", "google_pass", "scan"].map { "event.\($0)" }
             + ["valid", "expired", "no_paid_period", "presentation_required", "revoked", "invalid", "cannot_confirm"].map { "verdict.\($0)" }
@@ -37,7 +41,8 @@ struct ConsoleTextsTests {
     }
 
     @Test(arguments: [
-        ("=HYPERLINK(\"x\")", "\"'=HYPERLINK(\"\"x\"\")\""), ("+213550000001", "+213550000001"), ("-12", "-12"), ("Boucherie, Centrale", "\"Boucherie, Centrale\""),
+        ("=HYPERLINK(\"x\")", "\"'=HYPERLINK(\"\"x\"\")\""), ("+213550000001", "+213550000001"), ("-12", "-12"),
+        ("Boucherie, Centrale", "\"Boucherie, Centrale\""),
         ("@SUM(A1)", "'@SUM(A1)"), ("plain", "plain"),
     ])
     /// A number stays a number (a sign included); text a spreadsheet would run is prefixed.

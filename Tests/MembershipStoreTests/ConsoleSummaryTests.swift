@@ -80,11 +80,11 @@ struct ConsoleSummaryTests {
             #expect(try await store.coverageDays(from: end, to: end) == [CoverageDay(day: end, ending: 0, renewed: 1)])
             #expect(try await store.coverageDays(from: newEnd, to: newEnd) == [CoverageDay(day: newEnd, ending: 1, renewed: 0)])
             let saleDay = AlgiersCalendar.dayNumber(first.coverageEnd - 86_400)
-            #expect(try await store.salesDays(from: saleDay, to: saleDay).map(\.sales) == [1])
+            #expect(try await store.salesByShop(from: saleDay, to: saleDay).map(\.sales) == [1])
             _ = try await store.cancelPeriod(id: renewal.period.id, now: first.coverageEnd - 3_600)
             #expect(try await store.coverageDays(from: end, to: end) == [CoverageDay(day: end, ending: 1, renewed: 0)])
             #expect(try await store.coverageDays(from: newEnd, to: newEnd).allSatisfy { $0.ending == 0 && $0.renewed == 0 })
-            let cancelled = try await store.salesDays(from: saleDay, to: saleDay)
+            let cancelled = try await store.salesByShop(from: saleDay, to: saleDay)
             #expect(cancelled.map(\.sales) == [0] && cancelled.map(\.cancelled) == [1] && cancelled.map(\.amountDZD) == [0])
         }
     }
