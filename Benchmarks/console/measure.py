@@ -19,7 +19,7 @@ def request(method, path, body=None, cookie=None):
     return answer.status, data, answer.getheader("Set-Cookie")
 
 
-status, _, set_cookie = request("POST", "/console/session", {"code": code})
+status, _, set_cookie = request("POST", "/console/api/session", {"code": code})
 assert status == 200, status
 cookie = set_cookie.split(";")[0]
 _, found, _ = request("GET", "/console/api/members?q=ahmed", cookie=cookie)

@@ -28,14 +28,14 @@ struct ConsoleRoutes {
 
     func register(on router: Router<ServerRequestContext>) {
         router.on("/v1/console/links", method: .post, use: createLink)
-        router.on("/console/session", method: .post, use: createSession)
-        router.on("/console/session", method: .delete, use: endSession)
+        router.on("/console/api/session", method: .post, use: createSession)
+        router.on("/console/api/session", method: .delete, use: endSession)
         router.on("/console/api/session", method: .get, use: session)
-        router.on("/console/api/sales", method: .get, use: sales)
-        router.on("/console/api/renewals", method: .get, use: renewals)
+        router.on("/console/api/sales", method: .get, use: rangePanel(panels.sales))
+        router.on("/console/api/renewals", method: .get, use: rangePanel(panels.renewals))
         router.on("/console/api/anomalies", method: .get, use: anomalies)
-        router.on("/console/api/reminders", method: .get, use: reminders)
-        router.on("/console/api/wallet", method: .get, use: wallet)
+        router.on("/console/api/reminders", method: .get, use: rangePanel(panels.reminders))
+        router.on("/console/api/wallet", method: .get, use: rangePanel(panels.wallet))
         router.on("/console/api/counters", method: .get, use: counters)
         router.on("/console/api/members", method: .get, use: members)
         router.on("/console/api/members/{uuid}", method: .get, use: member)
@@ -95,14 +95,14 @@ struct ConsoleRoutes {
         return try answer(ConsoleSessionBody(actor: grant.actor, expires_at: grant.expiresAt))
     }
 
-    @Sendable func sales(_ request: Request, context: ServerRequestContext) async throws -> Response {
-        _ = try await requireSession(request)
-        return try answer(try await panels.sales(try days(request), Self.language(request)))
-    }
-
-    @Sendable func renewals(_ request: Request, context: ServerRequestContext) async throws -> Response {
-        _ = try await requireSession(request)
-        return try answer(try await panels.renewals(try days(request), Self.language(request)))
+    /// A panel over a range of days (`from`, `to`) with its chart in `lang`.
+    func rangePanel<Body: Encodable>(
+        _ panel: @escaping @Sendable (ConsoleDays, ChartLanguage) async throws -> Body
+    ) -> @Sendable (Request, ServerRequestContext) async throws -> Response {
+        { request, _ in
+            _ = try await requireSession(request)
+            return try answer(try await panel(try days(request), Self.language(request)))
+        }
     }
 
     @Sendable func anomalies(_ request: Request, context: ServerRequestContext) async throws -> Response {
@@ -113,16 +113,6 @@ struct ConsoleRoutes {
             throw APIError(.unprocessableContent, code: "invalid_fields", "The query has invalid parameters.", fields: problems)
         }
         return try answer(try await panels.anomalies(days: days))
-    }
-
-    @Sendable func reminders(_ request: Request, context: ServerRequestContext) async throws -> Response {
-        _ = try await requireSession(request)
-        return try answer(try await panels.reminders(try days(request), Self.language(request)))
-    }
-
-    @Sendable func wallet(_ request: Request, context: ServerRequestContext) async throws -> Response {
-        _ = try await requireSession(request)
-        return try answer(try await panels.wallet(try days(request), Self.language(request)))
     }
 
     @Sendable func counters(_ request: Request, context: ServerRequestContext) async throws -> Response {

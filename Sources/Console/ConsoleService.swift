@@ -58,14 +58,6 @@ public struct ConsoleService: Sendable {
             }
             series.append(.init(name: texts.text("chart.others", language), values: others))
         }
-        let chart = StackedBarChart(
-            title: texts.text("chart.sales", language),
-            days: range.days.map(AlgiersCalendar.dayText),
-            series: series,
-            language: language,
-            emptyText: texts.text("chart.empty", language),
-            othersName: texts.text("chart.others", language)
-        )
         return SalesPanelBody(
             from: range.fromText,
             to: range.toText,
@@ -76,7 +68,7 @@ public struct ConsoleService: Sendable {
                 cancelled: shops.reduce(0) { $0 + $1.cancelled }
             ),
             shops: shops,
-            chart: chart.svg()
+            chart: bars("chart.sales", range.days, series, language)
         )
     }
 
@@ -90,14 +82,6 @@ public struct ConsoleService: Sendable {
         let due = past.reduce(0) { $0 + $1.renewed + $1.ending }
         var ending = Array(repeating: Int64(0), count: 30)
         for day in ahead { ending[Int(day.day - today)] = day.ending }
-        let chart = StackedBarChart(
-            title: texts.text("chart.renewals", language),
-            days: (today..<today + 30).map(AlgiersCalendar.dayText),
-            series: [.init(name: texts.text("chart.ending", language), values: ending)],
-            language: language,
-            emptyText: texts.text("chart.empty", language),
-            othersName: texts.text("chart.others", language)
-        )
         return RenewalsPanelBody(
             from: range.fromText,
             to: range.toText,
@@ -106,7 +90,7 @@ public struct ConsoleService: Sendable {
             rate: due > 0 ? Double(renewed) / Double(due) : nil,
             ending_7: ending.prefix(7).reduce(0, +),
             ending_30: ending.reduce(0, +),
-            chart: chart.svg()
+            chart: bars("chart.renewals", Array(today..<today + 30), [.init(name: texts.text("chart.ending", language), values: ending)], language)
         )
     }
 
@@ -184,10 +168,15 @@ public struct ConsoleService: Sendable {
             let name = texts.text(sourcePrefix + row.source, language) + " · " + texts.text("outcome." + row.outcome, language)
             series[name, default: Array(repeating: 0, count: range.days.count)][Int(row.day - range.first)] += row.count
         }
-        return StackedBarChart(
-            title: texts.text(title, language),
-            days: range.days.map(AlgiersCalendar.dayText),
-            series: series.keys.sorted().map { .init(name: $0, values: series[$0]!) },
+        return bars(title, range.days, series.keys.sorted().map { .init(name: $0, values: series[$0]!) }, language)
+    }
+
+    /// Stacked bars over `days` (Algiers day numbers), titled with the text `titleKey`, as an SVG document.
+    private func bars(_ titleKey: String, _ days: [Int64], _ series: [StackedBarChart.Series], _ language: ChartLanguage) -> String {
+        StackedBarChart(
+            title: texts.text(titleKey, language),
+            days: days.map(AlgiersCalendar.dayText),
+            series: series,
             language: language,
             emptyText: texts.text("chart.empty", language),
             othersName: texts.text("chart.others", language)

@@ -27,7 +27,9 @@ extension DailyReport {
                 ]
             )
         )
-        for shop in sales.shops.prefix(12) { page.line("\(shop.name): \(number(shop.sales)) · \(number(shop.amount_dzd)) DZD", size: 10) }
+        for shop in sales.shops.prefix(12) {
+            page.line("\(shop.name): \(number(shop.sales)) · \(t("money", ["amount": number(shop.amount_dzd)]))", size: 10)
+        }
         need(60)
         page.heading(t("panel.renewals"))
         page.line(

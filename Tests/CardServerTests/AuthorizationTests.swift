@@ -87,8 +87,8 @@ struct AuthorizationTests {
         ("/console/{file}", .get, Self.everyoneWithoutAWrongSecret),
         ("/v1/console/links", .post, [.admin]),
         // The one-time code is the proof (422 here: no code sent); signing out needs nothing.
-        ("/console/session", .post, Self.everyoneWithoutAWrongSecret),
-        ("/console/session", .delete, Self.everyoneWithoutAWrongSecret),
+        ("/console/api/session", .post, Self.everyoneWithoutAWrongSecret),
+        ("/console/api/session", .delete, Self.everyoneWithoutAWrongSecret),
         ("/console/api/session", .get, []),
         ("/console/api/sales", .get, []),
         ("/console/api/renewals", .get, []),

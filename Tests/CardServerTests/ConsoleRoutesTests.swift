@@ -20,7 +20,7 @@ struct ConsoleRoutesTests {
         #expect(made.status == .created)
         let link = try made.decoded(ConsoleLinkBody.self).link
         let code = try #require(link.components(separatedBy: "#signin=").last)
-        let reply = try await client.send(.post, "/console/session", json: ["code": code])
+        let reply = try await client.send(.post, "/console/api/session", json: ["code": code])
         let setCookie = try #require(reply.headers[.setCookie], "\(reply.status) \(reply.text)")
         let cookie = try #require(setCookie.split(separator: ";").first.map(String.init))
         return (code, cookie, reply)
@@ -34,7 +34,7 @@ struct ConsoleRoutesTests {
             #expect(attributes.isSuperset(of: ["HttpOnly", "SameSite=Strict", "Path=/console", "Max-Age=28800"]))
             #expect(!attributes.contains("Secure"), "plain HTTP on loopback: a Secure cookie would never come back")
             #expect(try reply.decoded(ConsoleSessionBody.self).actor == "console (t)")
-            let again = try await client.send(.post, "/console/session", json: ["code": code])
+            let again = try await client.send(.post, "/console/api/session", json: ["code": code])
             #expect(again.status == .unauthorized && again.errorCode == "link_invalid")
             let me = try await client.send(.get, "/console/api/session", headers: [.cookie: cookie])
             #expect(me.status == .ok && me.headers[.cacheControl] == "no-store")
@@ -70,8 +70,13 @@ struct ConsoleRoutesTests {
             )
             #expect(form.status == .unsupportedMediaType)
             #expect(
-                try await client.send(.post, "/console/session", json: ["code": "x"], headers: [HTTPField.Name("Origin")!: "https://evil.example"])
-                    .status == .forbidden
+                try await client.send(
+                    .post,
+                    "/console/api/session",
+                    json: ["code": "x"],
+                    headers: [HTTPField.Name("Origin")!: "https://evil.example"]
+                )
+                .status == .forbidden
             )
             let trail = try await client.send(.get, "/v1/audit", secret: ServerHarness.adminSecret).decoded(AuditListBody.self)
             #expect(!trail.entries.contains { $0.action == "member.cards_revoked" })
@@ -109,7 +114,7 @@ struct ConsoleRoutesTests {
             let issued = try made.decoded(IssuedCredentialBody.self)
             let link = try await client.send(.post, "/v1/console/links", secret: issued.secret).decoded(ConsoleLinkBody.self).link
             let code = try #require(link.components(separatedBy: "#signin=").last)
-            let reply = try await client.send(.post, "/console/session", json: ["code": code])
+            let reply = try await client.send(.post, "/console/api/session", json: ["code": code])
             let cookie = try #require(reply.headers[.setCookie]?.split(separator: ";").first.map(String.init))
             #expect(try await client.send(.get, "/console/api/counters", headers: [.cookie: cookie]).status == .ok)
             let revoke = try await client.send(.post, "/v1/credentials/\(issued.credential.id)/revoke", secret: ServerHarness.adminSecret)
@@ -121,7 +126,7 @@ struct ConsoleRoutesTests {
     @Test func signingOutEndsTheSessionAndClearsTheCookie() async throws {
         try await ServerHarness.withLiveServer { _, client in
             let (_, cookie, _) = try await Self.signIn(client)
-            let out = try await client.send(.delete, "/console/session", headers: [.cookie: cookie])
+            let out = try await client.send(.delete, "/console/api/session", headers: [.cookie: cookie])
             #expect(out.status == .noContent && out.headers[.setCookie]?.contains("Max-Age=0") == true)
             #expect(try await client.send(.get, "/console/api/session", headers: [.cookie: cookie]).status == .unauthorized)
         }

@@ -18,7 +18,7 @@ export function takeSigninCode() {
 /** The session for a one-time code: `{actor, expires_at}`; a ConsoleProblem `link_invalid` (401) when the code is
  *  unknown, used or expired. */
 export function exchange(code) {
-  return request("POST", "session", { body: { code } });
+  return request("POST", "api/session", { body: { code } });
 }
 
 /** The session this browser holds (`{actor, expires_at}`), or null when it has none. */
@@ -32,5 +32,5 @@ export async function currentSession() {
 }
 
 export function signOut() {
-  return request("DELETE", "session");
+  return request("DELETE", "api/session");
 }
