@@ -308,7 +308,7 @@ let package = Package(
             name: "MembershipStoreTests",
             dependencies: [
                 "PeezBasics", "Membership", "MembershipSQL", "MembershipSQLite", "MembershipPostgres", "LedgerSeeding", "CardServices", "CardCrypto",
-                "CardWire", "PeezAPI",
+                "CardWire", "PeezAPI", "Console", "ConsoleAssets", "ConsoleCharts",
                 "CardToken", "TestSupport",
             ],
             swiftSettings: strictSettings

@@ -151,4 +151,50 @@ struct ConsoleSummaryTests {
             #expect(try await store.consoleSession(hash: "session-hash", now: 3_000) == nil)
         }
     }
+
+    @Test(arguments: StoreKind.available)
+    func remindersAreCountedOnTheDayTheyEndByChannelAndOutcome(kind: StoreKind) async throws {
+        try await kind.withStore { store in
+            let desk = try SaleDesk(store: store)
+            let vendor = try await store.createVendor(name: "V", category: "boucherie", neighbourhood: "usto", now: 1)
+            var ends: [Int64] = []
+            for index in 0..<3 {
+                let member = try await store.createMember(Sample.draft(index), now: 1_000).member
+                ends.append(try await desk.sell(member, vendor: vendor, months: 1, now: Sample.january31).coverageEnd)
+            }
+            let now = ends[0] - 2 * 86_400
+            #expect(try await store.recordDueReminders(channel: "push", now: now, batchSeconds: 3_600) == 3)
+            let leased = try await store.leaseReminders(channel: "push", owner: "a", limit: 10, now: now, leaseSeconds: 60)
+            let outcomes: [ReminderOutcome] = [.delivered, .failed("410 Gone"), .retry("503", sent: false, retryAfter: nil)]
+            _ = try await store.settleReminders(
+                zip(leased.map(\.reminder), outcomes).map { ($0, $1) },
+                owner: "a",
+                schedule: RetrySchedule(),
+                now: now
+            )
+            let day = AlgiersCalendar.dayNumber(now)
+            let counted = try await store.reminderDays(from: day, to: day).map { "\($0.source) \($0.outcome) \($0.count)" }
+            #expect(counted == ["push delivered 1", "push failed 1", "push retried 1"])
+            let outbox = try await store.reminderOutbox()
+            #expect(outbox.map(\.channel) == ["push"] && outbox.map(\.waiting) == [1])
+        }
+    }
+
+    @Test(arguments: StoreKind.available)
+    func aCounterSyncIsKeptToTheLatestTime(kind: StoreKind) async throws {
+        try await kind.withStore { store in
+            let vendor = try await store.createVendor(name: "Épicerie", category: "epicerie", neighbourhood: "usto", now: 1)
+            let issued = try await CredentialService(store: store, now: { 1_000 }).create(
+                role: .vendor,
+                vendorID: vendor.id,
+                label: "phone",
+                by: .commandLine()
+            )
+            #expect(try await store.counterDevices().map(\.lastSyncAt) == [nil])
+            try await store.noteCounterSync(credentialID: issued.credential.id, at: 5_000)
+            try await store.noteCounterSync(credentialID: issued.credential.id, at: 4_000)
+            let devices = try await store.counterDevices()
+            #expect(devices.map(\.lastSyncAt) == [5_000] && devices.map(\.vendorName) == ["Épicerie"])
+        }
+    }
 }
