@@ -47,6 +47,7 @@ serve: release ## Start the card service on SQLite (DB, default var/peez.sqlite)
 	@echo "peez is at $(CURDIR)/.build/release/peez (export PATH=\"$(CURDIR)/.build/release:\$$PATH\" to type just peez)"
 	@echo "listening on $${HOST:-127.0.0.1}:$${PORT:-8080}; change with: HOST=0.0.0.0 PORT=9090 make serve"
 	@echo "the web counter for a shop's phone: http://$${HOST:-127.0.0.1}:$${PORT:-8080}/counter/ (with the vendor secret below)"
+	@echo "the team's console: http://$${HOST:-127.0.0.1}:$${PORT:-8080}/console/ (sign in: $(PEEZ) admin console-link --database $(DB))"
 	$(PEEZ) serve --development --database $(DB) --host $${HOST:-127.0.0.1} --port $${PORT:-8080}
 
 demo: release ## Issue a card for the demo member of make serve with the development key, write its QR PNG and verify it

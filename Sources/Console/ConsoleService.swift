@@ -94,10 +94,22 @@ public struct ConsoleService: Sendable {
         )
     }
 
-    /// Cards seen at two shops at most ten minutes apart in the last `days` days, with their members.
+    /// Cards seen at two shops at most ten minutes apart in the last `days` days, with their members: each card
+    /// once, its closest pair (the most recent of equals), the 100 most recent cards.
     public func anomalies(days: Int64) async throws -> AnomaliesPanelBody {
         let within: Int64 = 600
-        let sightings = try await store.sharedCards(within: within, since: now() - days * 86_400, limit: 100)
+        var closest: [String: SharedCardSighting] = [:]
+        var order: [String] = []
+        for pair in try await store.sharedSightings(since: now() - days * 86_400, limit: 1_000) {
+            let card = pair.later.scan.tokenID ?? ""
+            guard let kept = closest[card] else {
+                closest[card] = pair
+                order.append(card)
+                continue
+            }
+            if pair.secondsApart < kept.secondsApart { closest[card] = pair }
+        }
+        let sightings = order.prefix(100).map { closest[$0]! }
         let members = try await store.memberStandings(membershipIDs: sightings.compactMap(\.later.scan.membershipID))
         let byID = Dictionary(members.map { ($0.member.membershipID, $0) }, uniquingKeysWith: { first, _ in first })
         func sighting(_ scan: ReportedScan) -> AnomaliesPanelBody.Sighting {

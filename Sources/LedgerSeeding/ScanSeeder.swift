@@ -6,7 +6,8 @@ import PeezBasics
 /// Fills a ledger with counters' scan reports for load tests and benchmarks: `count` valid scans of the
 /// seeded members' cards over the last `days` days, at the given shops (one counter each), a card's token id
 /// fixed per member; one scan in a thousand is followed minutes later by the same card at another shop (a shared
-/// card, as the anomaly report finds them). Rows go in many at a time, in large transactions.
+/// card, as the anomaly report finds them). Rows go in many at a time, in large transactions; the console's
+/// summaries are rebuilt after.
 public struct ScanSeeder: Sendable {
     public var store: SQLMembershipStore
     public var days: Int64 = 90
@@ -53,6 +54,8 @@ public struct ScanSeeder: Sendable {
             done += batch.count
             progress(done)
         }
+        // The console's cards seen at two shops, found from the scans as they stand.
+        try await store.rebuildConsoleSummaries()
     }
 
     /// A member's card's token id: 16 hex digits fixed by the membership id.

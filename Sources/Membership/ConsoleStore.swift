@@ -10,6 +10,9 @@ public protocol ConsoleStore: Sendable {
     func salesDays(from: Int64, to: Int64, shops: [UUID?]) async throws -> (shops: [SalesDay], totals: [Int64: Int64])
     func coverageDays(from: Int64, to: Int64) async throws -> [CoverageDay]
     func reminderDays(from: Int64, to: Int64) async throws -> [OutcomeDay]
+    /// Pairs of valid scans of one card at most ten minutes apart at two shops (or of one presentation at two
+    /// counters) whose later scan is at `since` or after, newest first; kept as scans are reported.
+    func sharedSightings(since: Int64, limit: Int) async throws -> [SharedCardSighting]
     /// The open reminders of each channel: how many, and when the most overdue was due.
     func reminderOutbox() async throws -> [ReminderOutbox]
     func pushDays(from: Int64, to: Int64) async throws -> [OutcomeDay]

@@ -22,7 +22,8 @@ public final class PostgresDatabase: SQLDatabase, Service {
         skipLockedClause: " FOR UPDATE SKIP LOCKED",
         hasFillFactor: true,
         rowIdentity: "ctid",
-        bytewiseCollation: " COLLATE \"C\""
+        bytewiseCollation: " COLLATE \"C\"",
+        keyLockStatement: "SELECT pg_advisory_xact_lock(hashtext(?))"
     )
     /// The advisory lock migrations take ("PEEZ" in ASCII).
     static let migrationLockKey = 0x5045_455A

@@ -17,6 +17,8 @@ import PeezBasics
 /// migration's backfill; the seeder's; a test holds the write path to it).
 enum ConsoleSummaries {
     static let shards: Int64 = 8
+    /// Two scans of one card at most this many seconds apart at two shops are a shared card.
+    static let sharedWithin: Int64 = 600
 
     /// The Algiers day number (days since 1970-01-01 in Algiers) of a time, as SQL computes it too.
     static func day(_ seconds: Int64) -> Int64 { AlgiersCalendar.dayNumber(seconds) }
@@ -44,7 +46,11 @@ enum ConsoleSummaries {
             if let coverageAfter { coverage.append((day(coverageAfter), 1, 0)) }
         }
         for case (_, let renewsEnd?) in cancelled { coverage.append((day(renewsEnd), 0, -1)) }
-        return cancelled.map { salesDay($0.period, sign: -1) }.sorted { $0.binds.description < $1.binds.description } + coverageDays(coverage)
+        // Rows in key order (day, shop), as every change takes them.
+        let byKey = cancelled.map(\.period).sorted {
+            (day($0.purchasedAt), $0.vendorID?.uuidString ?? "") < (day($1.purchasedAt), $1.vendorID?.uuidString ?? "")
+        }
+        return byKey.map { salesDay($0, sign: -1) } + coverageDays(coverage)
     }
 
     /// One row of `sales_days` moved by a sale (`sign` 1) or its cancellation (-1).
@@ -113,32 +119,48 @@ enum ConsoleSummaries {
 
     /// Every summary the ledger's rows determine, computed again from them (pushes and retried reminders are
     /// not kept in rows: they are left as they are).
-    static let rebuildStatements: [String] = [
-        "DELETE FROM sales_days",
-        """
-        INSERT INTO sales_days (day, vendor_id, sales, months, amount_dzd, cancelled)
-        SELECT \(daySQL("purchased_at")), COALESCE(vendor_id, ''),
-            SUM(CASE WHEN cancelled_at IS NULL THEN 1 ELSE 0 END), SUM(CASE WHEN cancelled_at IS NULL THEN months ELSE 0 END),
-            SUM(CASE WHEN cancelled_at IS NULL THEN amount_dzd ELSE 0 END), SUM(CASE WHEN cancelled_at IS NULL THEN 0 ELSE 1 END)
-        FROM periods GROUP BY \(daySQL("purchased_at")), COALESCE(vendor_id, '')
-        """,
-        "DELETE FROM coverage_days",
-        """
-        INSERT INTO coverage_days (day, shard, ending, renewed)
-        SELECT day, 0, SUM(ending), SUM(renewed) FROM (
-            SELECT \(daySQL("coverage_end")) AS day, 1 AS ending, 0 AS renewed FROM members WHERE coverage_end IS NOT NULL
-            UNION ALL
-            SELECT \(daySQL("renews_end")) AS day, 0 AS ending, 1 AS renewed FROM periods WHERE renews_end IS NOT NULL AND cancelled_at IS NULL
-        ) changes GROUP BY day
-        """,
-        "DELETE FROM reminder_days WHERE outcome <> 'retried'",
-        """
-        INSERT INTO reminder_days (day, channel, outcome, count)
-        SELECT \(daySQL("updated_at")), channel, state, COUNT(*) FROM reminders
-        WHERE state IN ('delivered', 'failed', 'superseded', 'exhausted')
-        GROUP BY \(daySQL("updated_at")), channel, state
-        """,
-    ]
+    static func rebuildStatements(_ dialect: SQLDialect) -> [String] {
+        // Ties in time are broken by shop, counter and entry compared byte by byte, as Swift compares them.
+        let bytes = dialect.bytewiseCollation
+        return [
+            "DELETE FROM sales_days",
+            """
+            INSERT INTO sales_days (day, vendor_id, sales, months, amount_dzd, cancelled)
+            SELECT \(daySQL("purchased_at")), COALESCE(vendor_id, ''),
+                SUM(CASE WHEN cancelled_at IS NULL THEN 1 ELSE 0 END), SUM(CASE WHEN cancelled_at IS NULL THEN months ELSE 0 END),
+                SUM(CASE WHEN cancelled_at IS NULL THEN amount_dzd ELSE 0 END), SUM(CASE WHEN cancelled_at IS NULL THEN 0 ELSE 1 END)
+            FROM periods GROUP BY \(daySQL("purchased_at")), COALESCE(vendor_id, '')
+            """,
+            "DELETE FROM coverage_days",
+            """
+            INSERT INTO coverage_days (day, shard, ending, renewed)
+            SELECT day, 0, SUM(ending), SUM(renewed) FROM (
+                SELECT \(daySQL("coverage_end")) AS day, 1 AS ending, 0 AS renewed FROM members WHERE coverage_end IS NOT NULL
+                UNION ALL
+                SELECT \(daySQL("renews_end")) AS day, 0 AS ending, 1 AS renewed FROM periods WHERE renews_end IS NOT NULL AND cancelled_at IS NULL
+            ) changes GROUP BY day
+            """,
+            "DELETE FROM shared_sightings",
+            """
+            INSERT INTO shared_sightings (earlier_vendor_id, earlier_counter_id, earlier_seq, later_vendor_id, later_counter_id, later_seq,
+                token_id, later_at, seconds_apart)
+            SELECT a.vendor_id, a.counter_id, a.seq, b.vendor_id, b.counter_id, b.seq, a.token_id, b.scanned_at, b.scanned_at - a.scanned_at
+            FROM counter_scans a JOIN counter_scans b ON b.token_id = a.token_id
+                AND b.scanned_at >= a.scanned_at AND b.scanned_at - a.scanned_at <= \(sharedWithin)
+                AND (b.scanned_at > a.scanned_at OR b.vendor_id\(bytes) > a.vendor_id OR (b.vendor_id = a.vendor_id AND b.counter_id\(bytes) > a.counter_id)
+                    OR (b.vendor_id = a.vendor_id AND b.counter_id = a.counter_id AND b.seq > a.seq))
+                AND (b.vendor_id <> a.vendor_id OR (b.counter_id <> a.counter_id AND b.presented_at = a.presented_at))
+            WHERE a.token_id IS NOT NULL AND a.verdict = 'valid' AND b.verdict = 'valid'
+            """,
+            "DELETE FROM reminder_days WHERE outcome <> 'retried'",
+            """
+            INSERT INTO reminder_days (day, channel, outcome, count)
+            SELECT \(daySQL("updated_at")), channel, state, COUNT(*) FROM reminders
+            WHERE state IN ('delivered', 'failed', 'superseded', 'exhausted')
+            GROUP BY \(daySQL("updated_at")), channel, state
+            """,
+        ]
+    }
 }
 
 /// A reminder outcome counted per day: its channel and outcome (a final state, or `retried`).

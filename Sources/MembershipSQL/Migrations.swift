@@ -314,6 +314,16 @@ enum Migrations {
                         day BIGINT NOT NULL, platform TEXT NOT NULL, outcome TEXT NOT NULL, count BIGINT NOT NULL,
                         PRIMARY KEY (day, platform, outcome))
                     """,
+                    // Two valid scans of one card at most ten minutes apart at two shops (or of one presentation at
+                    // two counters): found when the second of the two is reported, each pair once.
+                    """
+                    CREATE TABLE shared_sightings (
+                        earlier_vendor_id TEXT NOT NULL, earlier_counter_id TEXT NOT NULL, earlier_seq BIGINT NOT NULL,
+                        later_vendor_id TEXT NOT NULL, later_counter_id TEXT NOT NULL, later_seq BIGINT NOT NULL,
+                        token_id TEXT NOT NULL, later_at BIGINT NOT NULL, seconds_apart BIGINT NOT NULL,
+                        PRIMARY KEY (earlier_vendor_id, earlier_counter_id, earlier_seq, later_vendor_id, later_counter_id, later_seq))
+                    """,
+                    "CREATE INDEX shared_sightings_recent ON shared_sightings (later_at)",
                     // The end of paid time a sale renewed (the member's coverage end before it; null: a first sale),
                     // so that cancelling the sale takes its renewal back.
                     "ALTER TABLE periods ADD COLUMN renews_end BIGINT",
@@ -339,7 +349,7 @@ enum Migrations {
                         id_hash TEXT PRIMARY KEY, actor TEXT NOT NULL, actor_credential_id TEXT, address TEXT NOT NULL,
                         created_at BIGINT NOT NULL, expires_at BIGINT NOT NULL, ended_at BIGINT)
                     """,
-                ] + ConsoleSummaries.rebuildStatements
+                ] + ConsoleSummaries.rebuildStatements(dialect)
             ),
         ]
     }

@@ -283,7 +283,7 @@ extension SQLMembershipStore {
     /// Computes every console summary again from the ledger's rows (after loading rows in bulk).
     public func rebuildConsoleSummaries() async throws {
         try await database.write { db in
-            for statement in ConsoleSummaries.rebuildStatements { try await db.execute(statement) }
+            for statement in ConsoleSummaries.rebuildStatements(database.dialect) { try await db.execute(statement) }
         }
     }
 }

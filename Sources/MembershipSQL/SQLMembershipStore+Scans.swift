@@ -1,11 +1,18 @@
 public import Foundation
 public import Membership
+import PeezBasics
 
 /// The scans counters report, and what an admin asks of them.
 extension SQLMembershipStore {
     public func recordScans(_ scans: [CounterScan], vendorID: UUID, now: Int64) async throws -> Int {
         guard !scans.isEmpty else { return 0 }
+        let keyLock = database.dialect.keyLockStatement
         return try await database.write { db in
+            // Two reports of one card's scans, from two shops at once, take turns (in card order, so never
+            // each waiting for the other): the second sees the first's scan and records the pair.
+            if let keyLock {
+                for token in Set(scans.compactMap(\.tokenID)).sorted() { try await db.execute(keyLock, [.text(token)]) }
+            }
             var stored = 0
             for scan in scans {
                 let inserted = try await db.query(
@@ -21,6 +28,7 @@ extension SQLMembershipStore {
                     ]
                 )
                 stored += inserted.count
+                if !inserted.isEmpty { try await Self.recordSightings(of: scan, at: vendorID, db) }
             }
             return stored
         }
@@ -44,6 +52,77 @@ extension SQLMembershipStore {
                 "SELECT \(Self.scanColumns("s", "v")) FROM counter_scans s JOIN vendors v ON v.id = s.vendor_id \(condition) ORDER BY s.scanned_at DESC, s.seq DESC LIMIT ?",
                 values
             ).map { try Self.reportedScan($0, "") }
+        }
+    }
+
+    /// Records each pair `scan` (just stored) makes with a valid scan of the same card at most
+    /// ``ConsoleSummaries/sharedWithin`` seconds away at another shop, or of the same presentation at another
+    /// counter (the console's anomaly report reads them, not the scans).
+    static func recordSightings(of scan: CounterScan, at vendorID: UUID, _ db: any SQLExecutor) async throws {
+        guard scan.verdict == "valid", let token = scan.tokenID else { return }
+        let within = ConsoleSummaries.sharedWithin
+        let this = ScanKey(at: scan.scannedAt, vendor: vendorID.uuidString, counter: scan.counterID.uuidString, seq: scan.seq)
+        let others = try await db.query(
+            """
+            SELECT vendor_id, counter_id, seq, scanned_at, presented_at FROM counter_scans
+            WHERE token_id = ? AND verdict = 'valid' AND scanned_at BETWEEN ? AND ?
+            """,
+            [.text(token), .int(scan.scannedAt.subtractingClamped(within)), .int(scan.scannedAt.addingClamped(within))]
+        )
+        for row in others {
+            let other = ScanKey(
+                at: try row.int("scanned_at"),
+                vendor: try row.text("vendor_id"),
+                counter: try row.text("counter_id"),
+                seq: try row.int("seq")
+            )
+            let presentedAt = try row.optionalInt("presented_at")
+            let samePresentation = scan.presentedAt != nil && scan.presentedAt == presentedAt
+            guard other != this, other.vendor != this.vendor || (other.counter != this.counter && samePresentation) else { continue }
+            let (earlier, later) = other < this ? (other, this) : (this, other)
+            try await db.execute(
+                """
+                INSERT INTO shared_sightings (earlier_vendor_id, earlier_counter_id, earlier_seq, later_vendor_id, later_counter_id, later_seq,
+                    token_id, later_at, seconds_apart) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT DO NOTHING
+                """,
+                [
+                    .text(earlier.vendor), .text(earlier.counter), .int(earlier.seq), .text(later.vendor), .text(later.counter), .int(later.seq),
+                    .text(token), .int(later.at), .int(later.at - earlier.at),
+                ]
+            )
+        }
+    }
+
+    /// A scan's place in time order: its time, then its shop, counter and entry.
+    struct ScanKey: Comparable {
+        var at: Int64
+        var vendor: String
+        var counter: String
+        var seq: Int64
+
+        static func < (lhs: ScanKey, rhs: ScanKey) -> Bool {
+            (lhs.at, lhs.vendor, lhs.counter, lhs.seq) < (rhs.at, rhs.vendor, rhs.counter, rhs.seq)
+        }
+    }
+
+    /// The pairs of scans of one card at two shops ten minutes apart at most whose later scan is at `since` or
+    /// after, newest first (the summary ``recordSightings(of:at:_:)`` keeps).
+    public func sharedSightings(since: Int64, limit: Int) async throws -> [SharedCardSighting] {
+        let earlier = Self.scanColumns("a", "va", prefix: "a_")
+        let later = Self.scanColumns("b", "vb", prefix: "b_")
+        return try await database.read { db in
+            try await db.query(
+                """
+                SELECT \(earlier), \(later) FROM shared_sightings p
+                JOIN counter_scans a ON a.vendor_id = p.earlier_vendor_id AND a.counter_id = p.earlier_counter_id AND a.seq = p.earlier_seq
+                JOIN counter_scans b ON b.vendor_id = p.later_vendor_id AND b.counter_id = p.later_counter_id AND b.seq = p.later_seq
+                JOIN vendors va ON va.id = a.vendor_id
+                JOIN vendors vb ON vb.id = b.vendor_id
+                WHERE p.later_at >= ? ORDER BY p.later_at DESC LIMIT ?
+                """,
+                [.int(since), .int(Int64(limit))]
+            ).map { SharedCardSighting(earlier: try Self.reportedScan($0, "a_"), later: try Self.reportedScan($0, "b_")) }
         }
     }
 
@@ -102,11 +181,11 @@ extension SQLMembershipStore {
         "presented_at", "received_at",
     ]
 
-    private static func scanColumns(_ scans: String, _ vendors: String, prefix: String = "") -> String {
+    static func scanColumns(_ scans: String, _ vendors: String, prefix: String = "") -> String {
         scanColumnNames.map { "\(scans).\($0) AS \(prefix)\($0)" }.joined(separator: ", ") + ", \(vendors).name AS \(prefix)vendor_name"
     }
 
-    private static func reportedScan(_ row: SQLRow, _ prefix: String) throws -> ReportedScan {
+    static func reportedScan(_ row: SQLRow, _ prefix: String) throws -> ReportedScan {
         guard let vendorID = UUID(uuidString: try row.text(prefix + "vendor_id")),
             let counterID = UUID(uuidString: try row.text(prefix + "counter_id"))
         else { throw SQLError.unexpectedValue(prefix + "vendor_id") }

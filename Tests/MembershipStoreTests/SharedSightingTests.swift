@@ -1,0 +1,129 @@
+import Foundation
+import Membership
+import MembershipSQL
+import Testing
+
+/// Cards seen at two shops, kept as scans are reported: every pair found whatever order the counters report
+/// in, the same pairs a rebuild from all the scans finds, and none lost when two shops report at once.
+@Suite("Shared sightings")
+struct SharedSightingTests {
+    static func scan(
+        _ counter: UUID,
+        _ seq: Int64,
+        at time: Int64,
+        token: String,
+        verdict: String = "valid",
+        presentedAt: Int64? = nil
+    ) -> CounterScan {
+        CounterScan(
+            counterID: counter,
+            seq: seq,
+            scannedAt: time,
+            verdict: verdict,
+            membershipID: "PEEZ-20260101-00001",
+            tokenID: token,
+            offline: true,
+            trustAge: 60,
+            presentedAt: presentedAt
+        )
+    }
+
+    static func pairs(_ store: SQLMembershipStore) async throws -> [String] {
+        try await store.database.read { db in
+            try await db.query(
+                """
+                SELECT earlier_vendor_id, earlier_seq, later_vendor_id, later_seq, seconds_apart FROM shared_sightings
+                ORDER BY earlier_vendor_id, earlier_seq, later_vendor_id, later_seq
+                """,
+                []
+            ).map {
+                "\(try $0.text("earlier_vendor_id")) \(try $0.int("earlier_seq")) \(try $0.text("later_vendor_id")) \(try $0.int("later_seq")) \(try $0.int("seconds_apart"))"
+            }
+        }
+    }
+
+    @Test(arguments: StoreKind.available)
+    func everyPairIsFoundWhateverOrderTheScansArriveInAndARebuildFindsTheSame(kind: StoreKind) async throws {
+        try await kind.withStore { store in
+            var shops: [(Vendor, UUID)] = []
+            for index in 0..<3 {
+                shops.append((try await store.createVendor(name: "Shop \(index)", category: "epicerie", neighbourhood: "usto", now: 1), UUID()))
+            }
+            var generator = SystemRandomNumberGenerator()
+            var reports: [(Int, CounterScan)] = []
+            var seqs = [Int64](repeating: 0, count: shops.count)
+            let start: Int64 = 1_800_000_000
+            for _ in 0..<150 {
+                let shop = Int.random(in: 0..<shops.count, using: &generator)
+                seqs[shop] += 1
+                let token = ["aaaaaaaaaaaaaaa1", "aaaaaaaaaaaaaaa2", "aaaaaaaaaaaaaaa3"].randomElement(using: &generator)!
+                let verdict = Int.random(in: 0..<10, using: &generator) == 0 ? "revoked" : "valid"
+                reports.append(
+                    (
+                        shop,
+                        Self.scan(
+                            shops[shop].1,
+                            seqs[shop],
+                            at: start + Int64.random(in: 0..<20_000, using: &generator),
+                            token: token,
+                            verdict: verdict
+                        )
+                    )
+                )
+            }
+            // Counters sync late and out of order: reports arrive shuffled, a few scans at a time.
+            reports.shuffle(using: &generator)
+            for chunk in stride(from: 0, to: reports.count, by: 7) {
+                for (shop, scans) in Dictionary(grouping: reports[chunk..<min(chunk + 7, reports.count)], by: \.0) {
+                    _ = try await store.recordScans(scans.map(\.1), vendorID: shops[shop].0.id, now: start + 30_000)
+                }
+            }
+            let kept = try await Self.pairs(store)
+            #expect(!kept.isEmpty)
+            try await store.rebuildConsoleSummaries()
+            #expect(try await Self.pairs(store) == kept)
+        }
+    }
+
+    @Test(arguments: StoreKind.available)
+    func oneShopsScansAreNoPairUnlessOnePresentationWasShownAtTwoOfItsCounters(kind: StoreKind) async throws {
+        try await kind.withStore { store in
+            let shop = try await store.createVendor(name: "Shop", category: "epicerie", neighbourhood: "usto", now: 1)
+            let (till1, till2) = (UUID(), UUID())
+            let start: Int64 = 1_800_000_000
+            _ = try await store.recordScans([Self.scan(till1, 1, at: start, token: "bbbbbbbbbbbbbbb1")], vendorID: shop.id, now: start)
+            _ = try await store.recordScans([Self.scan(till2, 1, at: start + 30, token: "bbbbbbbbbbbbbbb1")], vendorID: shop.id, now: start)
+            #expect(try await store.sharedSightings(since: 0, limit: 10).isEmpty, "the same member at two tills of one shop")
+            _ = try await store.recordScans(
+                [Self.scan(till1, 2, at: start + 100, token: "bbbbbbbbbbbbbbb2", presentedAt: start + 90)],
+                vendorID: shop.id,
+                now: start
+            )
+            _ = try await store.recordScans(
+                [Self.scan(till2, 2, at: start + 130, token: "bbbbbbbbbbbbbbb2", presentedAt: start + 90)],
+                vendorID: shop.id,
+                now: start
+            )
+            let pairs = try await store.sharedSightings(since: 0, limit: 10)
+            #expect(pairs.count == 1 && pairs.first?.secondsApart == 30, "one presentation copied to a second till")
+        }
+    }
+
+    @Test func twoShopsReportingTheSameCardAtOnceLoseNoPair() async throws {
+        guard StoreKind.available.contains(.postgres) else { return }
+        try await StoreKind.withPostgresInstances(2) { stores in
+            let a = try await stores[0].createVendor(name: "A", category: "epicerie", neighbourhood: "usto", now: 1)
+            let b = try await stores[0].createVendor(name: "B", category: "epicerie", neighbourhood: "usto", now: 1)
+            let (counterA, counterB) = (UUID(), UUID())
+            let start: Int64 = 1_800_000_000
+            for round in 0..<40 {
+                let token = String(format: "c%015x", round)
+                let at = start + Int64(round) * 10_000
+                async let first = stores[0].recordScans([Self.scan(counterA, Int64(round + 1), at: at, token: token)], vendorID: a.id, now: at)
+                async let second = stores[1].recordScans([Self.scan(counterB, Int64(round + 1), at: at + 60, token: token)], vendorID: b.id, now: at)
+                _ = try await (first, second)
+            }
+            #expect(try await stores[0].sharedSightings(since: 0, limit: 100).count == 40)
+        }
+    }
+}
