@@ -153,14 +153,14 @@ public struct ConsoleService: Sendable {
 
     public func wallet(_ range: ConsoleDays, _ language: ChartLanguage) async throws -> WalletPanelBody {
         let rows = try await store.pushDays(from: range.first, to: range.last)
-        let status = try await store.walletOutboxStatus()
+        let tallies = try await store.walletTallies()
         return WalletPanelBody(
             from: range.fromText,
             to: range.toText,
-            apple_passes: Int64(status.apple.total),
-            apple_devices: Int64(status.appleDevices),
-            google_objects: Int64(status.google.total),
-            outbox_waiting: Int64(status.apple.waiting + status.google.waiting),
+            apple_passes: tallies.applePasses,
+            apple_devices: tallies.appleDevices,
+            google_objects: tallies.googleObjects,
+            outbox_waiting: tallies.appleWaiting + tallies.googleFailing,
             pushes: Self.totals(rows).map { .init(channel: nil, platform: $0.source, outcome: $0.outcome, count: $0.count) },
             chart: outcomeChart(rows, range, title: "chart.wallet", sourcePrefix: "platform.", language)
         )

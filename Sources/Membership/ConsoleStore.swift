@@ -16,6 +16,8 @@ public protocol ConsoleStore: Sendable {
     /// The open reminders of each channel: how many, and when the most overdue was due.
     func reminderOutbox() async throws -> [ReminderOutbox]
     func pushDays(from: Int64, to: Int64) async throws -> [OutcomeDay]
+    /// Wallet at a glance, from the tallies the write path keeps and two partial indexes.
+    func walletTallies() async throws -> WalletTallies
     /// Every vendor device's credential, its shop, its last sync.
     func counterDevices() async throws -> [CounterDevice]
     /// Records that a vendor device fetched its counter bundle at `time`.
@@ -100,6 +102,25 @@ public struct ReminderOutbox: Sendable, Hashable {
         self.channel = channel
         self.waiting = waiting
         self.oldestDueAt = oldestDueAt
+    }
+}
+
+/// Wallet at a glance.
+public struct WalletTallies: Sendable, Hashable {
+    public var applePasses: Int64
+    public var appleDevices: Int64
+    public var googleObjects: Int64
+    /// Apple passes whose latest change has not reached every device yet.
+    public var appleWaiting: Int64
+    /// Google Wallet objects whose last update failed (to be tried again).
+    public var googleFailing: Int64
+
+    public init(applePasses: Int64, appleDevices: Int64, googleObjects: Int64, appleWaiting: Int64, googleFailing: Int64) {
+        self.applePasses = applePasses
+        self.appleDevices = appleDevices
+        self.googleObjects = googleObjects
+        self.appleWaiting = appleWaiting
+        self.googleFailing = googleFailing
     }
 }
 

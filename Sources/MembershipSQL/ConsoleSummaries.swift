@@ -91,6 +91,24 @@ enum ConsoleSummaries {
         }
     }
 
+    /// What `wallet_tallies` counts.
+    enum WalletTally: String {
+        case applePasses = "apple_passes"
+        case appleDevices = "apple_devices"
+        case googleObjects = "google_objects"
+    }
+
+    /// Moves a Wallet tally by `delta`, on a shard chosen at random.
+    static func walletTally(_ tally: WalletTally, by delta: Int64) -> SQLStatement {
+        SQLStatement(
+            """
+            INSERT INTO wallet_tallies (kind, shard, count) VALUES (?, ?, ?)
+            ON CONFLICT (kind, shard) DO UPDATE SET count = wallet_tallies.count + excluded.count
+            """,
+            [.text(tally.rawValue), .int(Int64.random(in: 0..<shards)), .int(delta)]
+        )
+    }
+
     /// Counts reminders settled at `now`, by channel and outcome.
     static func remindersSettled(_ counts: [ReminderDayKey: Int], now: Int64) -> [SQLStatement] {
         counts.keys.sorted { ($0.channel, $0.outcome) < ($1.channel, $1.outcome) }.map { key in
@@ -151,6 +169,13 @@ enum ConsoleSummaries {
                     OR (b.vendor_id = a.vendor_id AND b.counter_id = a.counter_id AND b.seq > a.seq))
                 AND (b.vendor_id <> a.vendor_id OR (b.counter_id <> a.counter_id AND b.presented_at = a.presented_at))
             WHERE a.token_id IS NOT NULL AND a.verdict = 'valid' AND b.verdict = 'valid'
+            """,
+            "DELETE FROM wallet_tallies",
+            """
+            INSERT INTO wallet_tallies (kind, shard, count)
+            SELECT 'apple_passes', 0, COUNT(*) FROM wallet_passes
+            UNION ALL SELECT 'apple_devices', 0, COUNT(*) FROM wallet_registrations
+            UNION ALL SELECT 'google_objects', 0, COUNT(*) FROM google_wallet_objects
             """,
             "DELETE FROM reminder_days WHERE outcome <> 'retried'",
             """

@@ -324,6 +324,12 @@ enum Migrations {
                         PRIMARY KEY (earlier_vendor_id, earlier_counter_id, earlier_seq, later_vendor_id, later_counter_id, later_seq))
                     """,
                     "CREATE INDEX shared_sightings_recent ON shared_sightings (later_at)",
+                    // Wallet passes, devices and Google Wallet objects held, kept by the write path (sharded as
+                    // coverage_days); passes whose change has not reached every device, and Google objects whose
+                    // last update failed, through partial indexes (few rows each).
+                    "CREATE TABLE wallet_tallies (kind TEXT NOT NULL, shard BIGINT NOT NULL, count BIGINT NOT NULL, PRIMARY KEY (kind, shard))",
+                    "CREATE INDEX wallet_passes_waiting ON wallet_passes (modified_at) WHERE modified_at > pushed_stamp",
+                    "CREATE INDEX google_wallet_objects_failing ON google_wallet_objects (member_uuid) WHERE last_error IS NOT NULL",
                     // The end of paid time a sale renewed (the member's coverage end before it; null: a first sale),
                     // so that cancelling the sale takes its renewal back.
                     "ALTER TABLE periods ADD COLUMN renews_end BIGINT",

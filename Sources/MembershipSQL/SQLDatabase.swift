@@ -130,6 +130,11 @@ extension SQLExecutor {
         _ = try await query(sql, binds)
     }
 
+    /// Runs `statement`, its rows, if any, not wanted.
+    public func run(_ statement: SQLStatement) async throws {
+        try await execute(statement.sql, statement.binds)
+    }
+
     /// Multi-row INSERT statements of at most 30,000 values each (SQLite takes 32,766 at most).
     public func insertRows(into table: String, columns: [String], _ rows: [[SQLValue]]) async throws {
         let perStatement = max(1, 30_000 / max(1, columns.count))

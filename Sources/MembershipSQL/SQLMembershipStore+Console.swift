@@ -79,6 +79,24 @@ extension SQLMembershipStore {
         try await outcomeDays("push_days", "platform", from: from, to: to)
     }
 
+    public func walletTallies() async throws -> WalletTallies {
+        try await database.read { db in
+            var tallies: [String: Int64] = [:]
+            for row in try await db.query("SELECT kind, CAST(SUM(count) AS BIGINT) AS count FROM wallet_tallies GROUP BY kind", []) {
+                tallies[try row.text("kind")] = try row.int("count")
+            }
+            let waiting = try await db.query("SELECT COUNT(*) AS count FROM wallet_passes WHERE modified_at > pushed_stamp", [])[0].int("count")
+            let failing = try await db.query("SELECT COUNT(*) AS count FROM google_wallet_objects WHERE last_error IS NOT NULL", [])[0].int("count")
+            return WalletTallies(
+                applePasses: tallies[ConsoleSummaries.WalletTally.applePasses.rawValue] ?? 0,
+                appleDevices: tallies[ConsoleSummaries.WalletTally.appleDevices.rawValue] ?? 0,
+                googleObjects: tallies[ConsoleSummaries.WalletTally.googleObjects.rawValue] ?? 0,
+                appleWaiting: waiting,
+                googleFailing: failing
+            )
+        }
+    }
+
     private func outcomeDays(_ table: String, _ source: String, from: Int64, to: Int64) async throws -> [OutcomeDay] {
         try await database.read { db in
             try await db.query(

@@ -6,18 +6,28 @@ extension SQLMembershipStore {
     public func issueWalletPass(member: UUID, token: String, tokenHash: String, now: Int64) async throws -> String {
         // A pass just issued shows the member as they are: nothing to push until the next change. A pass issued
         // before keeps its token (one Wallet may already hold); one from before tokens were kept gets this one.
-        let rows = try await database.writeStatement(
-            """
-            INSERT INTO wallet_passes (member_uuid, token_hash, token, issued_at, modified_at, pushed_stamp, pushed_version)
-            VALUES (?, ?, ?, ?, ?, ?, (SELECT ledger_version FROM members WHERE uuid = ?))
-            ON CONFLICT (member_uuid) DO UPDATE SET
-                token_hash = CASE WHEN wallet_passes.token IS NULL THEN excluded.token_hash ELSE wallet_passes.token_hash END,
-                token = COALESCE(wallet_passes.token, excluded.token)
-            RETURNING token
-            """,
-            [.text(member.uuidString), .text(tokenHash), .text(token), .int(now), .int(now), .int(now), .text(member.uuidString)]
-        )
-        return try rows.first?.text("token") ?? token
+        try await database.write { db in
+            let inserted = try await db.query(
+                """
+                INSERT INTO wallet_passes (member_uuid, token_hash, token, issued_at, modified_at, pushed_stamp, pushed_version)
+                VALUES (?, ?, ?, ?, ?, ?, (SELECT ledger_version FROM members WHERE uuid = ?))
+                ON CONFLICT (member_uuid) DO NOTHING RETURNING token
+                """,
+                [.text(member.uuidString), .text(tokenHash), .text(token), .int(now), .int(now), .int(now), .text(member.uuidString)]
+            )
+            if !inserted.isEmpty {
+                try await db.run(ConsoleSummaries.walletTally(.applePasses, by: 1))
+                return token
+            }
+            let kept = try await db.query(
+                """
+                UPDATE wallet_passes SET token_hash = CASE WHEN token IS NULL THEN ? ELSE token_hash END, token = COALESCE(token, ?)
+                WHERE member_uuid = ? RETURNING token
+                """,
+                [.text(tokenHash), .text(token), .text(member.uuidString)]
+            )
+            return try kept.first?.text("token") ?? token
+        }
     }
 
     /// Marks `member`'s pass, if any, as changed at `now`, in the change's own transaction: its stamp becomes
@@ -71,7 +81,11 @@ extension SQLMembershipStore {
                 )
             }
             for device in outcome.gone {
-                _ = try await db.query("DELETE FROM wallet_registrations WHERE device_id = ? AND member_uuid = ?", [.text(device), .text(member)])
+                let deleted = try await db.query(
+                    "DELETE FROM wallet_registrations WHERE device_id = ? AND member_uuid = ? RETURNING device_id",
+                    [.text(device), .text(member)]
+                )
+                if !deleted.isEmpty { try await db.run(ConsoleSummaries.walletTally(.appleDevices, by: -1)) }
             }
             let counted = ConsoleSummaries.pushSettled(
                 platform: "apple",
@@ -95,13 +109,16 @@ extension SQLMembershipStore {
     }
 
     public func recordGoogleWalletObject(member: UUID, now: Int64) async throws {
-        _ = try await database.writeStatement(
-            """
-            INSERT INTO google_wallet_objects (member_uuid, issued_at, pushed_version) VALUES (?, ?, (SELECT ledger_version FROM members WHERE uuid = ?))
-            ON CONFLICT (member_uuid) DO NOTHING
-            """,
-            [.text(member.uuidString), .int(now), .text(member.uuidString)]
-        )
+        try await database.write { db in
+            let inserted = try await db.query(
+                """
+                INSERT INTO google_wallet_objects (member_uuid, issued_at, pushed_version) VALUES (?, ?, (SELECT ledger_version FROM members WHERE uuid = ?))
+                ON CONFLICT (member_uuid) DO NOTHING RETURNING member_uuid
+                """,
+                [.text(member.uuidString), .int(now), .text(member.uuidString)]
+            )
+            if !inserted.isEmpty { try await db.run(ConsoleSummaries.walletTally(.googleObjects, by: 1)) }
+        }
     }
 
     public func putReminderOnWalletPass(member: UUID, reminder: WalletReminder, now: Int64) async throws -> Bool {
@@ -249,15 +266,20 @@ extension SQLMembershipStore {
                 """,
                 [.text(device), .text(member.uuidString), .text(pushToken), .int(now), .text(member.uuidString)]
             )
+            try await db.run(ConsoleSummaries.walletTally(.appleDevices, by: 1))
             return .created
         }
     }
 
     public func unregisterWalletDevice(_ device: String, member: UUID) async throws -> Bool {
-        !(try await database.writeStatement(
-            "DELETE FROM wallet_registrations WHERE device_id = ? AND member_uuid = ? RETURNING device_id",
-            [.text(device), .text(member.uuidString)]
-        )).isEmpty
+        try await database.write { db in
+            let deleted = try await db.query(
+                "DELETE FROM wallet_registrations WHERE device_id = ? AND member_uuid = ? RETURNING device_id",
+                [.text(device), .text(member.uuidString)]
+            )
+            if !deleted.isEmpty { try await db.run(ConsoleSummaries.walletTally(.appleDevices, by: -1)) }
+            return !deleted.isEmpty
+        }
     }
 
     public func walletPassesUpdated(device: String, since: Int64?) async throws -> [(member: UUID, changedAt: Int64)] {

@@ -197,4 +197,26 @@ struct ConsoleSummaryTests {
             #expect(devices.map(\.lastSyncAt) == [5_000] && devices.map(\.vendorName) == ["Épicerie"])
         }
     }
+
+    @Test(arguments: StoreKind.available)
+    func walletTalliesCountPassesDevicesAndGoogleObjectsOnceEach(kind: StoreKind) async throws {
+        try await kind.withStore { store in
+            var members: [Member] = []
+            for index in 0..<3 { members.append(try await store.createMember(Sample.draft(index), now: 1_000).member) }
+            for member in members { _ = try await store.issueWalletPass(member: member.uuid, token: "t", tokenHash: "h", now: 2_000) }
+            // Downloaded again: the same pass, its token kept.
+            #expect(try await store.issueWalletPass(member: members[0].uuid, token: "other", tokenHash: "h2", now: 3_000) == "t")
+            #expect(try await store.registerWalletDevice("phone-1", member: members[0].uuid, pushToken: "p", now: 3_000) == .created)
+            #expect(try await store.registerWalletDevice("phone-1", member: members[0].uuid, pushToken: "p2", now: 3_100) == .updated)
+            #expect(try await store.registerWalletDevice("phone-2", member: members[1].uuid, pushToken: "p", now: 3_000) == .created)
+            #expect(try await store.unregisterWalletDevice("phone-2", member: members[1].uuid))
+            #expect(try await !store.unregisterWalletDevice("phone-2", member: members[1].uuid))
+            try await store.recordGoogleWalletObject(member: members[2].uuid, now: 4_000)
+            try await store.recordGoogleWalletObject(member: members[2].uuid, now: 4_001)
+            let kept = try await store.walletTallies()
+            #expect(kept.applePasses == 3 && kept.appleDevices == 1 && kept.googleObjects == 1)
+            try await store.rebuildConsoleSummaries()
+            #expect(try await store.walletTallies() == kept)
+        }
+    }
 }
