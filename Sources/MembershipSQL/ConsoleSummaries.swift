@@ -159,16 +159,21 @@ enum ConsoleSummaries {
             ) changes GROUP BY day
             """,
             "DELETE FROM shared_sightings",
+            // Each valid scan paired with the one before it in its card's time order, when at another shop (or the
+            // same presentation at another counter) and near enough: a card's closest such pair at two shops is
+            // always two neighbours, so each card shared has its closest pair, as the write path finds it.
             """
             INSERT INTO shared_sightings (earlier_vendor_id, earlier_counter_id, earlier_seq, later_vendor_id, later_counter_id, later_seq,
                 token_id, later_at, seconds_apart)
-            SELECT a.vendor_id, a.counter_id, a.seq, b.vendor_id, b.counter_id, b.seq, a.token_id, b.scanned_at, b.scanned_at - a.scanned_at
-            FROM counter_scans a JOIN counter_scans b ON b.token_id = a.token_id
-                AND b.scanned_at >= a.scanned_at AND b.scanned_at - a.scanned_at <= \(sharedWithin)
-                AND (b.scanned_at > a.scanned_at OR b.vendor_id\(bytes) > a.vendor_id OR (b.vendor_id = a.vendor_id AND b.counter_id\(bytes) > a.counter_id)
-                    OR (b.vendor_id = a.vendor_id AND b.counter_id = a.counter_id AND b.seq > a.seq))
-                AND (b.vendor_id <> a.vendor_id OR (b.counter_id <> a.counter_id AND b.presented_at = a.presented_at))
-            WHERE a.token_id IS NOT NULL AND a.verdict = 'valid' AND b.verdict = 'valid'
+            SELECT p_vendor_id, p_counter_id, p_seq, vendor_id, counter_id, seq, token_id, scanned_at, scanned_at - p_scanned_at FROM (
+                SELECT token_id, vendor_id, counter_id, seq, scanned_at, presented_at, LAG(vendor_id) OVER card AS p_vendor_id,
+                    LAG(counter_id) OVER card AS p_counter_id, LAG(seq) OVER card AS p_seq, LAG(scanned_at) OVER card AS p_scanned_at,
+                    LAG(presented_at) OVER card AS p_presented_at
+                FROM counter_scans WHERE token_id IS NOT NULL AND verdict = 'valid'
+                WINDOW card AS (PARTITION BY token_id ORDER BY scanned_at, vendor_id\(bytes), counter_id\(bytes), seq)
+            ) neighbours
+            WHERE p_vendor_id IS NOT NULL AND scanned_at - p_scanned_at <= \(sharedWithin)
+                AND (p_vendor_id <> vendor_id OR (p_counter_id <> counter_id AND p_presented_at = presented_at))
             """,
             "DELETE FROM wallet_tallies",
             """

@@ -315,7 +315,7 @@ enum Migrations {
                         PRIMARY KEY (day, platform, outcome))
                     """,
                     // Two valid scans of one card at most ten minutes apart at two shops (or of one presentation at
-                    // two counters): found when the second of the two is reported, each pair once.
+                    // two counters): each scan, when reported, paired with the closest such scan already stored.
                     """
                     CREATE TABLE shared_sightings (
                         earlier_vendor_id TEXT NOT NULL, earlier_counter_id TEXT NOT NULL, earlier_seq BIGINT NOT NULL,

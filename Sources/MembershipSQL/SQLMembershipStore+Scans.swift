@@ -55,21 +55,26 @@ extension SQLMembershipStore {
         }
     }
 
-    /// Records each pair `scan` (just stored) makes with a valid scan of the same card at most
-    /// ``ConsoleSummaries/sharedWithin`` seconds away at another shop, or of the same presentation at another
-    /// counter (the console's anomaly report reads them, not the scans).
+    /// Records the pair `scan` (just stored) makes with the closest valid scan of the same card at another shop
+    /// (or of the same presentation at another counter) at most ``ConsoleSummaries/sharedWithin`` seconds away,
+    /// among the 32 nearest before it and the 32 nearest after: bounded work per scan, however many times a card
+    /// is scanned. Whatever order scans arrive in, a card with two such scans has a pair, and its closest pair's
+    /// distance is recorded (the console's anomaly report reads these pairs, not the scans).
     static func recordSightings(of scan: CounterScan, at vendorID: UUID, _ db: any SQLExecutor) async throws {
         guard scan.verdict == "valid", let token = scan.tokenID else { return }
         let within = ConsoleSummaries.sharedWithin
         let this = ScanKey(at: scan.scannedAt, vendor: vendorID.uuidString, counter: scan.counterID.uuidString, seq: scan.seq)
-        let others = try await db.query(
-            """
-            SELECT vendor_id, counter_id, seq, scanned_at, presented_at FROM counter_scans
-            WHERE token_id = ? AND verdict = 'valid' AND scanned_at BETWEEN ? AND ?
-            """,
-            [.text(token), .int(scan.scannedAt.subtractingClamped(within)), .int(scan.scannedAt.addingClamped(within))]
+        let columns = "SELECT vendor_id, counter_id, seq, scanned_at, presented_at FROM counter_scans WHERE token_id = ? AND verdict = 'valid'"
+        let before = try await db.query(
+            columns + " AND scanned_at BETWEEN ? AND ? ORDER BY scanned_at DESC LIMIT 32",
+            [.text(token), .int(scan.scannedAt.subtractingClamped(within)), .int(scan.scannedAt)]
         )
-        for row in others {
+        let after = try await db.query(
+            columns + " AND scanned_at > ? AND scanned_at <= ? ORDER BY scanned_at LIMIT 32",
+            [.text(token), .int(scan.scannedAt), .int(scan.scannedAt.addingClamped(within))]
+        )
+        var closest: ScanKey?
+        for row in before + after {
             let other = ScanKey(
                 at: try row.int("scanned_at"),
                 vendor: try row.text("vendor_id"),
@@ -79,19 +84,23 @@ extension SQLMembershipStore {
             let presentedAt = try row.optionalInt("presented_at")
             let samePresentation = scan.presentedAt != nil && scan.presentedAt == presentedAt
             guard other != this, other.vendor != this.vendor || (other.counter != this.counter && samePresentation) else { continue }
-            let (earlier, later) = other < this ? (other, this) : (this, other)
-            try await db.execute(
-                """
-                INSERT INTO shared_sightings (earlier_vendor_id, earlier_counter_id, earlier_seq, later_vendor_id, later_counter_id, later_seq,
-                    token_id, later_at, seconds_apart) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-                ON CONFLICT DO NOTHING
-                """,
-                [
-                    .text(earlier.vendor), .text(earlier.counter), .int(earlier.seq), .text(later.vendor), .text(later.counter), .int(later.seq),
-                    .text(token), .int(later.at), .int(later.at - earlier.at),
-                ]
-            )
+            let distance = abs(other.at - this.at)
+            if let kept = closest, (abs(kept.at - this.at), kept) <= (distance, other) { continue }
+            closest = other
         }
+        guard let other = closest else { return }
+        let (earlier, later) = other < this ? (other, this) : (this, other)
+        try await db.execute(
+            """
+            INSERT INTO shared_sightings (earlier_vendor_id, earlier_counter_id, earlier_seq, later_vendor_id, later_counter_id, later_seq,
+                token_id, later_at, seconds_apart) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+            ON CONFLICT DO NOTHING
+            """,
+            [
+                .text(earlier.vendor), .text(earlier.counter), .int(earlier.seq), .text(later.vendor), .text(later.counter), .int(later.seq),
+                .text(token), .int(later.at), .int(later.at - earlier.at),
+            ]
+        )
     }
 
     /// A scan's place in time order: its time, then its shop, counter and entry.
