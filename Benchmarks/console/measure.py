@@ -54,7 +54,7 @@ from selenium.webdriver.support.ui import WebDriverWait
 
 options = webdriver.ChromeOptions()
 options.binary_location = shutil.which("chromium") or "/usr/bin/chromium"
-for argument in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1280,900", f"--user-data-dir={work}/profile"]:
+for argument in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1280,900", f"--user-data-dir={work}/profile-{label}"]:
     options.add_argument(argument)
 driver = webdriver.Chrome(service=Service(shutil.which("chromedriver") or "/usr/bin/chromedriver"), options=options)
 try:
