@@ -219,4 +219,37 @@ struct ConsoleSummaryTests {
             #expect(try await store.walletTallies() == kept)
         }
     }
+
+    @Test(arguments: StoreKind.available)
+    func salesAndCancellationsRacingEachOtherKeepTheSummariesExact(kind: StoreKind) async throws {
+        try await kind.withStore { store in
+            let desk = try SaleDesk(store: store)
+            let vendor = try await store.createVendor(name: "Shop", category: "boucherie", neighbourhood: "usto", now: 1_000)
+            var members: [Member] = []
+            for index in 0..<4 { members.append(try await store.createMember(Sample.draft(index), now: 1_000).member) }
+            // Forty sales at once, ten for each member, on one shop's day: every one waits for the others' rows.
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for index in 0..<40 {
+                    let member = members[index % members.count]
+                    group.addTask { _ = try await desk.sell(member, vendor: vendor, months: 1 + index % 3, now: Sample.january31 + Int64(index)) }
+                }
+                try await group.waitForAll()
+            }
+            let periods = try await store.periods(memberUUID: members[0].uuid)
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for period in periods.prefix(5) {
+                    group.addTask { _ = try await store.cancelPeriod(id: period.id, now: Sample.january31 + 3_600) }
+                }
+                for member in members.dropFirst() {
+                    group.addTask { _ = try await desk.sell(member, vendor: vendor, months: 2, now: Sample.january31 + 3_600) }
+                }
+                try await group.waitForAll()
+            }
+            let kept = try await Self.summaries(store)
+            let day = AlgiersCalendar.dayNumber(Sample.january31)
+            #expect(try await store.salesByShop(from: day, to: day).map(\.sales) == [38])
+            try await store.rebuildConsoleSummaries()
+            #expect(try await Self.summaries(store) == kept)
+        }
+    }
 }
