@@ -23,7 +23,7 @@ public final class PostgresDatabase: SQLDatabase, Service {
         hasFillFactor: true,
         rowIdentity: "ctid",
         bytewiseCollation: " COLLATE \"C\"",
-        keyLockStatement: "SELECT pg_advisory_xact_lock(hashtext(?))"
+        keyLockExpression: "pg_advisory_xact_lock(hashtext(key))"
     )
     /// The advisory lock migrations take ("PEEZ" in ASCII).
     static let migrationLockKey = 0x5045_455A

@@ -196,10 +196,10 @@ public struct SQLDialect: Sendable {
     /// Appended to a text expression so that it compares byte by byte (a prefix is then a range an index
     /// answers): "" where that is already the default.
     public var bytewiseCollation: String
-    /// A statement that makes the transaction it runs in wait for every other one that took the same key (a
-    /// text bound to it) until they end, where concurrent writers can commit at once (nil where write
+    /// An expression over a text column `key` that makes the transaction it runs in wait, until they end, for
+    /// every other one that took the same key, where concurrent writers can commit at once (nil where write
     /// transactions already run one at a time).
-    public var keyLockStatement: String?
+    public var keyLockExpression: String?
 
     public init(
         blobType: String,
@@ -211,7 +211,7 @@ public struct SQLDialect: Sendable {
         hasFillFactor: Bool = false,
         rowIdentity: String = "rowid",
         bytewiseCollation: String = "",
-        keyLockStatement: String? = nil
+        keyLockExpression: String? = nil
     ) {
         self.blobType = blobType
         self.serialPrimaryKey = serialPrimaryKey
@@ -222,7 +222,7 @@ public struct SQLDialect: Sendable {
         self.hasFillFactor = hasFillFactor
         self.rowIdentity = rowIdentity
         self.bytewiseCollation = bytewiseCollation
-        self.keyLockStatement = keyLockStatement
+        self.keyLockExpression = keyLockExpression
     }
 }
 

@@ -6,31 +6,37 @@ import PeezBasics
 extension SQLMembershipStore {
     public func recordScans(_ scans: [CounterScan], vendorID: UUID, now: Int64) async throws -> Int {
         guard !scans.isEmpty else { return 0 }
-        let keyLock = database.dialect.keyLockStatement
+        let keyLock = database.dialect.keyLockExpression
         return try await database.write { db in
-            // Two reports of one card's scans, from two shops at once, take turns (in card order, so never
-            // each waiting for the other): the second sees the first's scan and records the pair.
-            if let keyLock {
-                for token in Set(scans.compactMap(\.tokenID)).sorted() { try await db.execute(keyLock, [.text(token)]) }
+            // Two reports of one card's scans, from two shops at once, take turns (the cards locked in one
+            // statement, in card order, so never each waiting for the other): the second sees the first's scans.
+            let tokens = Set(scans.compactMap(\.tokenID)).sorted()
+            if let keyLock, !tokens.isEmpty {
+                let values = tokens.map { _ in "(?)" }.joined(separator: ", ")
+                try await db.execute(
+                    "SELECT \(keyLock) FROM (SELECT key FROM (VALUES \(values)) AS cards (key) ORDER BY key) AS ordered",
+                    tokens.map(SQLValue.text)
+                )
             }
-            var stored = 0
-            for scan in scans {
-                let inserted = try await db.query(
-                    """
-                    INSERT INTO counter_scans (vendor_id, counter_id, seq, scanned_at, verdict, membership_id, token_id, offline, trust_age, clock_wrong, presented_at, received_at)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (vendor_id, counter_id, seq) DO NOTHING RETURNING seq
-                    """,
+            // One statement for the report (500 entries at most, 12 values each): a scan sent again is not stored twice.
+            let inserted = try await db.query(
+                """
+                INSERT INTO counter_scans (vendor_id, counter_id, seq, scanned_at, verdict, membership_id, token_id, offline, trust_age, clock_wrong, presented_at, received_at)
+                VALUES \(scans.map { _ in "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)" }.joined(separator: ", "))
+                ON CONFLICT (vendor_id, counter_id, seq) DO NOTHING RETURNING counter_id, seq
+                """,
+                scans.flatMap { scan -> [SQLValue] in
                     [
                         .text(vendorID.uuidString), .text(scan.counterID.uuidString), .int(scan.seq), .int(scan.scannedAt), .text(scan.verdict),
                         scan.membershipID.map(SQLValue.text) ?? .null, scan.tokenID.map(SQLValue.text) ?? .null,
                         .int(scan.offline ? 1 : 0), .int(scan.trustAge), .int(scan.clockWrong ? 1 : 0),
                         scan.presentedAt.map(SQLValue.int) ?? .null, .int(now),
                     ]
-                )
-                stored += inserted.count
-                if !inserted.isEmpty { try await Self.recordSightings(of: scan, at: vendorID, db) }
-            }
-            return stored
+                }
+            )
+            let stored = Set(try inserted.map { "\(try $0.text("counter_id")) \(try $0.int("seq"))" })
+            try await Self.recordSightings(of: scans.filter { stored.contains("\($0.counterID.uuidString) \($0.seq)") }, at: vendorID, db)
+            return stored.count
         }
     }
 
@@ -55,51 +61,71 @@ extension SQLMembershipStore {
         }
     }
 
-    /// Records the pair `scan` (just stored) makes with the closest valid scan of the same card at another shop
-    /// (or of the same presentation at another counter) at most ``ConsoleSummaries/sharedWithin`` seconds away,
-    /// among the 32 nearest before it and the 32 nearest after: bounded work per scan, however many times a card
-    /// is scanned. Whatever order scans arrive in, a card with two such scans has a pair, and its closest pair's
-    /// distance is recorded (the console's anomaly report reads these pairs, not the scans).
-    static func recordSightings(of scan: CounterScan, at vendorID: UUID, _ db: any SQLExecutor) async throws {
-        guard scan.verdict == "valid", let token = scan.tokenID else { return }
+    /// Records, for each scan just stored, the pair it makes with the closest valid scan of its card at another
+    /// shop (or of the same presentation at another counter) at most ``ConsoleSummaries/sharedWithin`` seconds
+    /// away, among the 32 nearest before it and the 32 nearest after: one read for the whole report, bounded work
+    /// however many times a card is scanned. Whatever order scans arrive in, a card with two such scans has a
+    /// pair, and its closest pair's distance is recorded (the console's anomaly report reads these pairs).
+    static func recordSightings(of scans: [CounterScan], at vendorID: UUID, _ db: any SQLExecutor) async throws {
+        let valid = scans.filter { $0.verdict == "valid" && $0.tokenID != nil }
+        guard let first = valid.map(\.scannedAt).min(), let last = valid.map(\.scannedAt).max() else { return }
         let within = ConsoleSummaries.sharedWithin
-        let this = ScanKey(at: scan.scannedAt, vendor: vendorID.uuidString, counter: scan.counterID.uuidString, seq: scan.seq)
-        let columns = "SELECT vendor_id, counter_id, seq, scanned_at, presented_at FROM counter_scans WHERE token_id = ? AND verdict = 'valid'"
-        let before = try await db.query(
-            columns + " AND scanned_at BETWEEN ? AND ? ORDER BY scanned_at DESC LIMIT 32",
-            [.text(token), .int(scan.scannedAt.subtractingClamped(within)), .int(scan.scannedAt)]
+        let tokens = Array(Set(valid.compactMap(\.tokenID)))
+        let rows = try await db.query(
+            """
+            SELECT token_id, vendor_id, counter_id, seq, scanned_at, presented_at FROM counter_scans
+            WHERE token_id IN (\(tokens.map { _ in "?" }.joined(separator: ", "))) AND verdict = 'valid' AND scanned_at BETWEEN ? AND ?
+            LIMIT 20000
+            """,
+            tokens.map(SQLValue.text) + [.int(first.subtractingClamped(within)), .int(last.addingClamped(within))]
         )
-        let after = try await db.query(
-            columns + " AND scanned_at > ? AND scanned_at <= ? ORDER BY scanned_at LIMIT 32",
-            [.text(token), .int(scan.scannedAt), .int(scan.scannedAt.addingClamped(within))]
-        )
-        var closest: ScanKey?
-        for row in before + after {
-            let other = ScanKey(
+        var byCard: [String: [(key: ScanKey, presentedAt: Int64?)]] = [:]
+        for row in rows {
+            let key = ScanKey(
                 at: try row.int("scanned_at"),
                 vendor: try row.text("vendor_id"),
                 counter: try row.text("counter_id"),
                 seq: try row.int("seq")
             )
-            let presentedAt = try row.optionalInt("presented_at")
-            let samePresentation = scan.presentedAt != nil && scan.presentedAt == presentedAt
-            guard other != this, other.vendor != this.vendor || (other.counter != this.counter && samePresentation) else { continue }
-            let distance = abs(other.at - this.at)
-            if let kept = closest, (abs(kept.at - this.at), kept) <= (distance, other) { continue }
-            closest = other
+            byCard[try row.text("token_id"), default: []].append((key, try row.optionalInt("presented_at")))
         }
-        guard let other = closest else { return }
-        let (earlier, later) = other < this ? (other, this) : (this, other)
+        for card in byCard.keys { byCard[card]!.sort { $0.key < $1.key } }
+        var pairs: [[SQLValue]] = []
+        for scan in valid {
+            let token = scan.tokenID!
+            let this = ScanKey(at: scan.scannedAt, vendor: vendorID.uuidString, counter: scan.counterID.uuidString, seq: scan.seq)
+            let card = byCard[token] ?? []
+            // Where this scan stands in its card's time order; the 32 on each side.
+            var (low, high) = (0, card.count)
+            while low < high {
+                let middle = (low + high) / 2
+                if card[middle].key < this { low = middle + 1 } else { high = middle }
+            }
+            let place = low
+            var closest: ScanKey?
+            for (other, presentedAt) in card[max(0, place - 32)..<min(card.count, place + 33)] {
+                let samePresentation = scan.presentedAt != nil && scan.presentedAt == presentedAt
+                let distance = abs(other.at - this.at)
+                guard other != this, distance <= within, other.vendor != this.vendor || (other.counter != this.counter && samePresentation)
+                else { continue }
+                if let kept = closest, (abs(kept.at - this.at), kept) <= (distance, other) { continue }
+                closest = other
+            }
+            guard let other = closest else { continue }
+            let (earlier, later) = other < this ? (other, this) : (this, other)
+            pairs.append([
+                .text(earlier.vendor), .text(earlier.counter), .int(earlier.seq), .text(later.vendor), .text(later.counter), .int(later.seq),
+                .text(token), .int(later.at), .int(later.at - earlier.at),
+            ])
+        }
+        guard !pairs.isEmpty else { return }
         try await db.execute(
             """
             INSERT INTO shared_sightings (earlier_vendor_id, earlier_counter_id, earlier_seq, later_vendor_id, later_counter_id, later_seq,
-                token_id, later_at, seconds_apart) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                token_id, later_at, seconds_apart) VALUES \(pairs.map { _ in "(?, ?, ?, ?, ?, ?, ?, ?, ?)" }.joined(separator: ", "))
             ON CONFLICT DO NOTHING
             """,
-            [
-                .text(earlier.vendor), .text(earlier.counter), .int(earlier.seq), .text(later.vendor), .text(later.counter), .int(later.seq),
-                .text(token), .int(later.at), .int(later.at - earlier.at),
-            ]
+            pairs.flatMap { $0 }
         )
     }
 
