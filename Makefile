@@ -4,8 +4,9 @@ SHELL := /bin/bash
 
 # Debian packages the build, the tests and the tools need; `make deps` installs whichever are missing.
 DEB_PACKAGES := pkg-config jq tmux openssl libssl-dev libqrencode-dev librsvg2-dev libpng-dev zlib1g-dev libjpeg-dev libzbar-dev libsqlite3-dev zbar-tools tzdata postgresql postgresql-client wrk curl python3-venv dpkg-dev debootstrap systemd systemd-container
-# The web counter's browser tests, and the check that the committed WebAssembly QR decoder is what Debian's source makes.
-TEST_DEB_PACKAGES := chromium chromium-driver python3-selenium python3-pil emscripten poppler-utils
+# The web counter's browser tests, the check that the committed WebAssembly QR decoder is what Debian's source makes,
+# and the reverse proxy the service is tested behind (nginx).
+TEST_DEB_PACKAGES := chromium chromium-driver python3-selenium python3-pil emscripten poppler-utils nginx
 SWIFT_BUILD_FLAGS ?=
 SWIFT_SOURCES := Sources Tests Benchmarks Fuzz Package.swift
 FUZZ_RUNS ?= 3000000
@@ -33,7 +34,7 @@ endef
 deps: ## Install the missing Debian packages (idempotent; needs root or sudo)
 	$(call install_missing,$(DEB_PACKAGES))
 
-deps-test: deps ## Install what only the tests need: Chromium and its driver, Selenium, Pillow, emscripten (the QR decoder's check)
+deps-test: deps ## Install what only the tests need: Chromium and its driver, Selenium, Pillow, emscripten (the QR decoder's check), nginx
 	$(call install_missing,$(TEST_DEB_PACKAGES))
 
 build: deps ## Build the peez command line (debug)
@@ -70,7 +71,7 @@ format: ## Reformat the Swift sources with the repository's .swift-format (swift
 lint: ## Check that the Swift sources are formatted as .swift-format says (part of make test)
 	swift format lint --strict -r $(SWIFT_SOURCES)
 
-test: deps-test lint ## Run the whole test suite (a throwaway PostgreSQL server for the store tests), schemathesis against the API, the web counter and the console in Chromium
+test: deps-test lint ## Run the whole test suite (a throwaway PostgreSQL server for the store tests), schemathesis against the API, nginx in front, the web counter and the console in Chromium
 	chmod 600 $(DEV_KEY)
 	@# The Python stand-ins' packages (APNs, Google Wallet), installed once before the tests that start them.
 	@[ -f .build/apns-venv/.installed-hypercorn==0.18.0-cryptography ] || { python3 -m venv .build/apns-venv && \
@@ -80,6 +81,7 @@ test: deps-test lint ## Run the whole test suite (a throwaway PostgreSQL server 
 	PEEZ_TEST_DATABASE_URL=$$url swift test $(SWIFT_BUILD_FLAGS); status=$$?; \
 	[ -n "$$PEEZ_TEST_DATABASE_URL" ] || scripts/test-postgres stop; [ $$status -eq 0 ] || exit $$status
 	Tests/API/run
+	Tests/Proxy/run
 	$(MAKE) --no-print-directory counter-decoder-check
 	Tests/Browser/run
 	Tests/Browser/console

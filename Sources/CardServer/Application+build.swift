@@ -21,6 +21,8 @@ public struct ServerConfiguration: Sendable {
     /// The address phones reach the service at, for enrolment links (behind a reverse proxy, its https
     /// address); nil: the address each request came to.
     public var publicURL: String?
+    /// The reverse proxies whose `Forwarded` and `X-Forwarded-For` headers name the client (none by default).
+    public var trustedProxies: TrustedProxies = .none
 
     public init(host: String = "127.0.0.1", port: Int = 8080, limits: ConnectionLimits = ConnectionLimits(), tls: ServerTLS? = nil) {
         self.host = host
@@ -53,10 +55,15 @@ public func buildRouter(
     googleWallet: GoogleWalletService? = nil,
     publicURL: String? = nil,
     secureCookies: Bool = false,
+    trustedProxies: TrustedProxies = .none,
+    listeningURL: String = ServerConfiguration().baseURL,
     afterChange: (@Sendable () -> Void)? = nil
 ) -> Router<ServerRequestContext> {
     // HEAD is answered on every GET route, as GET with no body (RFC 9110 §9.3.2).
     let router = Router(context: ServerRequestContext.self, options: .autoGenerateHeadEndpoints)
+    // First: every limit, audit entry and link after it sees the real client's address.
+    if !trustedProxies.isEmpty { router.add(middleware: ClientAddressMiddleware(trusted: trustedProxies)) }
+    let links = LinkBase(publicURL: publicURL, listeningURL: listeningURL)
     // Metrics outermost: they count the answer actually sent, errors rendered by ErrorMiddleware included.
     router.add(middleware: MetricsMiddleware())
     let allowedMethods = AllowedMethods()
@@ -81,10 +88,10 @@ public func buildRouter(
         signIn: ConsoleSignIn(store: store, now: cards.now),
         cache: credentialCache,
         secureCookies: secureCookies,
-        publicURL: publicURL
+        links: links
     )
     .register(on: router)
-    CredentialRoutes(credentials: CredentialService(store: store, now: cards.now), cache: credentialCache, publicURL: publicURL).register(
+    CredentialRoutes(credentials: CredentialService(store: store, now: cards.now), cache: credentialCache, links: links).register(
         on: router
     )
     WalletRoutes(
@@ -118,7 +125,7 @@ public func buildApplication(
     logger: Logger = Logger(label: "peez.server")
 ) -> some ApplicationProtocol {
     let (limits, tls) = (configuration.limits, configuration.tls?.configuration)
-    let registry = ConnectionRegistry(limits: limits)
+    let registry = ConnectionRegistry(limits: limits, trustedProxies: configuration.trustedProxies)
     var application = Application(
         router: buildRouter(
             cards: cards,
@@ -127,6 +134,8 @@ public func buildApplication(
             googleWallet: googleWallet,
             publicURL: configuration.publicURL,
             secureCookies: configuration.tls != nil || configuration.publicURL?.hasPrefix("https://") == true,
+            trustedProxies: configuration.trustedProxies,
+            listeningURL: configuration.baseURL,
             afterChange: afterChange
         ),
         server: HTTPServerBuilder { responder in

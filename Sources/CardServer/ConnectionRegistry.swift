@@ -4,7 +4,8 @@ import Synchronization
 /// Every open connection and since when it has been idle (no request in progress), shared by all event loops.
 ///
 /// At the cap a new connection makes room by closing the connection idle the longest; if none is idle, the new
-/// one is refused at once. One client address may hold only so many idle connections. So idle sockets, however
+/// one is refused at once. One client address may hold only so many idle connections, except a trusted reverse
+/// proxy's (its keep-alive connections carry many clients; the cap on all still holds). So idle sockets, however
 /// many, cannot keep a request waiting: a client gets an answer (served, or a 503) at once.
 final class ConnectionRegistry: Sendable {
     private struct Entry {
@@ -25,16 +26,20 @@ final class ConnectionRegistry: Sendable {
     private let entries = Mutex<[ObjectIdentifier: Entry]>([:])
     private let maxConnections: Int
     private let maxIdlePerAddress: Int
+    /// Addresses held to no idle limit of their own.
+    private let trustedProxies: TrustedProxies
 
-    init(limits: ConnectionLimits) {
+    init(limits: ConnectionLimits, trustedProxies: TrustedProxies = .none) {
         maxConnections = limits.maxConnections
         maxIdlePerAddress = limits.maxIdlePerAddress
+        self.trustedProxies = trustedProxies
     }
 
     /// Registers a new connection (idle until its first byte) and says what becomes of it.
     func open(_ channel: any Channel, now: NIODeadline = .now()) -> Admission {
         let address = channel.remoteAddress?.ipAddress ?? "unknown"
         let id = ObjectIdentifier(channel)
+        let exempt = trustedProxies.contains(address)
         return entries.withLock { entries in
             entries[id] = Entry(channel: channel, address: address, idleSince: now)
             var closing: [ObjectIdentifier] = []
@@ -49,7 +54,7 @@ final class ConnectionRegistry: Sendable {
             let idleHere =
                 entries.values.filter { $0.address == address && $0.idleSince != nil }.count
                 - closing.filter { entries[$0]?.address == address }.count
-            if idleHere > maxIdlePerAddress,
+            if !exempt, idleHere > maxIdlePerAddress,
                 let oldest = Self.longestIdle(entries, where: { $0.value.address == address && $0.key != id && !closing.contains($0.key) })
             {
                 closing.append(oldest)

@@ -17,8 +17,8 @@ struct ConsoleRoutes {
     let cache: CredentialCache
     /// Whether cookies are marked `Secure` (TLS here, or an https public address in front).
     let secureCookies: Bool
-    /// The address browsers reach the service at, for sign-in links (nil: the address each request came to).
-    let publicURL: String?
+    /// Where sign-in links point.
+    let links: LinkBase
     let signInLimiter = RateLimiter(perClient: .init(perSecond: 0.2, burst: 10), overall: .init(perSecond: 5, burst: 20))
 
     static let cookieName = "peez_console"
@@ -55,7 +55,7 @@ struct ConsoleRoutes {
         let actor = AuditActor(credential: admin, address: context.clientAddress)
         let (url, expiresAt) = try await signIn.link(
             for: AuditActor(label: "console (\(admin.label))", credentialID: admin.id, address: context.clientAddress),
-            baseURL: publicURL ?? CredentialRoutes.origin(of: request),
+            baseURL: links.url(for: request, context: context),
             by: actor
         )
         return try JSONExchange.response(ConsoleLinkBody(link: url, expires_at: expiresAt), status: .created, headers: [.cacheControl: "no-store"])

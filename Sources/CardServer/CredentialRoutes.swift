@@ -13,8 +13,8 @@ struct CredentialRoutes {
     /// The credentials this instance knows, forgotten after a change here (other instances re-read within
     /// ``Authenticator/revocationDelay``).
     let cache: CredentialCache
-    /// The service's public address for enrolment links; nil: the address the request came to.
-    let publicURL: String?
+    /// Where enrolment links point.
+    let links: LinkBase
     /// Code exchanges per client: a code is 128 random bits, and guessing is slowed further.
     let enrolLimiter = RateLimiter(perClient: .init(perSecond: 0.2, burst: 5), overall: .init(perSecond: 5, burst: 20))
 
@@ -70,7 +70,7 @@ struct CredentialRoutes {
             lifetime: body.lifetime_seconds.map { Int64($0.value) } ?? EnrolmentCode.defaultLifetime,
             by: actor(caller, context)
         )
-        let link = EnrolmentLink.link(base: publicURL ?? Self.origin(of: request), code: code)
+        let link = EnrolmentLink.link(base: links.url(for: request, context: context), code: code)
         return try JSONExchange.response(
             EnrolmentCodeBody(code: code, vendorID: id, expiresAt: expiresAt, link: link, qrSVG: try EnrolmentLink.svg(link)),
             status: .created,

@@ -12,8 +12,12 @@ public struct ServerRequestContext: RequestContext {
     /// The pass authentication token Wallet sent as `Authorization: ApplePass <token>`; only the Wallet web
     /// service's routes read it, and it is no credential for any other.
     public var passToken: String?
-    /// The client's address as the socket saw it (the peer's IP, without its port), for per-client limits.
-    public let clientAddress: String
+    /// The client's address (an IP, without its port), for per-client limits and the audit trail: the socket's
+    /// peer, or, for a request from a trusted reverse proxy, the client its headers name (``ClientAddressMiddleware``).
+    public internal(set) var clientAddress: String
+    /// Whether the request came from a trusted reverse proxy: its `Host` header is then the client's to choose,
+    /// and no link is made from it.
+    public internal(set) var throughTrustedProxy = false
 
     public init(source: ApplicationRequestContextSource) {
         self.coreContext = .init(source: source)

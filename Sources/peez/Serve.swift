@@ -28,6 +28,11 @@ extension Peez {
                 TLS: put a reverse proxy in front, or give --tls-certificate and --tls-key (PEM; or PEEZ_TLS_CERTIFICATE \
                 and PEEZ_TLS_KEY) and the service speaks https itself. Counters send the vendor secret only over https.
 
+                Behind a reverse proxy, name it with --trusted-proxies (or PEEZ_TRUSTED_PROXIES): only its Forwarded \
+                or X-Forwarded-For header is read, from the right, to the first address that is not a trusted proxy: \
+                the client, for the audit trail and the per-client limits. Anyone else's such headers are ignored. \
+                Set --public-url to the proxy's https address too: no link is made from a proxied Host header.
+
                 Apple Wallet: give all six --wallet-… settings (or their PEEZ_WALLET_… variables); without them the \
                 Wallet routes answer 404. They are checked at start: a certificate for another pass type or team, a \
                 key that is not its, or a WWDR intermediate that did not issue it stops the start with one sentence.
@@ -60,6 +65,12 @@ extension Peez {
 
         @Option(help: "The https address phones reach the service at, for enrolment links (or PEEZ_PUBLIC_URL; default: the address asked).")
         var publicUrl: String?
+
+        @Option(
+            help:
+                "Reverse proxies whose Forwarded or X-Forwarded-For header names the client: IP addresses or CIDR ranges, comma-separated (or PEEZ_TRUSTED_PROXIES; default none)."
+        )
+        var trustedProxies: String?
 
         @Option(help: "The PKCS#8 Ed25519 key new cards are signed with (or PEEZ_SIGNING_KEY).")
         var signingKey: String?
@@ -115,6 +126,11 @@ extension Peez {
             if printConfig {
                 printNow(reader.printed())
                 return
+            }
+            if !settings.server.trustedProxies.isEmpty && settings.server.publicURL == nil {
+                printError(
+                    "warning: proxies are trusted but no --public-url (PEEZ_PUBLIC_URL) is set: enrolment and sign-in links through them name \(settings.server.baseURL), where this service listens; set the proxy's https address"
+                )
             }
             // One service group: the database pool starts first, the server opens its socket once the database
             // answered and is migrated; SIGTERM drains the server, then stops the pool.

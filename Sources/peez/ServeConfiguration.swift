@@ -67,6 +67,16 @@ struct ServeConfiguration {
             }
             server.publicURL = url
         }
+        if let proxies = settings.value("PEEZ_TRUSTED_PROXIES", flag: options.trustedProxies) {
+            do {
+                server.trustedProxies = try TrustedProxies(parsing: proxies)
+            } catch {
+                throw settings.invalid(
+                    "PEEZ_TRUSTED_PROXIES",
+                    "must be IP addresses or CIDR ranges separated by commas, as 127.0.0.1,::1,10.0.0.0/8 (\(error))"
+                )
+            }
+        }
         startTimeout = .seconds(try Self.number(settings, "PEEZ_START_TIMEOUT", flag: options.startTimeout, builtIn: 15, in: 1...600))
         drainTimeout = .seconds(try Self.number(settings, "PEEZ_DRAIN_TIMEOUT", flag: options.drainTimeout, builtIn: 10, in: 1...600))
         let remindAt = settings.value("PEEZ_REMIND_AT", flag: options.remindAt)
