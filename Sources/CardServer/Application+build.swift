@@ -4,7 +4,6 @@ import CoreMetrics
 import Foundation
 public import Hummingbird
 import HummingbirdCore
-import HummingbirdTLS
 public import Logging
 import Membership
 public import Prometheus
@@ -44,6 +43,14 @@ public enum ServerMetrics {
         MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
         return registry
     }
+
+    /// ``bootstrap()``, then `parts` recorded in it: their states and certificates' ends were read with the
+    /// settings, before the metrics system existed.
+    public static func bootstrap(recording parts: ServiceParts) -> PrometheusCollectorRegistry {
+        let registry = bootstrap()
+        parts.recordMetrics()
+        return registry
+    }
 }
 
 /// The router: every route of the API, behind error rendering, request metrics and authentication. Its
@@ -57,6 +64,8 @@ public func buildRouter(
     secureCookies: Bool = false,
     trustedProxies: TrustedProxies = .none,
     listeningURL: String = ServerConfiguration().baseURL,
+    parts: ServiceParts = ServiceParts(),
+    goLive: (@Sendable () async -> GoLiveReport)? = nil,
     afterChange: (@Sendable () -> Void)? = nil
 ) -> Router<ServerRequestContext> {
     // HEAD is answered on every GET route, as GET with no body (RFC 9110 §9.3.2).
@@ -70,9 +79,11 @@ public func buildRouter(
     router.add(middleware: ErrorMiddleware(allowedMethods: allowedMethods))
     let credentialCache = CredentialCache()
     let store = cards.store
-    router.add(middleware: Authenticator(store: store, cache: credentialCache, now: cards.now))
+    // The published development secrets open nothing on a service that is not in development mode.
+    let refused = cards.keyRing.development ? [] : DevelopmentSecrets.hashes
+    router.add(middleware: Authenticator(store: store, cache: credentialCache, now: cards.now, refusing: refused))
     if let afterChange { router.add(middleware: ChangeNotifier(changed: afterChange)) }
-    let service = ServiceRoutes(cards: cards, metrics: metrics, store: store, ping: { try await store.ping() })
+    let service = ServiceRoutes(cards: cards, metrics: metrics, store: store, parts: parts, ping: { try await store.ping() })
     router.on("/health", method: .get, use: service.health)
     router.on("/metrics", method: .get, use: service.prometheus)
     let changes = MemberChangeService(ledger: store, clock: cards.clock)
@@ -88,7 +99,8 @@ public func buildRouter(
         signIn: ConsoleSignIn(store: store, now: cards.now),
         cache: credentialCache,
         secureCookies: secureCookies,
-        links: links
+        links: links,
+        goLive: goLive
     )
     .register(on: router)
     CredentialRoutes(credentials: CredentialService(store: store, now: cards.now), cache: credentialCache, links: links).register(
@@ -97,6 +109,8 @@ public func buildRouter(
     WalletRoutes(
         wallet: wallet,
         google: googleWallet,
+        parts: parts,
+        now: cards.now,
         store: store,
         base: wallet.flatMap { URL(string: $0.webServiceURL)?.path }.map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 }
             ?? WalletRoutes.defaultBase
@@ -118,13 +132,15 @@ public func buildApplication(
     configuration: ServerConfiguration,
     wallet: WalletService? = nil,
     googleWallet: GoogleWalletService? = nil,
+    parts: ServiceParts = ServiceParts(),
+    goLive: (@Sendable () async -> GoLiveReport)? = nil,
     afterChange: (@Sendable () -> Void)? = nil,
     services: [any Service] = [],
     beforeServerStarts: (@Sendable () async throws -> Void)? = nil,
     onServerRunning: (@Sendable (_ port: Int) async -> Void)? = nil,
     logger: Logger = Logger(label: "peez.server")
 ) -> some ApplicationProtocol {
-    let (limits, tls) = (configuration.limits, configuration.tls?.configuration)
+    let (limits, tls) = (configuration.limits, configuration.tls)
     let registry = ConnectionRegistry(limits: limits, trustedProxies: configuration.trustedProxies)
     var application = Application(
         router: buildRouter(
@@ -136,12 +152,14 @@ public func buildApplication(
             secureCookies: configuration.tls != nil || configuration.publicURL?.hasPrefix("https://") == true,
             trustedProxies: configuration.trustedProxies,
             listeningURL: configuration.baseURL,
+            parts: parts,
+            goLive: goLive,
             afterChange: afterChange
         ),
         server: HTTPServerBuilder { responder in
             let http = DeadlineHTTP1Channel(base: HTTP1Channel(responder: responder), limits: limits, registry: registry)
             guard let tls else { return http }
-            return try TLSChannel(http, tlsConfiguration: tls)
+            return ReloadingTLSChannel(base: http, tls: tls)
         },
         configuration: .init(
             address: .hostname(configuration.host, port: configuration.port),

@@ -15,15 +15,18 @@ public struct Authenticator: RouterMiddleware {
     let store: any CredentialStore
     let cache: CredentialCache
     let now: @Sendable () -> Int64
+    /// Secret hashes refused whatever the store says: the published development secrets, outside development.
+    let refusedHashes: Set<String>
 
     /// How long a credential read from the store is trusted before it is read again: the longest a revocation
     /// made elsewhere takes to be refused here.
     public static let revocationDelay: Duration = .seconds(5)
 
-    init(store: any CredentialStore, cache: CredentialCache, now: @escaping @Sendable () -> Int64) {
+    init(store: any CredentialStore, cache: CredentialCache, now: @escaping @Sendable () -> Int64, refusing refusedHashes: Set<String> = []) {
         self.store = store
         self.cache = cache
         self.now = now
+        self.refusedHashes = refusedHashes
     }
 
     public func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
@@ -40,7 +43,7 @@ public struct Authenticator: RouterMiddleware {
                 throw APIError.unauthenticated("The Authorization header must be 'Bearer <secret>'.")
             }
             let hash = APISecret.hash(String(header.dropFirst(7)).trimmingCharacters(in: .whitespaces), sha256: SHA256.hash)
-            guard let credential = try await lookup(hash) else {
+            guard !refusedHashes.contains(hash), let credential = try await lookup(hash) else {
                 throw APIError.unauthenticated("The API secret is not valid.")
             }
             let time = now()

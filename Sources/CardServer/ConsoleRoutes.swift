@@ -19,6 +19,8 @@ struct ConsoleRoutes {
     let secureCookies: Bool
     /// Where sign-in links point.
     let links: LinkBase
+    /// The go-live check, as `peez check` makes it (nil: the panel says the check is not available).
+    let goLive: (@Sendable () async -> GoLiveReport)?
     let signInLimiter = RateLimiter(perClient: .init(perSecond: 0.2, burst: 10), overall: .init(perSecond: 5, burst: 20))
 
     static let cookieName = "peez_console"
@@ -42,6 +44,16 @@ struct ConsoleRoutes {
         router.on("/console/api/members/{uuid}/revoke-cards", method: .post, use: revokeCards)
         router.on("/console/api/credentials/{id}/revoke", method: .post, use: revokeCredential)
         router.on("/console/api/audit", method: .get, use: audit)
+        router.on("/console/api/checks", method: .get, use: checks)
+    }
+
+    /// `GET /console/api/checks`: the go-live check, made now.
+    @Sendable func checks(_ request: Request, context: ServerRequestContext) async throws -> Response {
+        _ = try await requireSession(request)
+        guard let goLive else {
+            throw APIError(.notFound, code: "not_found", "The go-live check runs in peez serve; this server was built without it.")
+        }
+        return try answer(await goLive())
     }
 
     /// A request body of the sign-in: the code from the link.

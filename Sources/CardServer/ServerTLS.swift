@@ -1,15 +1,82 @@
 import CardCrypto
-import HummingbirdTLS
+import Foundation
 import NIOSSL
+import Synchronization
 
 /// TLS terminated by the service itself, from PEM files: the certificate chain (the server's certificate
 /// first, then any intermediates) and its private key, which group or others must not be able to read.
-public struct ServerTLS: Sendable {
-    let configuration: TLSConfiguration
+///
+/// A certificate renewed on disk is taken without a restart: ``reloadIfChanged()`` (run every minute by
+/// ``TLSReloadService``) reads the files again once they changed, and new connections are served with the new
+/// certificate while those already open keep theirs. Files that cannot be used leave the certificate in use.
+public final class ServerTLS: Sendable {
+    public let certificateChainPath: String
+    public let privateKeyPath: String
+
+    private struct Loaded {
+        var context: NIOSSLContext
+        var notAfter: Int64
+        var stamp: [FileStamp]
+    }
+
+    /// What identifies a version of a file on disk: its size and change time.
+    private struct FileStamp: Equatable {
+        var size: Int64
+        var changed: Int64
+        var changedNanoseconds: Int
+    }
+
+    private let loaded: Mutex<Loaded>
 
     /// Loads and checks both files, so a wrong path, an unreadable key or a key that does not match the
     /// certificate is one clear error at start, not a failed handshake later.
     public init(certificateChainPath: String, privateKeyPath: String) throws(ServerTLSError) {
+        self.certificateChainPath = certificateChainPath
+        self.privateKeyPath = privateKeyPath
+        loaded = Mutex(try Self.load(certificateChainPath, privateKeyPath))
+    }
+
+    /// The context new connections are served with.
+    var context: NIOSSLContext { loaded.withLock { $0.context } }
+
+    /// The last second the server's certificate in use is valid.
+    public var notAfter: Int64 { loaded.withLock { $0.notAfter } }
+
+    /// What a reload came to.
+    public enum ReloadOutcome: Sendable, Equatable {
+        /// The files did not change.
+        case unchanged
+        /// New files were loaded; new connections get them.
+        case reloaded
+        /// The files changed but cannot be used; the certificate loaded before stays in use.
+        case failed(String)
+    }
+
+    /// Reads the files again if they changed since they were loaded.
+    public func reloadIfChanged() -> ReloadOutcome {
+        let stamp = Self.stamps(certificateChainPath, privateKeyPath)
+        guard stamp != loaded.withLock({ $0.stamp }) else { return .unchanged }
+        do {
+            let next = try Self.load(certificateChainPath, privateKeyPath)
+            loaded.withLock { $0 = next }
+            return .reloaded
+        } catch {
+            // Half-written files (a renewal under way) are tried again at the next change.
+            loaded.withLock { $0.stamp = stamp }
+            return .failed(error.description)
+        }
+    }
+
+    private static func stamps(_ paths: String...) -> [FileStamp] {
+        paths.map { path in
+            var info = stat()
+            guard stat(path, &info) == 0 else { return FileStamp(size: -1, changed: 0, changedNanoseconds: 0) }
+            return FileStamp(size: Int64(info.st_size), changed: Int64(info.st_mtim.tv_sec), changedNanoseconds: info.st_mtim.tv_nsec)
+        }
+    }
+
+    private static func load(_ certificateChainPath: String, _ privateKeyPath: String) throws(ServerTLSError) -> Loaded {
+        let stamp = stamps(certificateChainPath, privateKeyPath)
         let chain: [NIOSSLCertificate]
         do {
             chain = try NIOSSLCertificate.fromPEMFile(certificateChainPath)
@@ -18,7 +85,7 @@ public struct ServerTLS: Sendable {
                 "cannot load the TLS certificate chain \(certificateChainPath): \(error); it must be PEM, the server's certificate first"
             )
         }
-        guard !chain.isEmpty else { throw ServerTLSError("\(certificateChainPath) holds no PEM certificate") }
+        guard let leaf = chain.first else { throw ServerTLSError("\(certificateChainPath) holds no PEM certificate") }
         let key: NIOSSLPrivateKey
         do {
             try KeyFiles.requireOwnerOnly(privateKeyPath, what: "TLS key")
@@ -31,11 +98,10 @@ public struct ServerTLS: Sendable {
         var configuration = TLSConfiguration.makeServerConfiguration(certificateChain: chain.map { .certificate($0) }, privateKey: .privateKey(key))
         configuration.minimumTLSVersion = .tlsv12
         do {
-            _ = try NIOSSLContext(configuration: configuration)
+            return Loaded(context: try NIOSSLContext(configuration: configuration), notAfter: Int64(leaf.notValidAfter), stamp: stamp)
         } catch {
             throw ServerTLSError("the TLS key \(privateKeyPath) does not go with the certificate in \(certificateChainPath) (\(error))")
         }
-        self.configuration = configuration
     }
 }
 

@@ -14,6 +14,8 @@ struct ServiceRoutes {
     let metrics: PrometheusCollectorRegistry
     /// Members, their periods and vendors, read to answer a verification and a vendor; the audit trail.
     let store: any MemberStore & LedgerStore & VendorStore & CredentialStore & RevocationStore & AuditStore & ConsoleStore
+    /// The parts that can fail on their own, for /health.
+    let parts: ServiceParts
     /// Whether the database answers (GET /health).
     let ping: @Sendable () async throws -> Void
 
@@ -153,10 +155,19 @@ struct ServiceRoutes {
         return try JSONExchange.response(VendorBody(vendor))
     }
 
-    /// `GET /health`: up, and the database answers. No credentials, no details beyond that.
+    /// `GET /health`: up, and the database answers (else an error status); `degraded` with the part and why when
+    /// a part that can fail on its own (Wallet, pushes, reminders, TLS) cannot be used. No credentials.
     @Sendable func health(_ request: Request, context: ServerRequestContext) async throws -> Response {
         try await ping()
-        return try JSONExchange.response(["status": "ok"])
+        let states = parts.parts
+        return try JSONExchange.response(
+            HealthBody(
+                status: states.values.allSatisfy { $0.status == .ok } ? "ok" : "degraded",
+                parts: Dictionary(
+                    uniqueKeysWithValues: states.map { ($0.key.rawValue, HealthBody.Part(status: $0.value.status.rawValue, reason: $0.value.reason)) }
+                )
+            )
+        )
     }
 
     /// `GET /metrics`: Prometheus text format, for admins (scrapers send an admin bearer secret).

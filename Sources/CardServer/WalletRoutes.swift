@@ -10,11 +10,15 @@ import WalletPass
 
 /// Apple Wallet: the pass the backend hands to the app, and the web service Wallet calls (Apple's documented
 /// contract: register and unregister a device for a pass, the passes changed since a tag, the latest pass, logs),
-/// served under the path of the configured web service URL. Without a Wallet configuration every one of them
-/// answers 404, and nothing else changes.
+/// served under the path of the configured web service URL. Without a Wallet configuration the web service's routes
+/// answer 404 and the backend's 501 `not_configured`; with one that cannot be used now (an expired certificate, an
+/// unreadable file) every one answers 503 `wallet_unavailable` with the reason, and the card service serves on.
 struct WalletRoutes {
     let wallet: WalletService?
     let google: GoogleWalletService?
+    /// Where a Wallet that cannot be used says why (and is said to be so once its certificate ends).
+    let parts: ServiceParts
+    let now: @Sendable () -> Int64
     /// The devices registered for passes, and their logs.
     let store: any WalletStore
     /// The web service's path (`/wallet` unless the configured URL says otherwise).
@@ -37,8 +41,32 @@ struct WalletRoutes {
     }
 
     private func configured() throws -> WalletService {
-        guard let wallet else { throw MembershipError(.notFound, "Apple Wallet is not configured on this service.") }
-        return wallet
+        try usable(.appleWallet, wallet, orElse: MembershipError(.notFound, "Apple Wallet is not configured on this service."))
+    }
+
+    /// `service` when its part can be used now; 503 with the reason when it is configured but cannot be (an Apple
+    /// pass certificate or WWDR intermediate that ended while the service ran is found here); `otherwise` when it
+    /// is not configured at all.
+    private func usable<S>(_ part: ServiceParts.Part, _ service: S?, orElse otherwise: any Error) throws -> S {
+        if part == .appleWallet, let identity = wallet?.identity, parts.state(.appleWallet)?.status == .ok {
+            let ended = [
+                ("Apple pass certificate (PEEZ_WALLET_CERTIFICATE)", identity.certificate),
+                ("WWDR intermediate (PEEZ_WALLET_WWDR)", identity.intermediate),
+            ]
+            .first { $0.1.notAfter < now() }
+            if let (name, certificate) = ended {
+                parts.markUnavailable(.appleWallet, "the \(name) ended on \(AlgiersCalendar.iso8601(certificate.notAfter)): renew it")
+            }
+        }
+        if let state = parts.state(part), state.status == .unavailable {
+            throw APIError(
+                .serviceUnavailable,
+                code: "wallet_unavailable",
+                "\(part == .googleWallet ? "Google" : "Apple") Wallet cannot be used now: \(state.reason ?? "see peez check"). The card service works on."
+            )
+        }
+        guard let service else { throw otherwise }
+        return service
     }
 
     /// The backend's routes on a service without that Wallet: 501, which says the service lacks the feature
@@ -54,7 +82,7 @@ struct WalletRoutes {
     /// `GET /v1/members/{uuid}/pass.pkpass` (backend): a new pass for the app to hand to PassKit.
     @Sendable func pass(_ request: Request, context: ServerRequestContext) async throws -> Response {
         _ = try context.require(.backend, .admin)
-        guard let wallet else { throw Self.notConfigured("Apple Wallet", settings: "PEEZ_WALLET_*") }
+        let wallet = try usable(.appleWallet, wallet, orElse: Self.notConfigured("Apple Wallet", settings: "PEEZ_WALLET_*"))
         guard let uuid = UUID(strictText: context.parameters.get("uuid") ?? "") else { throw MembershipError(.notFound, "Member ids are UUIDs.") }
         return Self.passResponse(try await wallet.issuePass(memberUUID: uuid))
     }
@@ -62,7 +90,7 @@ struct WalletRoutes {
     /// `GET /v1/members/{uuid}/google-wallet` (backend): the "Save to Google Wallet" link for the app to open.
     @Sendable func googleSaveLink(_ request: Request, context: ServerRequestContext) async throws -> Response {
         _ = try context.require(.backend, .admin)
-        guard let google else { throw Self.notConfigured("Google Wallet", settings: "PEEZ_GOOGLE_WALLET_*") }
+        let google = try usable(.googleWallet, google, orElse: Self.notConfigured("Google Wallet", settings: "PEEZ_GOOGLE_WALLET_*"))
         guard let uuid = UUID(strictText: context.parameters.get("uuid") ?? "") else { throw MembershipError(.notFound, "Member ids are UUIDs.") }
         return try JSONExchange.response(
             GoogleWalletLinkBody(save_url: try await google.saveURL(memberUUID: uuid)),

@@ -28,7 +28,8 @@ extension CardService {
             validUntil: issuedAt + validity,
             keys: try keyRing.document().keys,
             revocations: RevocationListDocument(snapshot),
-            renewals: RenewalListDocument(after: after, entries: renewals)
+            renewals: RenewalListDocument(after: after, entries: renewals),
+            development: keyRing.development ? true : nil
         )
         return try bundle.signed(with: keyRing.signingKey)
     }

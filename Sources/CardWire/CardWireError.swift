@@ -21,6 +21,7 @@ public struct CardWireError: Error, Hashable, CustomStringConvertible, Sendable 
             case invalidKey = "invalid_key"
             case invalidEntry = "invalid_entry"
             case untrustedSignature = "untrusted_signature"
+            case developmentKey = "development_key"
         }
         private let backing: Backing
         private init(_ backing: Backing) { self.backing = backing }
@@ -34,5 +35,7 @@ public struct CardWireError: Error, Hashable, CustomStringConvertible, Sendable 
         public static let invalidEntry = Code(.invalidEntry)
         /// A signed document not signed by a trusted key, or signed outside that key's window.
         public static let untrustedSignature = Code(.untrustedSignature)
+        /// Trust data from a production service that carries the development key (its private half is public).
+        public static let developmentKey = Code(.developmentKey)
     }
 }

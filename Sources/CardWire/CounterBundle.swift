@@ -31,12 +31,15 @@ public struct CounterBundle: Codable, Sendable, Hashable {
     /// The members renewed after their phones' cards were issued, or with `after` the sales since then (absent
     /// from a service that lists none).
     public var renewals: RenewalListDocument?
+    /// True from a service started with `--development` (absent otherwise): a counter enrolled on such a bundle
+    /// may trust the development key; any other counter refuses trust data that carries it.
+    public var development: Bool?
 
     enum CodingKeys: String, CodingKey {
         case format
         case issuedAt = "issued_at"
         case validUntil = "valid_until"
-        case keys, revocations, renewals
+        case keys, revocations, renewals, development
     }
 
     public init(
@@ -44,9 +47,11 @@ public struct CounterBundle: Codable, Sendable, Hashable {
         validUntil: Int64,
         keys: [KeySetDocument.Key],
         revocations: RevocationListDocument,
-        renewals: RenewalListDocument? = nil
+        renewals: RenewalListDocument? = nil,
+        development: Bool? = nil
     ) {
         format = Self.format
+        self.development = development
         self.issuedAt = issuedAt
         self.validUntil = validUntil
         self.keys = keys

@@ -13,6 +13,7 @@ public enum ConsoleAssets {
             ("console.css", PackageResources.console_css), ("crosstab.js", PackageResources.crosstab_js), ("dialog.js", PackageResources.dialog_js),
             ("dom.js", PackageResources.dom_js), ("format.js", PackageResources.format_js), ("index.html", PackageResources.index_html),
             ("panel-anomalies.js", PackageResources.panel_anomalies_js), ("panel-audit.js", PackageResources.panel_audit_js),
+            ("panel-checks.js", PackageResources.panel_checks_js),
             ("panel-counters.js", PackageResources.panel_counters_js), ("panel-members.js", PackageResources.panel_members_js),
             ("panel-reminders.js", PackageResources.panel_reminders_js), ("panel-renewals.js", PackageResources.panel_renewals_js),
             ("panel-sales.js", PackageResources.panel_sales_js), ("panel-wallet.js", PackageResources.panel_wallet_js),

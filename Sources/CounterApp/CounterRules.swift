@@ -21,6 +21,9 @@ public struct CounterRules: Decodable, Sendable, Equatable {
     public let scanLogGenesis: String
     /// Seconds between a running counter's syncs.
     public let syncEvery: Int
+    /// The development key's kid, trusted only by a counter enrolled against a development service
+    /// (``CardWire/DevelopmentKey``, which a test holds this to).
+    public let developmentKeyID: String
 
     enum CodingKeys: String, CodingKey {
         case monthlyPriceDZD = "monthly_price_dzd"
@@ -31,6 +34,7 @@ public struct CounterRules: Decodable, Sendable, Equatable {
         case scanReportBatch = "scan_report_batch"
         case scanLogGenesis = "scan_log_genesis"
         case syncEvery = "sync_every"
+        case developmentKeyID = "development_key_id"
     }
 
     /// The built-in rules, checked once: a damaged file is a broken build, not a counter that guesses.

@@ -18,6 +18,9 @@ public struct CounterState: Codable, Sendable, Equatable {
     public var newestServerTime: Int64
     /// The local clock when the last sync succeeded.
     public var lastSyncAt: Int64
+    /// True when the counter was enrolled against a development service (its first bundle said so); only then
+    /// may its trust data carry the development key.
+    public var development: Bool?
 
     enum CodingKeys: String, CodingKey {
         case server
@@ -25,15 +28,27 @@ public struct CounterState: Codable, Sendable, Equatable {
         case bundles
         case newestServerTime = "newest_server_time"
         case lastSyncAt = "last_sync_at"
+        case development
     }
 
-    public init(server: String, anchorKeys: [KeySetDocument.Key], bundles: [String], newestServerTime: Int64, lastSyncAt: Int64) {
+    public init(
+        server: String,
+        anchorKeys: [KeySetDocument.Key],
+        bundles: [String],
+        newestServerTime: Int64,
+        lastSyncAt: Int64,
+        development: Bool? = nil
+    ) {
         self.server = server
         self.anchorKeys = anchorKeys
         self.bundles = bundles
         self.newestServerTime = newestServerTime
         self.lastSyncAt = lastSyncAt
+        self.development = development
     }
+
+    /// Whether this counter may trust the development key: only when enrolled against a development service.
+    public var trustsDevelopmentKey: Bool { development == true }
 
     /// The trust data these bundles add up to, every signature checked from the anchor keys on: each bundle
     /// must be signed by a key the bundles before it published, each delta must follow the version held.

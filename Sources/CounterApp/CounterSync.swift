@@ -19,7 +19,8 @@ public enum CounterSync {
     }
 
     /// Enrolment: the first bundle, trusted because its own keys sign it (trust on first use, over TLS), and
-    /// only if `expectedKeyID` (when given) is among them.
+    /// only if `expectedKeyID` (when given) is among them. A bundle that carries the development key is refused
+    /// unless it comes from a development service (it says so): a production counter never trusts that key.
     public static func enrol(_ bytes: [UInt8], server: String, expectedKeyID: String?, now: Int64) throws -> (CounterState, Changes) {
         // Read the keys it claims, then hold it to them: a bundle that does not verify with its own keys is refused.
         let claimed = try CounterBundle.unverifiedKeys(bytes)
@@ -30,13 +31,16 @@ public enum CounterSync {
             )
         }
         let bundle = try CounterBundle.open(bytes, trusting: try KeySetDocument(keys: claimed).trustedKeys())
+        let development = bundle.development == true
+        if !development, let refusal = DevelopmentKey.refusal(in: bundle.keys, what: "the service's bundle") { throw refusal }
         let trust = try CounterTrust(whole: bundle)
         let state = CounterState(
             server: server,
             anchorKeys: bundle.keys,
             bundles: [Data(bytes).base64EncodedString()],
             newestServerTime: bundle.issuedAt,
-            lastSyncAt: now
+            lastSyncAt: now,
+            development: development ? true : nil
         )
         var changes = Changes(keysAdded: bundle.keys.map(\.kid), whole: true)
         changes.tokenIDsAdded = trust.revocations.tokenIDs.count
@@ -48,6 +52,8 @@ public enum CounterSync {
     }
 
     /// A later sync: `bytes` must be signed by a key `state` trusts now, and must not be older than what it holds.
+    /// A counter enrolled against a production service never accepts a bundle signed by, or carrying, the
+    /// development key (trust data held from before this rule drops the key at its next sync).
     /// `current` is `state.trust()`, already checked by whoever loaded the state (checking it costs as much as
     /// the whole bundle it holds, so it is done once).
     public static func accept(
@@ -56,7 +62,9 @@ public enum CounterSync {
         trusting current: CounterTrust,
         now: Int64
     ) throws -> (CounterState, Changes) {
-        let bundle = try CounterBundle.open(bytes, trusting: try KeySetDocument(keys: current.keys).trustedKeys())
+        let signers = state.trustsDevelopmentKey ? current.keys : current.keys.filter { $0.kid != DevelopmentKey.keyID }
+        let bundle = try CounterBundle.open(bytes, trusting: try KeySetDocument(keys: signers).trustedKeys())
+        if !state.trustsDevelopmentKey, let refusal = DevelopmentKey.refusal(in: bundle.keys, what: "the service's bundle") { throw refusal }
         let next = try current.applying(bundle)
         var updated = state
         let encoded = Data(bytes).base64EncodedString()

@@ -41,6 +41,13 @@ public struct SQLMembershipStore: MembershipStore {
 
     var lock: String { database.dialect.lockRowsClause }
 
+    /// The migrations this code has that the database has not applied yet (all of them on an empty database):
+    /// `peez serve` applies them at start; `peez check` reports them without applying any.
+    public func pendingMigrations() async throws -> [String] {
+        let applied = try await database.read { db in Set(try await db.query("SELECT name FROM schema_migrations", []).map { try $0.text("name") }) }
+        return Migrations.all(database.dialect).map(\.name).filter { !applied.contains($0) }
+    }
+
     public func ping() async throws {
         _ = try await database.read { db in try await db.query("SELECT 1 AS one", []) }
     }

@@ -37,7 +37,7 @@ extension Peez.Admin {
         func run() async throws {
             let creator = AuditActor.commandLine()
             let person = name ?? ProcessInfo.processInfo.environment["SUDO_USER"] ?? ProcessInfo.processInfo.environment["USER"] ?? "operator"
-            let base = SettingsReader.current("PEEZ_PUBLIC_URL", flag: publicUrl, builtIn: "http://127.0.0.1:8080")!
+            let base = try store.linkBase(flag: publicUrl)
             let (url, expiresAt) = try await store.withStore { store in
                 try await ConsoleSignIn(store: store, now: CardDates.now).link(
                     for: AuditActor(label: "console (\(person))", credentialID: nil, address: "local"),

@@ -184,7 +184,7 @@ extension Peez.Admin {
 
         func run() async throws {
             let (vendorID, lifetime) = (try uuid(vendor, "--vendor"), lifetime)
-            let base = SettingsReader.current("PEEZ_PUBLIC_URL", flag: publicUrl, builtIn: "http://127.0.0.1:8080")!
+            let base = try store.linkBase(flag: publicUrl)
             let (code, expiresAt) = try await store.withStore { store in
                 try await CredentialService(store: store, now: CardDates.now).enrolmentCode(
                     vendorID: vendorID,

@@ -13,8 +13,12 @@ extension Peez {
                 and its -wal and -shm files aside, put the copy in the ledger's place, start the service. \
                 A PostgreSQL ledger is backed up with PostgreSQL's own tools (pg_dump, or base backups).
 
+                With no file named, the copy goes to a new file in PEEZ_BACKUP_DIR (the folder peez check reads \
+                the last backup's age from): run it daily from a timer.
+
                 Examples:
                   peez backup --database var/peez.sqlite var/backups/peez-2026-11-24.sqlite
+                  sudo -u peez peez backup    # the service's ledger, into PEEZ_BACKUP_DIR
                   # restore, with the service stopped:
                   mv var/peez.sqlite var/peez.sqlite.old
                   rm -f var/peez.sqlite-wal var/peez.sqlite-shm
@@ -22,25 +26,39 @@ extension Peez {
                 """
         )
 
-        @Option(help: "The SQLite ledger to copy.")
-        var database: String
+        @OptionGroup var store: StoreOptions
 
-        @Argument(help: "The backup file to write; it must not exist yet.")
-        var destination: String
+        @Argument(help: "The backup file to write; it must not exist yet (default: a new file in PEEZ_BACKUP_DIR).")
+        var destination: String?
 
-        func validate() throws {
+        func run() async throws {
+            guard try store.effectiveDatabaseURL == nil else {
+                throw ValidationError("the ledger is on PostgreSQL: back it up with PostgreSQL's own tools (pg_dump, or base backups)")
+            }
+            let database = try store.sqlitePath
             guard FileManager.default.fileExists(atPath: database) else { throw ValidationError("\(database) does not exist") }
+            let destination = try destination ?? newBackupFile()
             guard !FileManager.default.fileExists(atPath: destination) else {
                 throw ValidationError("\(destination) exists already; name a new file")
             }
-        }
-
-        func run() async throws {
             let ledger = try await SQLiteDatabase.open(path: database)
             try await ledger.backup(to: destination)
             try await ledger.close()
             let size = (try? FileManager.default.attributesOfItem(atPath: destination)[.size] as? Int) ?? 0
             printNow("backed up \(database) to \(destination) (\(size / 1024) KiB)")
+        }
+
+        /// `peez-<UTC time>.sqlite` in PEEZ_BACKUP_DIR, the folder `peez check` looks at.
+        private func newBackupFile() throws -> String {
+            guard let folder = try store.setting("PEEZ_BACKUP_DIR") else {
+                throw ValidationError("name the backup file, or set PEEZ_BACKUP_DIR (the folder peez check looks at for the last backup)")
+            }
+            let stamp = ISO8601DateFormatter.string(
+                from: Date(),
+                timeZone: TimeZone(identifier: "UTC")!,
+                formatOptions: [.withYear, .withMonth, .withDay, .withTime]
+            )
+            return (folder as NSString).appendingPathComponent("peez-\(stamp)Z.sqlite")
         }
     }
 }

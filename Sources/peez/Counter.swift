@@ -36,7 +36,7 @@ struct CounterFolderOptions: ParsableArguments {
 
     var store: CounterStore {
         let home = ProcessInfo.processInfo.environment["HOME"] ?? NSHomeDirectory()
-        return CounterStore(folder: SettingsReader.current("PEEZ_COUNTER_HOME", flag: folder, builtIn: home + "/.local/state/peez-counter")!)
+        return CounterStore(folder: SettingsReader.fromEnvironment("PEEZ_COUNTER_HOME", flag: folder, builtIn: home + "/.local/state/peez-counter")!)
     }
 }
 
@@ -88,7 +88,7 @@ extension Peez.Counter {
                 }
                 secret = try await CounterClient.enrol(server: server, code: bare, label: label, certificateAuthority: caFile)
             } else {
-                guard let given = SettingsReader.current("PEEZ_VENDOR_SECRET") else {
+                guard let given = SettingsReader.fromEnvironment("PEEZ_VENDOR_SECRET") else {
                     throw ValidationError("give --code (the enrolment code PEEZ gave) or set PEEZ_VENDOR_SECRET to the shop's vendor secret")
                 }
                 secret = given

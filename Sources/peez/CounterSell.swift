@@ -185,7 +185,7 @@ extension CounterStore {
 
 enum CounterSecret {
     static func resolve(_ store: CounterStore) throws -> String {
-        if let secret = SettingsReader.current("PEEZ_VENDOR_SECRET") { return secret }
+        if let secret = SettingsReader.fromEnvironment("PEEZ_VENDOR_SECRET") { return secret }
         guard let secret = try store.savedSecret() else { throw ValidationError("no vendor secret: set PEEZ_VENDOR_SECRET, or enrol again") }
         return secret
     }

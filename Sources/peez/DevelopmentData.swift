@@ -10,12 +10,9 @@ import PeezBasics
 /// Development mode's demo data and fixed, published API secrets. Never used outside --development.
 enum DevelopmentData {
     static let signingKeyPath = "Keys/development/signing-key.pem"
-    /// The kid of the published development key, refused outside development mode.
-    static let keyID = "46211e5d86abc761"
-
-    static let adminSecret = "peez_admin_DEVELOPMENT_ONLY_not_a_secret"
-    static let backendSecret = "peez_backend_DEVELOPMENT_ONLY_not_a_secret"
-    static let vendorSecret = "peez_vendor_DEVELOPMENT_ONLY_not_a_secret"
+    static let adminSecret = DevelopmentSecrets.admin
+    static let backendSecret = DevelopmentSecrets.backend
+    static let vendorSecret = DevelopmentSecrets.vendor
     static let memberUUID = UUID(uuidString: "00000000-0000-4000-8000-000000000001")!
     static let vendorID = UUID(uuidString: "00000000-0000-4000-8000-000000000101")!
     /// The demo member registered on 3 November 2025 (10:00, Algiers), the first that day, so on a fresh

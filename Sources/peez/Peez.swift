@@ -24,7 +24,9 @@ struct Peez: AsyncParsableCommand {
             Exit status: 0 when every token is valid, 1 when any is not, 2 for a usage or key-loading error.
             """,
         version: "1.0.0",
-        subcommands: [Serve.self, Admin.self, Keys.self, Card.self, Verify.self, Counter.self, Remind.self, Wallet.self, Backup.self, Dev.self]
+        subcommands: [
+            Serve.self, Check.self, Admin.self, Keys.self, Card.self, Verify.self, Counter.self, Remind.self, Wallet.self, Backup.self, Dev.self,
+        ]
     )
 
     /// Runs the command line, mapping every failure to exit status 2 with a message on standard error: a

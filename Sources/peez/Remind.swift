@@ -44,7 +44,7 @@ enum ReminderSinkOptions {
         concurrency: Int = 32,
         timeout: Int64 = 10
     ) throws -> any ReminderSink {
-        guard let text = SettingsReader.current("PEEZ_REMIND_SINK", flag: text) else {
+        guard let text = try SettingsReader.current("PEEZ_REMIND_SINK", flag: text) else {
             throw ValidationError("give --sink jsonl:PATH, jsonl:- or webhook:URL (or set PEEZ_REMIND_SINK)")
         }
         switch try SinkSpecification(text) {
@@ -66,7 +66,7 @@ enum ReminderSinkOptions {
             try KeyFiles.requireOwnerOnly(file, what: "webhook secrets file")
             return try String(contentsOfFile: file, encoding: .utf8)
         }
-        guard let secrets = SettingsReader.current("PEEZ_WEBHOOK_SECRETS") else {
+        guard let secrets = try SettingsReader.current("PEEZ_WEBHOOK_SECRETS") else {
             throw ValidationError(
                 "a webhook sink needs its whsec_ secret: set PEEZ_WEBHOOK_SECRETS or give --webhook-secrets-file (peez remind new-secret makes one)"
             )

@@ -33,9 +33,17 @@ extension Peez {
                 the client, for the audit trail and the per-client limits. Anyone else's such headers are ignored. \
                 Set --public-url to the proxy's https address too: no link is made from a proxied Host header.
 
+                Keys: outside --development the development key is refused as the signing key and in the published \
+                keys, and nothing is published by default beside the signing key (give the folder peez keys rotate \
+                --published wrote); the development API secrets open nothing.
+
                 Apple Wallet: give all six --wallet-… settings (or their PEEZ_WALLET_… variables); without them the \
-                Wallet routes answer 404. They are checked at start: a certificate for another pass type or team, a \
-                key that is not its, or a WWDR intermediate that did not issue it stops the start with one sentence.
+                backend's Wallet routes answer 501 not_configured. Certificates are PEM or DER. They are checked at \
+                start: a certificate for another pass type or team, a key that is not its, a WWDR intermediate that \
+                did not issue it, or a certificate past its end leaves Wallet out with the reason (its routes answer \
+                503 wallet_unavailable, /health says degraded) and the card service starts and serves without it. \
+                The same for Google Wallet and the reminders. A TLS certificate renewed on disk is taken within a \
+                minute, without a restart or a dropped connection.
 
                 Examples:
                   # SQLite under var/, the development key:
@@ -50,9 +58,6 @@ extension Peez {
         )
 
         @OptionGroup var store: StoreOptions
-
-        @Option(help: "A file of settings, NAME=value a line, as /etc/peez/peez.env (a flag wins over the environment, which wins over it).")
-        var config: String?
 
         @Flag(help: "Print the settings the service would run with (and where each came from, secrets masked), and exit.")
         var printConfig = false
@@ -121,7 +126,8 @@ extension Peez {
         }
 
         func run() async throws {
-            let reader = try SettingsReader(environment: ProcessInfo.processInfo.environment, filePath: config)
+            ConfigurationFile.use(store.config)
+            let reader = try SettingsReader.forCommand()
             let settings = try ServeConfiguration(self, settings: reader, now: CardDates.now())
             if printConfig {
                 printNow(reader.printed())
@@ -169,10 +175,15 @@ extension Peez {
             let google = settings.google.map { GoogleWalletService(cards: cards, account: $0.account, issuerID: $0.issuerID, origins: $0.origins) }
             let app = buildApplication(
                 cards: cards,
-                metrics: ServerMetrics.bootstrap(),
+                metrics: ServerMetrics.bootstrap(recording: settings.parts),
                 configuration: settings.server,
                 wallet: settings.wallet.map { WalletService(cards: cards, identity: $0.identity, webServiceURL: $0.webServiceURL) },
                 googleWallet: google,
+                parts: settings.parts,
+                goLive: { [check = GoLiveCheck(.success(settings))] in
+                    let now = CardDates.now()
+                    return GoLiveReport(findings: await check.findings(ledger: ledger, now: now), checkedAt: now)
+                },
                 afterChange: afterChange,
                 services: database.services,
                 beforeServerStarts: {
@@ -194,7 +205,18 @@ extension Peez {
                 }
             )
             var services: [any Service] = [app]
-            if let reminders = settings.reminders { services.append(try await Self.dailyReminders(reminders, store: ledger)) }
+            let tlsReload = settings.server.tls.map { TLSReloadService(tls: $0, parts: settings.parts, clock: { CardDates.now() }) }
+            if let tlsReload { services.append(tlsReload) }
+            if let reminders = settings.reminders {
+                // A wrong sink or secret leaves the reminders out, said at start and in /health; cards and sales go on.
+                do {
+                    services.append(try await Self.dailyReminders(reminders, store: ledger))
+                    settings.parts.markWorking(.reminders)
+                } catch {
+                    settings.parts.markUnavailable(.reminders, "\(error)")
+                    printError("warning: the daily reminders are unavailable, the card service starts without them: \(error)")
+                }
+            }
             if let wallet = settings.wallet, let push = settings.push, let appleSignal {
                 let client = try APNsClient(
                     server: push.url,
@@ -224,7 +246,7 @@ extension Peez {
             var configuration = ServiceGroupConfiguration(services: services, logger: lifecycleLogger)
             configuration.maximumGracefulShutdownDuration = settings.drainTimeout
             configuration.maximumCancellationDuration = .seconds(5)
-            try await ShutdownSignals.run(ServiceGroup(configuration: configuration), logger: lifecycleLogger)
+            try await ShutdownSignals.run(ServiceGroup(configuration: configuration), logger: lifecycleLogger, onHangUp: { tlsReload?.reloadNow() })
         }
 
         /// The daily reminder run; a wrong sink or secret stops the start, not the first run.

@@ -23,6 +23,10 @@ struct ServeConfiguration {
     var drainTimeout: Duration
     /// The daily reminder run's Algiers time, sink and webhook secrets, if any.
     var reminders: (at: String, sink: String?, webhookSecrets: String?)?
+    /// Where reminders go (the service's daily run, or the reminder unit's), if set.
+    var remindSink: String?
+    /// The folder backups land in, for the go-live check's backup age.
+    var backupFolder: String?
     /// How the start-up line names the store.
     var storeName: String
     /// Apple Wallet's signing identity and web service URL, when configured.
@@ -31,6 +35,9 @@ struct ServeConfiguration {
     var push: (authentication: APNsClient.Authentication, url: String, certificateAuthority: String?)?
     /// Google Wallet, when configured.
     var google: (account: GoogleServiceAccount, issuerID: String, origins: [String], apiURL: String)?
+    /// The parts that can fail on their own (Wallet, pushes, reminders, TLS), as configured, and the end dates of
+    /// their certificates: a part that cannot be used is recorded here and left out, never a reason not to start.
+    let parts = ServiceParts()
 
     init(_ options: Peez.Serve, settings: SettingsReader, now: Int64) throws {
         development = options.development
@@ -39,15 +46,30 @@ struct ServeConfiguration {
             throw ValidationError("give --signing-key (or PEEZ_SIGNING_KEY), or run with --development to use the development key")
         }
         let key = try KeyFiles.loadPrivateKey(path: keyPath)
-        if key.keyID.hex == DevelopmentData.keyID && !development {
-            throw ValidationError(
-                "\(keyPath) is the published development key; real cards must be signed with a key of your own (peez keys generate)"
+        // Outside development nothing is published by default: Keys/public in a checkout holds the development
+        // key, and a production start must not find it by accident.
+        let folderPath = settings.value("PEEZ_PUBLISHED_KEYS", flag: options.publishedKeys, builtIn: development ? "Keys/public" : nil)
+        let folder = folderPath.map(PublishedKeyFolder.init(path:))
+        do {
+            keyRing = try KeyRing(
+                signingKey: key,
+                publishedKeys: try folder?.keys() ?? [],
+                windows: try folder?.windows() ?? [:],
+                development: development
+            )
+        } catch KeyRingError.signsWithDevelopmentKey {
+            throw settings.invalid(
+                "PEEZ_SIGNING_KEY",
+                "is the published development key \(DevelopmentKey.keyID), refused outside --development: real cards are signed with a key of your own (peez keys rotate --out /var/lib/peez/keys --published /var/lib/peez/public)"
+            )
+        } catch KeyRingError.publishesDevelopmentKey {
+            throw settings.invalid(
+                "PEEZ_PUBLISHED_KEYS",
+                "holds the development key \(DevelopmentKey.keyID) (\(folderPath ?? "")/*.pem), refused outside --development: counters would trust cards anyone can sign. Name the folder peez keys rotate --published wrote (e.g. /var/lib/peez/public), or remove that key file from it"
             )
         }
-        let folder = PublishedKeyFolder(path: settings.value("PEEZ_PUBLISHED_KEYS", flag: options.publishedKeys, builtIn: "Keys/public")!)
-        keyRing = KeyRing(signingKey: key, publishedKeys: try folder.keys(), windows: try folder.windows())
         if let refusal = keyRing.signingRefusal(now: now) {
-            throw ValidationError("\(refusal) (see \(folder.windowsPath)); start with the current key")
+            throw ValidationError("\(refusal) (see \(folder?.windowsPath ?? "PEEZ_PUBLISHED_KEYS")); start with the current key")
         }
         databaseURL = settings.value("PEEZ_DATABASE_URL", flag: options.store.databaseURL)
         sqlitePath = settings.value("PEEZ_DATABASE", flag: options.store.database, builtIn: StoreOptions.developmentLedger)!
@@ -81,11 +103,23 @@ struct ServeConfiguration {
         drainTimeout = .seconds(try Self.number(settings, "PEEZ_DRAIN_TIMEOUT", flag: options.drainTimeout, builtIn: 10, in: 1...600))
         let remindAt = settings.value("PEEZ_REMIND_AT", flag: options.remindAt)
         let sink = settings.value("PEEZ_REMIND_SINK", flag: options.remindSink)
+        remindSink = sink
+        backupFolder = settings.value("PEEZ_BACKUP_DIR", flag: nil)
         let secrets = settings.value("PEEZ_WEBHOOK_SECRETS", flag: nil, secret: true)
         reminders = remindAt.map { ($0, sink, secrets) }
-        wallet = try options.wallet.load(settings, now: now)
-        push = try options.wallet.loadPush(settings, identity: wallet?.identity)
-        google = try options.wallet.loadGoogle(settings)
+        (wallet, push, google) = options.wallet.loadEach(settings, now: now, parts: parts)
+        if let tls { parts.record(tls: tls, now: now) }
+    }
+
+    /// The settings `peez serve` would run with, read for another command (`peez check`, `peez wallet status`)
+    /// through the same reader and the same configuration file, or why it would not start.
+    static func asServeWouldRun(store: StoreOptions, now: Int64) -> Result<ServeConfiguration, any Error> {
+        Result {
+            ConfigurationFile.use(store.config)
+            var options = try Peez.Serve.parse([])
+            options.store = store
+            return try ServeConfiguration(options, settings: try SettingsReader.forCommand(), now: now)
+        }
     }
 
     /// A whole-number setting within `range`.

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Synchronization
 
 /// Where a setting's value came from. One order of precedence for every setting: a flag on the command line, then
 /// the environment, then the configuration file (`--config`), then the built-in default.
@@ -46,10 +47,23 @@ final class SettingsReader {
         return found?.0
     }
 
-    /// The setting `name` for a command with no configuration file: `flag`, else the process's environment (an
-    /// empty value counts as absent), else `builtIn`. The same rule as ``value(_:flag:builtIn:secret:)``.
-    static func current(_ name: String, flag: String? = nil, builtIn: String? = nil) -> String? {
+    /// The setting `name` for a counter's command, on a till where the service's settings do not live: `flag`,
+    /// else the process's environment (an empty value counts as absent), else `builtIn`.
+    static func fromEnvironment(_ name: String, flag: String? = nil, builtIn: String? = nil) -> String? {
         flag ?? ProcessInfo.processInfo.environment[name].flatMap { $0.isEmpty ? nil : $0 } ?? builtIn
+    }
+
+    /// The reader every command uses: the process's environment and ``ConfigurationFile/path``, the file the
+    /// service's unit reads.
+    static func forCommand() throws -> SettingsReader {
+        try SettingsReader(environment: ProcessInfo.processInfo.environment, filePath: ConfigurationFile.path)
+    }
+
+    /// The setting `name` for a command: `flag`, else the process's environment, else the configuration file
+    /// (``ConfigurationFile/path``; an empty value counts as absent), else `builtIn`. The same rule as
+    /// ``value(_:flag:builtIn:secret:)``.
+    static func current(_ name: String, flag: String? = nil, builtIn: String? = nil) throws -> String? {
+        try forCommand().value(name, flag: flag, builtIn: builtIn)
     }
 
     /// The error for a bad value of `name`, in one shape: the setting, where its value came from, and what it
@@ -89,7 +103,8 @@ final class SettingsReader {
         do {
             text = try String(contentsOfFile: path, encoding: .utf8)
         } catch {
-            throw ValidationError("cannot read the configuration file \(path): \(error.localizedDescription)")
+            let hint = path == ConfigurationFile.installed ? " (run as root or as the service's user: sudo -u peez peez …; or give --config)" : ""
+            throw ValidationError("cannot read the configuration file \(path): \(error.localizedDescription)\(hint)")
         }
         var settings: [String: String] = [:]
         for (index, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
@@ -108,5 +123,27 @@ final class SettingsReader {
             settings[name] = value
         }
         return settings
+    }
+}
+
+/// The configuration file every `peez` command reads after its flags and the environment: `--config`, else
+/// `PEEZ_CONFIG`, else `/etc/peez/peez.env` when it exists (the file the systemd units read), so a command an
+/// operator types on the server works on the ledger and settings the service runs with.
+enum ConfigurationFile {
+    /// Where the Debian package keeps the service's settings.
+    static let installed = "/etc/peez/peez.env"
+
+    private static let given = Mutex<String?>(nil)
+
+    /// Records the `--config` a command was given (once its options are parsed).
+    static func use(_ path: String?) {
+        if let path { given.withLock { $0 = path } }
+    }
+
+    /// The file in force: `--config`, else `PEEZ_CONFIG`, else the installed file when it exists, else none.
+    static var path: String? {
+        if let path = given.withLock({ $0 }) { return path }
+        if let path = ProcessInfo.processInfo.environment["PEEZ_CONFIG"], !path.isEmpty { return path }
+        return FileManager.default.fileExists(atPath: installed) ? installed : nil
     }
 }

@@ -46,13 +46,19 @@ enum ShutdownSignals {
         }
     }
 
-    /// Runs `group` until it ends: the first signal drains it gracefully, a second cancels what is left.
-    static func run(_ group: ServiceGroup, logger: Logger) async throws {
-        let signals = try watch([SIGTERM, SIGINT])
+    /// Runs `group` until it ends: the first SIGTERM or SIGINT drains it gracefully, a second cancels what is
+    /// left; SIGHUP (`systemctl reload peez`) calls `onHangUp` and stops nothing.
+    static func run(_ group: ServiceGroup, logger: Logger, onHangUp: @escaping @Sendable () -> Void = {}) async throws {
+        let signals = try watch([SIGTERM, SIGINT, SIGHUP])
         let running = Task { try await group.run() }
         let watcher = Task {
             var received = 0
             for await signal in signals {
+                if signal == SIGHUP {
+                    logger.info("SIGHUP received: reloading what can be reloaded (the TLS certificate)")
+                    onHangUp()
+                    continue
+                }
                 received += 1
                 let name = signal == SIGTERM ? "SIGTERM" : "SIGINT"
                 if received == 1 {

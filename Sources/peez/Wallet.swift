@@ -1,5 +1,6 @@
 import ArgumentParser
 import CardCrypto
+import CardServices
 import CardToken
 import CardWire
 import Foundation
@@ -89,6 +90,19 @@ extension Peez.Wallet {
             }
             printNow(line("Apple Wallet", status.apple, held: "pass(es) on \(status.appleDevices) device(s)"))
             printNow(line("Google Wallet", status.google, held: "object(s)"))
+            // The certificates and keys the service would run with, each with its end (warned 30 days ahead).
+            switch ServeConfiguration.asServeWouldRun(store: store, now: now) {
+            case .success(let settings):
+                for (part, state) in settings.parts.parts.sorted(by: { $0.key.rawValue < $1.key.rawValue }) where state.status != .ok {
+                    printNow("fail  \(part.rawValue): unavailable: \(state.reason ?? "")")
+                }
+                for expiry in settings.parts.expiries {
+                    let (level, text) = expiry.standing(at: now)
+                    printNow("\(level.rawValue.padding(toLength: 6, withPad: " ", startingAt: 0))\(text)")
+                }
+            case .failure(let error):
+                printNow("fail  the service's settings cannot be read: \(error)")
+            }
         }
     }
 }

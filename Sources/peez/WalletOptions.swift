@@ -1,5 +1,6 @@
 import ArgumentParser
 import CardCrypto
+import CardServices
 import Foundation
 import WalletPass
 import WalletPush
@@ -54,6 +55,52 @@ struct WalletOptions: ParsableArguments {
 
     @Option(help: "Google Wallet: the Wallet API's URL (or PEEZ_GOOGLE_WALLET_API_URL; default https://walletobjects.googleapis.com).")
     var googleWalletApiUrl: String?
+
+    /// Apple Wallet, its pushes and Google Wallet as configured, each on its own: a part whose settings cannot be
+    /// used (an expired or unreadable certificate, a missing setting, a refused key) is recorded in `parts` as
+    /// unavailable with the reason, said on standard error, and left out; the card service starts without it.
+    /// The certificates each part holds are recorded with their end dates.
+    func loadEach(
+        _ settings: SettingsReader,
+        now: Int64,
+        parts: ServiceParts
+    ) -> (
+        wallet: (identity: PassSigningIdentity, webServiceURL: String)?,
+        push: (authentication: APNsClient.Authentication, url: String, certificateAuthority: String?)?,
+        google: (account: GoogleServiceAccount, issuerID: String, origins: [String], apiURL: String)?
+    ) {
+        func attempt<T>(_ part: ServiceParts.Part, _ what: String, _ load: () throws -> T?) -> T? {
+            do {
+                guard let loaded = try load() else { return nil }
+                parts.markWorking(part)
+                return loaded
+            } catch {
+                parts.markUnavailable(part, "\(error)")
+                printError("warning: \(what) is unavailable, the card service starts without it: \(error)")
+                return nil
+            }
+        }
+        let wallet = attempt(.appleWallet, "Apple Wallet") { try load(settings, now: now) }
+        // Each certificate's end, read on its own: an expired one is named with its date even when Wallet is out.
+        for (name, setting, flag) in [
+            ("Apple pass certificate", "PEEZ_WALLET_CERTIFICATE", walletCertificate), ("Apple WWDR intermediate", "PEEZ_WALLET_WWDR", walletWwdr),
+        ] {
+            guard let path = settings.value(setting, flag: flag), let bytes = try? KeyFiles.readFile(path),
+                let certificate = try? X509Certificate(pem: bytes, what: setting)
+            else { continue }
+            parts.note(.init(name: name, setting: setting, notAfter: certificate.notAfter))
+        }
+        let walletGiven = wallet != nil || parts.state(.appleWallet) != nil
+        let push = attempt(.applePush, "Apple Wallet's pushes (APNs)") { () throws -> (APNsClient.Authentication, String, String?)? in
+            if walletGiven && wallet == nil {
+                _ = try? loadPush(settings, identity: nil)  // read, so --print-config shows them
+                throw ValidationError("Apple Wallet is unavailable, so its passes cannot be pushed")
+            }
+            return try loadPush(settings, identity: wallet?.identity)
+        }
+        let google = attempt(.googleWallet, "Google Wallet") { try loadGoogle(settings) }
+        return (wallet, push.map { (authentication: $0.0, url: $0.1, certificateAuthority: $0.2) }, google)
+    }
 
     /// Google Wallet's settings: the service account, issuer id, origins and API URL; nil when not configured.
     func loadGoogle(_ settings: SettingsReader) throws -> (account: GoogleServiceAccount, issuerID: String, origins: [String], apiURL: String)? {

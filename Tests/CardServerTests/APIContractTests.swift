@@ -118,14 +118,14 @@ struct APIContractTests {
     @Test func aSigningKeyOutsideItsOwnWindowIsRefusedBeforeItSignsAnything() throws {
         let key = try Ed25519PrivateKey.generate()
         let now: Int64 = 1_800_000_000
-        func refusal(_ window: KeyValidityWindow) -> String? {
-            KeyRing(signingKey: key, publishedKeys: [], windows: [key.keyID: window]).signingRefusal(now: now)
+        func refusal(_ window: KeyValidityWindow) throws -> String? {
+            try KeyRing(signingKey: key, publishedKeys: [], windows: [key.keyID: window]).signingRefusal(now: now)
         }
-        #expect(refusal(KeyValidityWindow(publishedAt: now - 10)) == nil)
-        #expect(refusal(KeyValidityWindow(publishedAt: now - 10, retiredAt: now + 10)) == nil)
-        #expect(refusal(KeyValidityWindow(retiredAt: now - 1))?.contains("after its key was retired") == true)
-        #expect(refusal(KeyValidityWindow(publishedAt: now + 60))?.contains("before its key was published") == true)
-        #expect(KeyRing(signingKey: key, publishedKeys: []).signingRefusal(now: now) == nil, "no recorded window, no bound")
+        #expect(try refusal(KeyValidityWindow(publishedAt: now - 10)) == nil)
+        #expect(try refusal(KeyValidityWindow(publishedAt: now - 10, retiredAt: now + 10)) == nil)
+        #expect(try refusal(KeyValidityWindow(retiredAt: now - 1))?.contains("after its key was retired") == true)
+        #expect(try refusal(KeyValidityWindow(publishedAt: now + 60))?.contains("before its key was published") == true)
+        #expect(try KeyRing(signingKey: key, publishedKeys: []).signingRefusal(now: now) == nil, "no recorded window, no bound")
     }
 
     @Test func healthIsPublicAndMetricsCountTheWork() async throws {

@@ -218,6 +218,70 @@ struct CounterTrustTests {
         }
     }
 
+    /// The development key, whose private half is in the repository (`make test` keeps it 0600).
+    static func developmentKey() throws -> Ed25519PrivateKey {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        return try KeyFiles.loadPrivateKey(path: root.appendingPathComponent("Keys/development/signing-key.pem").path)
+    }
+
+    @Test func aProductionCounterNeverTrustsTheDevelopmentKeyAndADevelopmentCounterMay() throws {
+        let development = try Self.developmentKey()
+        #expect(development.keyID.hex == DevelopmentKey.keyID)
+        let production = try Ed25519PrivateKey.generate()
+        let start: Int64 = 1_800_000_000
+        let none = RevocationListDocument(version: 0, tokenIDs: [], members: [:])
+        func bundle(at time: Int64, keys: [Ed25519PrivateKey], signer: Ed25519PrivateKey, development flag: Bool? = nil) throws -> [UInt8] {
+            try CounterBundle(
+                issuedAt: time,
+                validUntil: time + 604_800,
+                keys: try keys.enumerated().map { try KeySetDocument.Key($1.publicKey, status: $0 == 0 ? .current : .retired) },
+                revocations: none,
+                development: flag
+            ).signed(with: signer)
+        }
+        // A production service that publishes the development key beside its own (the defect of a default folder).
+        let leaking = try bundle(at: start, keys: [production, development], signer: production)
+        #expect(throws: CardWireError(.developmentKey, "")) {
+            try CounterSync.enrol(leaking, server: "https://cards.example", expectedKeyID: production.keyID.hex, now: start)
+        }
+        // Enrolled on a clean bundle, a later one that carries the key, or is signed by it, is refused.
+        let clean = try bundle(at: start, keys: [production], signer: production)
+        let (state, _) = try CounterSync.enrol(clean, server: "https://cards.example", expectedKeyID: nil, now: start)
+        #expect(state.trustsDevelopmentKey == false)
+        #expect(throws: CardWireError(.developmentKey, "")) {
+            try CounterSync.accept(
+                try bundle(at: start + 60, keys: [production, development], signer: production),
+                into: state,
+                trusting: try state.trust(),
+                now: start + 60
+            )
+        }
+        // A development service says so: its counters trust the key, and keep trusting it.
+        let demo = try bundle(at: start, keys: [development], signer: development, development: true)
+        let (demoState, _) = try CounterSync.enrol(demo, server: "http://127.0.0.1:8080", expectedKeyID: nil, now: start)
+        #expect(demoState.trustsDevelopmentKey)
+        let (next, _) = try CounterSync.accept(
+            try bundle(at: start + 60, keys: [development], signer: development, development: true),
+            into: demoState,
+            trusting: try demoState.trust(),
+            now: start + 60
+        )
+        #expect(try next.trust().keys.map(\.kid) == [DevelopmentKey.keyID])
+        // A counter holding the key from before the rule (its state says nothing of development) drops it: a bundle
+        // signed by the development key is no longer taken, even one that names only an attacker's key.
+        var legacy = demoState
+        legacy.development = nil
+        let attacker = try Ed25519PrivateKey.generate()
+        #expect(throws: CardWireError.self) {
+            try CounterSync.accept(
+                try bundle(at: start + 120, keys: [attacker], signer: development),
+                into: legacy,
+                trusting: try legacy.trust(),
+                now: start + 120
+            )
+        }
+    }
+
     @Test func expiredTrustDataOrAClockSetBackGiveCannotConfirmNeverValid() throws {
         let key = try Ed25519PrivateKey.generate()
         let start: Int64 = 1_800_000_000

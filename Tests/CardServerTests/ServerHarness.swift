@@ -50,7 +50,7 @@ final class ServerHarness: Sendable {
         self.otherVendor = otherVendor
         let clock = TestClock(start)
         self.clock = clock
-        self.cards = CardService(store: store, keyRing: KeyRing(signingKey: signingKey, publishedKeys: []), clock: clock.wallClock)
+        self.cards = CardService(store: store, keyRing: try! KeyRing(signingKey: signingKey, publishedKeys: []), clock: clock.wallClock)
     }
 
     /// 2026-01-31 10:00 in Algiers.

@@ -111,6 +111,7 @@ struct CounterVectorTests {
         #expect(rules.timeRange == [ScanLogEntry.timeRange.lowerBound, ScanLogEntry.timeRange.upperBound])
         #expect(rules.scanReportBatch == CounterScan.maxPerReport)
         #expect(CounterVerdict.clockTolerance == rules.clockTolerance && CounterVerdict.warningAge == rules.trustWarningAge)
+        #expect(rules.developmentKeyID == DevelopmentKey.keyID, "both counters refuse the key the service refuses")
     }
 
     @Test func everyScanIsLoggedAndChainedAsTheVectorsSay() throws {

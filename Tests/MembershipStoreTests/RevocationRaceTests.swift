@@ -95,7 +95,7 @@ struct RaceFixture: Sendable {
 
     init(store: SQLMembershipStore, clock: WallClock = .system) async throws {
         self.store = store
-        self.cards = CardService(store: store, keyRing: KeyRing(signingKey: try Ed25519PrivateKey.generate(), publishedKeys: []), clock: clock)
+        self.cards = CardService(store: store, keyRing: try KeyRing(signingKey: try Ed25519PrivateKey.generate(), publishedKeys: []), clock: clock)
         self.changes = MemberChangeService(ledger: store, clock: clock)
         self.vendor = try await store.createVendor(name: "A", category: "boucherie", neighbourhood: "usto", now: clock())
     }

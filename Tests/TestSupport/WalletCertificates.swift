@@ -13,7 +13,14 @@ public struct WalletCertificates: Sendable {
     /// A CA that issued nothing here: a wrong WWDR.
     public let strangerCA: String
 
-    public init(in folder: TemporaryFolder, passTypeIdentifier: String = passTypeIdentifier, teamIdentifier: String = teamIdentifier) throws {
+    /// A chain for `passTypeIdentifier` and `teamIdentifier`, valid for two days; with `passCertificateEnded`,
+    /// the pass type certificate ended on 1 January 2025 (issued by `openssl ca`, which can date it in the past).
+    public init(
+        in folder: TemporaryFolder,
+        passTypeIdentifier: String = passTypeIdentifier,
+        teamIdentifier: String = teamIdentifier,
+        passCertificateEnded: Bool = false
+    ) throws {
         root = folder.file("wallet-root.pem")
         intermediate = folder.file("wallet-wwdr.pem")
         certificate = folder.file("wallet-pass.pem")
@@ -33,9 +40,16 @@ public struct WalletCertificates: Sendable {
             openssl req -new -key wallet-wwdr.key -subj '/CN=Test Apple Worldwide Developer Relations Certification Authority/OU=G4' -out wwdr.csr
             openssl x509 -req -in wwdr.csr -CA wallet-root.pem -CAkey wallet-root.key -CAcreateserial -days 2 -sha256 -extfile ca.ext -out wallet-wwdr.pem 2>/dev/null
             openssl req -new -key wallet-pass.key -subj '/UID=\(passTypeIdentifier)/CN=Pass Type ID: \(passTypeIdentifier)/OU=\(teamIdentifier)/O=PEEZ/C=DZ' -out pass.csr
-            openssl x509 -req -in pass.csr -CA wallet-wwdr.pem -CAkey wallet-wwdr.key -CAcreateserial -days 2 -sha256 -extfile pass.ext -out wallet-pass.pem 2>/dev/null
+            if [ '\(passCertificateEnded)' = true ]; then
+                mkdir -p ca/newcerts; : > ca/index.txt; echo 01 > ca/serial
+                printf '[ca]\\ndefault_ca = test\\n[test]\\ndir = ./ca\\ndatabase = ./ca/index.txt\\nnew_certs_dir = ./ca/newcerts\\nserial = ./ca/serial\\ndefault_md = sha256\\npolicy = any\\nunique_subject = no\\n[any]\\nUID = optional\\ncommonName = optional\\norganizationalUnitName = optional\\norganizationName = optional\\ncountryName = optional\\n' > ca.cnf
+                openssl ca -batch -config ca.cnf -cert wallet-wwdr.pem -keyfile wallet-wwdr.key -in pass.csr -out wallet-pass.pem \\
+                    -startdate 20240101000000Z -enddate 20250101000000Z -extfile pass.ext -notext -preserveDN 2>/dev/null
+            else
+                openssl x509 -req -in pass.csr -CA wallet-wwdr.pem -CAkey wallet-wwdr.key -CAcreateserial -days 2 -sha256 -extfile pass.ext -out wallet-pass.pem 2>/dev/null
+            fi
             chmod 600 wallet-pass.key
-            openssl verify -CAfile wallet-root.pem -untrusted wallet-wwdr.pem wallet-pass.pem >/dev/null
+            [ '\(passCertificateEnded)' = true ] || openssl verify -CAfile wallet-root.pem -untrusted wallet-wwdr.pem wallet-pass.pem >/dev/null
             """
         let result = try ProcessRunner.run(["bash", "-c", script])
         guard result.status == 0 else { throw TestCertificateError(message: result.standardError) }

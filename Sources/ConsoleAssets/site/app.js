@@ -16,8 +16,9 @@ import wallet from "./panel-wallet.js";
 import counters from "./panel-counters.js";
 import members, { wireMembers } from "./panel-members.js";
 import audit from "./panel-audit.js";
+import checks from "./panel-checks.js";
 
-const PANELS = [sales, renewals, anomalies, reminders, wallet, counters, members, audit];
+const PANELS = [checks, sales, renewals, anomalies, reminders, wallet, counters, members, audit];
 const $ = (id) => document.getElementById(id);
 
 let range = lastDays(30);

@@ -13,3 +13,5 @@ export const TIME_RANGE = Object.freeze([...rules.time_range]);
 export const SCAN_REPORT_BATCH = rules.scan_report_batch;
 export const SCAN_LOG_GENESIS = rules.scan_log_genesis;
 export const SYNC_EVERY_SECONDS = rules.sync_every;
+// The development key (its private half is public): trusted only by a counter enrolled against a development service.
+export const DEVELOPMENT_KEY_ID = rules.development_key_id;

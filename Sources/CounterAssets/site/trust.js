@@ -5,6 +5,7 @@ import { decodeCBOR } from "./cbor.js";
 import { openEnvelope, signatureInput } from "./cose.js";
 import { trustedKeys, verifyEd25519, windowRefusal } from "./keys.js";
 import { CardVerifier } from "./verifier.js";
+import { DEVELOPMENT_KEY_ID } from "./rules.js";
 
 const BUNDLE_TYPE = "application/peez-counter-bundle+json";
 const FORMAT = "peez-counter-bundle/1";
@@ -12,7 +13,7 @@ const JSON_TEXT = new TextDecoder("utf-8", { fatal: true });
 
 /** A bundle, a sync or stored trust data that cannot be used: `code` is the kind the screen names in the shop's
  *  language (its text is `trust.<code>` in web-texts.json), `message` the detail for a support person:
- *  `malformed`, `unknown_key`, `bad_signature`, `replay`, `out_of_step` or `none`. */
+ *  `malformed`, `unknown_key`, `bad_signature`, `replay`, `out_of_step`, `development_key` or `none`. */
 export class TrustError extends Error {
   constructor(code, message) {
     super(message);
@@ -194,14 +195,21 @@ export async function enrol(bytes, { server, expectedKeyID, now }) {
     throw new TrustError("unknown_key", `the service's keys do not include the expected kid ${expectedKeyID}`);
   }
   const bundle = await openBundle(bytes, await trustedKeys(claimed));
+  const development = bundle.development === true;
+  if (!development) refuseDevelopmentKey(bundle);
   wholeTrust(bundle);
   const state = { server, anchorKeys: bundle.keys, bundles: [bytes], newestServerTime: bundle.issued_at, lastSyncAt: now };
+  if (development) state.development = true;
   return { state, trust: await trustOf(state) };
 }
 
 /** A later sync: `bytes` signed by a key trusted now, not older than what is held. The new state and trust. */
 export async function accept(bytes, { state, trust, now }) {
-  const bundle = await openBundle(bytes, trust.trustedKeys);
+  // A counter enrolled against a production service never takes a bundle signed by, or carrying, the
+  // development key (trust data held from before this rule drops the key at its next sync).
+  const signers = state.development === true ? trust.trustedKeys : trust.trustedKeys.filter((key) => key.kid !== DEVELOPMENT_KEY_ID);
+  const bundle = await openBundle(bytes, signers);
+  if (state.development !== true) refuseDevelopmentKey(bundle);
   const next = applying(trust, bundle);
   const whole = bundle.revocations.since == null;
   const updated = {
@@ -212,6 +220,13 @@ export async function accept(bytes, { state, trust, now }) {
     lastSyncAt: now,
   };
   return { state: updated, trust: { ...next, trustedKeys: await trustedKeys(bundle.keys) }, whole };
+}
+
+/** Refuses a bundle that carries the development key (its private half is public), for a production counter. */
+function refuseDevelopmentKey(bundle) {
+  if (bundle.keys.some((key) => key.kid === DEVELOPMENT_KEY_ID)) {
+    throw new TrustError("development_key", `the service's bundle carries the development key ${DEVELOPMENT_KEY_ID}, whose private half is public`);
+  }
 }
 
 /** Whether the next sync should ask for the whole list (too many deltas held). */
