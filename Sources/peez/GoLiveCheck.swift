@@ -293,9 +293,10 @@ struct GoLiveCheck: Sendable {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return nil }
         var newest: (name: String, modified: Int64)?
         for name in names where !name.hasPrefix(".") {
-            var info = stat()
-            guard stat(folder + "/" + name, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { continue }
-            let modified = Int64(info.st_mtim.tv_sec)
+            guard let attributes = try? FileManager.default.attributesOfItem(atPath: (folder as NSString).appendingPathComponent(name)),
+                attributes[.type] as? FileAttributeType == .typeRegular, let date = attributes[.modificationDate] as? Date
+            else { continue }
+            let modified = Int64(date.timeIntervalSince1970)
             if newest == nil || modified > newest!.modified { newest = (name, modified) }
         }
         return newest
