@@ -49,7 +49,9 @@ struct DevelopmentKeyVectorTests {
             ).signed(with: signer)
             return Data(bytes).base64EncodedString()
         }
-        func step(_ action: String, _ bundle: String, _ expected: String) -> Vectors.Step { .init(action: action, bundle: bundle, expected: expected) }
+        func step(_ action: String, _ bundle: String, _ expected: String) -> Vectors.Step {
+            .init(action: action, bundle: bundle, expected: expected)
+        }
         return Vectors(
             about:
                 "Counter bundles (base64 of the signed COSE_Sign1) and what a counter answers to each, in order: enrol on the first, then accept each next at `now`; `ok`, or the refusal's code (`development_key`), after which the case ends. A counter enrolled on a bundle that does not say \"development\": true never trusts the development key.",
