@@ -3,23 +3,14 @@ import CardQR
 public import Foundation
 public import Membership
 
-/// What the credentials' lifecycle reads and writes: credentials, enrolment codes, the audit trail, vendors.
-public typealias CredentialLedger = CredentialStore & EnrolmentCodeStore & AuditStore & VendorStore
+/// What the credentials' lifecycle reads and writes: credentials (enrolment codes and cut-offs through their
+/// transaction), the audit trail, vendors.
+public typealias CredentialLedger = CredentialStore & AuditStore & VendorStore
 
 extension AuditStore {
     /// Appends `actor`'s `action` on `target` at `time` to the audit trail.
     public func audit(_ actor: AuditActor, _ action: String, _ target: UUID, _ detail: String, at time: Int64) async throws {
-        try await appendAudit(
-            AuditEntry(
-                at: time,
-                actor: actor.label,
-                actorCredentialID: actor.credentialID,
-                address: actor.address,
-                action: action,
-                target: target.lowercasedText,
-                detail: detail
-            )
-        )
+        try await appendAudit(actor.entry(action, target, detail, at: time))
     }
 }
 
@@ -39,6 +30,19 @@ public struct AuditActor: Sendable, Hashable {
     /// A credential acting over the API from `address`.
     public init(credential: APICredential, address: String) {
         self.init(label: credential.label, credentialID: credential.id, address: address)
+    }
+
+    /// The audit entry of this actor's `action` on `target` at `time`.
+    public func entry(_ action: String, _ target: UUID, _ detail: String, at time: Int64) -> AuditEntry {
+        AuditEntry(
+            at: time,
+            actor: label,
+            actorCredentialID: credentialID,
+            address: address,
+            action: action,
+            target: target.lowercasedText,
+            detail: detail
+        )
     }
 
     /// The operator at this machine's command line.
@@ -70,29 +74,31 @@ public struct CredentialService: Sendable {
     /// A new credential of `role` (a vendor's names its vendor, which must exist).
     public func create(role: Role, vendorID: UUID?, label: String, by actor: AuditActor) async throws -> Issued {
         let label = try Self.checkedLabel(label)
-        if role == .vendor {
-            guard let vendorID, try await store.vendor(id: vendorID) != nil else {
-                throw MembershipError(
-                    .invalidFields,
-                    "A vendor credential names its vendor.",
-                    fields: ["vendor_id": "must be an existing vendor's id"]
-                )
-            }
-        } else if vendorID != nil {
+        if role != .vendor, vendorID != nil {
             throw MembershipError(
                 .invalidFields,
                 "Only a vendor credential names a vendor.",
                 fields: ["vendor_id": "must be absent for \(role.rawValue)"]
             )
         }
-        let issued = try await save(role: role, vendorID: vendorID, label: label, createdBy: actor.label)
-        try await audit(
-            actor,
-            "credential.create",
-            issued.credential.id,
-            "\(role.rawValue) \"\(label)\"" + (vendorID.map { " vendor \($0.lowercasedText)" } ?? "")
-        )
-        return issued
+        let (secret, credential) = newCredential(role: role, vendorID: vendorID, label: label, createdBy: actor.label)
+        let time = now()
+        try await store.inCredentialTransaction { tx in
+            try await Self.requireActive(actor, tx, at: time)
+            if role == .vendor {
+                guard let vendorID, try await tx.vendorStanding(id: vendorID) != nil else {
+                    throw MembershipError(
+                        .invalidFields,
+                        "A vendor credential names its vendor.",
+                        fields: ["vendor_id": "must be an existing vendor's id"]
+                    )
+                }
+            }
+            try await tx.insert(credential)
+            let detail = "\(role.rawValue) \"\(label)\"" + (vendorID.map { " vendor \($0.lowercasedText)" } ?? "")
+            try await tx.appendAudit(actor.entry("credential.create", credential.id, detail, at: time))
+        }
+        return Issued(credential: credential, secret: secret)
     }
 
     /// Every credential, of one role or vendor when given.
@@ -103,48 +109,80 @@ public struct CredentialService: Sendable {
     /// Renames a credential.
     public func rename(id: UUID, label: String, by actor: AuditActor) async throws -> APICredential {
         let label = try Self.checkedLabel(label)
-        guard try await store.renameCredential(id: id, label: label), let renamed = try await store.credential(id: id) else {
-            throw Self.noCredential(id)
+        let time = now()
+        return try await store.inCredentialTransaction { tx in
+            try await Self.requireActive(actor, tx, at: time)
+            guard var credential = try await tx.credential(id: id) else { throw Self.noCredential(id) }
+            try await tx.rename(credential: id, label: label)
+            try await tx.appendAudit(actor.entry("credential.rename", id, "\"\(label)\"", at: time))
+            credential.label = label
+            return credential
         }
-        try await audit(actor, "credential.rename", id, "\"\(label)\"")
-        return renamed
     }
 
-    /// Revokes a credential at once (a stolen phone, a shop that left). The last active admin credential is
-    /// kept: revoking it would lock every operator out of the API.
+    /// Revokes a credential at once (a stolen phone, a shop that left), with every credential that replaced it by
+    /// a rotation (the same device) and every enrolment code any of them made and nobody used. Revoking one
+    /// already revoked changes nothing and writes nothing. The last lasting admin credential is kept: revoking it
+    /// would lock every operator out of the API. One transaction: two admins revoking each other at once leave
+    /// one.
     public func revoke(id: UUID, by actor: AuditActor) async throws -> APICredential {
-        guard let credential = try await store.credential(id: id) else { throw Self.noCredential(id) }
         let time = now()
-        if credential.role == .admin, credential.refusal(now: time) == nil {
-            let others = try await store.credentials(role: .admin, vendorID: nil).filter { $0.id != id && $0.refusal(now: time) == nil }
-            guard !others.isEmpty else {
+        return try await store.inCredentialTransaction { tx in
+            // The lasting admins first, in one order for every transaction: two revocations take turns, not locks.
+            let admins = try await tx.lastingAdmins()
+            try await Self.requireActive(actor, tx, at: time)
+            guard let credential = try await tx.credential(id: id) else { throw Self.noCredential(id) }
+            guard credential.revokedAt == nil else { return credential }
+            let revoking = [credential] + (try await tx.successors(of: id)).filter { $0.revokedAt == nil }
+            let ids = Set(revoking.map(\.id))
+            if admins.contains(where: { ids.contains($0.id) }), admins.allSatisfy({ ids.contains($0.id) }) {
                 throw MembershipError(.conflict, "This is the last active admin credential: create another before revoking it.")
             }
+            try await tx.revoke(credentials: revoking.map(\.id), at: time)
+            let withdrawn = try await tx.withdrawCodes(ofVendor: nil, madeBy: revoking.map(\.id), at: time)
+            var detail = "\(credential.role.rawValue) \"\(credential.label)\""
+            if revoking.count > 1 { detail += ", and \(revoking.count - 1) credential(s) that replaced it" }
+            if withdrawn > 0 { detail += ", \(withdrawn) unused enrolment code(s) it made withdrawn" }
+            try await tx.appendAudit(actor.entry("credential.revoke", id, detail, at: time))
+            var revoked = credential
+            revoked.revokedAt = time
+            return revoked
         }
-        _ = try await store.revokeCredential(id: id, now: time)
-        try await audit(actor, "credential.revoke", id, "\(credential.role.rawValue) \"\(credential.label)\"")
-        return try await store.credential(id: id) ?? credential
     }
 
     /// Replaces a credential's secret: a new credential with the same role, vendor and label, and the old one
-    /// accepted for `grace` more seconds (0: refused at once), so a device can take the new secret first.
+    /// accepted for `grace` more seconds (0: refused at once), so a device can take the new secret first. The new
+    /// one is the old one's successor: revoking the old one revokes it too.
     public func rotate(id: UUID, grace: Int64, by actor: AuditActor) async throws -> (issued: Issued, previous: APICredential) {
         guard (0...Self.maxGrace).contains(grace) else {
             throw MembershipError(.invalidFields, "The grace period is out of range.", fields: ["grace_seconds": "must be 0 to \(Self.maxGrace)"])
         }
-        guard let old = try await store.credential(id: id) else { throw Self.noCredential(id) }
         let time = now()
-        guard old.refusal(now: time) == nil else {
-            throw MembershipError(.conflict, "Only an active credential is rotated; this one is \(old.state(now: time)). Create a new one instead.")
+        return try await store.inCredentialTransaction { tx in
+            _ = try await tx.lastingAdmins()  // the same lock order as a revocation
+            try await Self.requireActive(actor, tx, at: time)
+            guard var old = try await tx.credential(id: id) else { throw Self.noCredential(id) }
+            guard old.refusal(now: time) == nil else {
+                throw MembershipError(
+                    .conflict,
+                    "Only an active credential is rotated; this one is \(old.state(now: time)). Create a new one instead."
+                )
+            }
+            var (secret, credential) = newCredential(role: old.role, vendorID: old.vendorID, label: old.label, createdBy: actor.label)
+            credential.replacesID = old.id
+            try await tx.insert(credential)
+            if grace == 0 {
+                try await tx.revoke(credentials: [id], at: time)
+                old.revokedAt = time
+            } else {
+                try await tx.expire(credential: id, at: time + grace)
+                old.expiresAt = min(old.expiresAt ?? .max, time + grace)
+            }
+            try await tx.appendAudit(
+                actor.entry("credential.rotate", id, "new credential \(credential.id.lowercasedText), old accepted \(grace) s more", at: time)
+            )
+            return (Issued(credential: credential, secret: secret), old)
         }
-        let issued = try await save(role: old.role, vendorID: old.vendorID, label: old.label, createdBy: actor.label)
-        if grace == 0 {
-            _ = try await store.revokeCredential(id: id, now: time)
-        } else {
-            _ = try await store.expireCredential(id: id, at: time + grace)
-        }
-        try await audit(actor, "credential.rotate", id, "new credential \(issued.credential.id.lowercasedText), old accepted \(grace) s more")
-        return (issued, try await store.credential(id: id) ?? old)
     }
 
     /// The longest grace period a rotated secret may keep: 7 days.
@@ -152,7 +190,8 @@ public struct CredentialService: Sendable {
 
     // MARK: Enrolment
 
-    /// A new one-time enrolment code for `vendorID`, living `lifetime` seconds.
+    /// A new one-time enrolment code for `vendorID`, living `lifetime` seconds. A code made by a credential dies
+    /// with it: revoked, the code enrols nothing.
     public func enrolmentCode(
         vendorID: UUID,
         lifetime: Int64 = EnrolmentCode.defaultLifetime,
@@ -167,53 +206,85 @@ public struct CredentialService: Sendable {
                 fields: ["lifetime_seconds": "must be 60 to \(EnrolmentCode.maxLifetime)"]
             )
         }
-        guard try await store.vendor(id: vendorID) != nil else { throw MembershipError(.notFound, "No vendor has id \(vendorID.lowercasedText).") }
         let code = EnrolmentCode.generate()
         let time = now()
-        try await store.saveEnrolmentCode(
-            EnrolmentCode(codeHash: Self.hash(code), vendorID: vendorID, createdBy: actor.label, createdAt: time, expiresAt: time + lifetime)
-        )
-        try await audit(actor, "enrolment_code.create", vendorID, "valid \(lifetime) s")
+        try await store.inCredentialTransaction { tx in
+            guard try await tx.vendorStanding(id: vendorID) != nil else {
+                throw MembershipError(.notFound, "No vendor has id \(vendorID.lowercasedText).")
+            }
+            try await Self.requireActive(actor, tx, at: time)
+            try await tx.insert(
+                EnrolmentCode(
+                    codeHash: Self.hash(code),
+                    vendorID: vendorID,
+                    createdBy: actor.label,
+                    createdByCredentialID: actor.credentialID,
+                    createdAt: time,
+                    expiresAt: time + lifetime
+                )
+            )
+            try await tx.appendAudit(actor.entry("enrolment_code.create", vendorID, "valid \(lifetime) s", at: time))
+        }
         return (code, time + lifetime)
     }
 
     /// Exchanges a one-time code for a new vendor credential of the device's own, named `label`; throws the
-    /// ``EnrolmentRefusal`` when the code is unknown, used, expired or withdrawn.
+    /// ``EnrolmentRefusal`` when the code is unknown, used, expired or withdrawn — withdrawn too when its vendor
+    /// was cut off after it was made, or the credential that made it was revoked. One transaction with the
+    /// vendor locked: a redemption and a cut-off take turns.
     public func enrol(code: String, label: String, address: String) async throws -> Issued {
         let label = try Self.checkedLabel(label)
         guard EnrolmentCode.isWellFormed(code) else { throw EnrolmentRefusal.unknown }
         let secret = APISecret.generate(role: .vendor)
-        let credential = APICredential(
-            id: UUID(),
-            role: .vendor,
-            vendorID: nil,
-            secretHash: APISecret.hash(secret, sha256: SHA256.hash),
-            label: label,
-            createdAt: now(),
-            createdBy: "enrolment code"
-        )
-        switch try await store.redeemEnrolmentCode(hash: Self.hash(code), now: now(), credential: credential) {
-        case .success(let stored):
-            let actor = AuditActor(label: "enrolment code", credentialID: stored.id, address: address)
-            try await audit(actor, "credential.enrol", stored.id, "vendor \(stored.vendorID?.lowercasedText ?? "?") \"\(label)\"")
-            return Issued(credential: stored, secret: secret)
-        case .failure(let refusal):
-            throw refusal
+        let time = now()
+        let outcome: Result<APICredential, EnrolmentRefusal> = try await store.inCredentialTransaction { tx in
+            // The vendor, then the code: the order a cut-off locks them in.
+            guard let vendorID = try await tx.enrolmentCode(hash: Self.hash(code), locking: false)?.vendorID else { return .failure(.unknown) }
+            let standing = try await tx.vendorStanding(id: vendorID)
+            guard let found = try await tx.enrolmentCode(hash: Self.hash(code), locking: true) else { return .failure(.unknown) }
+            if found.usedAt != nil { return .failure(.used) }
+            if found.withdrawnAt != nil { return .failure(.revoked) }
+            if found.expiresAt <= time { return .failure(.expired) }
+            guard let standing else { return .failure(.revoked) }
+            if let cutOff = standing.cutOffAt, cutOff >= found.createdAt { return .failure(.revoked) }
+            if let creator = found.createdByCredentialID, try await tx.credential(id: creator)?.revokedAt != nil { return .failure(.revoked) }
+            let credential = APICredential(
+                id: UUID(),
+                role: .vendor,
+                vendorID: found.vendorID,
+                secretHash: APISecret.hash(secret, sha256: SHA256.hash),
+                label: label,
+                createdAt: time,
+                createdBy: "enrolment code"
+            )
+            try await tx.insert(credential)
+            try await tx.markUsed(code: found.codeHash, at: time, by: credential.id)
+            let actor = AuditActor(label: "enrolment code", credentialID: credential.id, address: address)
+            try await tx.appendAudit(actor.entry("credential.enrol", credential.id, "vendor \(found.vendorID.lowercasedText) \"\(label)\"", at: time))
+            return .success(credential)
         }
+        return Issued(credential: try outcome.get(), secret: secret)
     }
 
-    /// Revokes every credential of a vendor and withdraws its unused codes (a shop that left the chain).
+    /// Cuts a vendor off (a shop that left the chain): every credential of its revoked and every unused code
+    /// withdrawn, in one transaction with the vendor locked, so no enrolment, code or credential made meanwhile
+    /// slips past it; no code made before it enrols anything later. The number of credentials revoked.
     public func cutOff(vendorID: UUID, by actor: AuditActor) async throws -> Int {
-        guard try await store.vendor(id: vendorID) != nil else { throw MembershipError(.notFound, "No vendor has id \(vendorID.lowercasedText).") }
         let time = now()
-        var revoked = 0
-        for credential in try await store.credentials(role: .vendor, vendorID: vendorID) where credential.revokedAt == nil {
-            _ = try await store.revokeCredential(id: credential.id, now: time)
-            revoked += 1
+        return try await store.inCredentialTransaction { tx in
+            guard try await tx.vendorStanding(id: vendorID) != nil else {
+                throw MembershipError(.notFound, "No vendor has id \(vendorID.lowercasedText).")
+            }
+            try await Self.requireActive(actor, tx, at: time)
+            let active = try await tx.credentials(ofVendor: vendorID).filter { $0.revokedAt == nil }.map(\.id)
+            try await tx.revoke(credentials: active, at: time)
+            let withdrawn = try await tx.withdrawCodes(ofVendor: vendorID, madeBy: active, at: time)
+            try await tx.markCutOff(vendor: vendorID, at: time)
+            try await tx.appendAudit(
+                actor.entry("vendor.cut_off", vendorID, "\(active.count) credential(s) revoked, \(withdrawn) code(s) withdrawn", at: time)
+            )
+            return active.count
         }
-        let withdrawn = try await store.withdrawEnrolmentCodes(vendorID: vendorID, now: time)
-        try await audit(actor, "vendor.cut_off", vendorID, "\(revoked) credential(s) revoked, \(withdrawn) code(s) withdrawn")
-        return revoked
     }
 
     // MARK: Audit
@@ -223,9 +294,22 @@ public struct CredentialService: Sendable {
         try await store.audit(actor, action, target, detail, at: now())
     }
 
+    /// Refuses an action by a credential revoked (or past its end) since the request was let in: decided in the
+    /// action's own transaction, the credential's row locked.
+    static func requireActive(_ actor: AuditActor, _ tx: any CredentialTransaction, at time: Int64) async throws {
+        guard let id = actor.credentialID, let credential = try await tx.credential(id: id) else { return }
+        if let refusal = credential.refusal(now: time) {
+            throw MembershipError(
+                .conflict,
+                "The credential acting was \(refusal.isRevocation ? "revoked" : "replaced") meanwhile: nothing was done."
+            )
+        }
+    }
+
     // MARK: Helpers
 
-    private func save(role: Role, vendorID: UUID?, label: String, createdBy: String) async throws -> Issued {
+    /// A new credential and its secret (not stored yet).
+    private func newCredential(role: Role, vendorID: UUID?, label: String, createdBy: String) -> (secret: String, credential: APICredential) {
         let secret = APISecret.generate(role: role)
         let credential = APICredential(
             id: UUID(),
@@ -236,8 +320,7 @@ public struct CredentialService: Sendable {
             createdAt: now(),
             createdBy: createdBy
         )
-        try await store.saveCredential(credential)
-        return Issued(credential: credential, secret: secret)
+        return (secret, credential)
     }
 
     static func hash(_ code: String) -> String { APISecret.hash(code, sha256: SHA256.hash) }

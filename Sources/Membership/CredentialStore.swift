@@ -9,25 +9,11 @@ public protocol CredentialStore: Sendable {
     func credential(id: UUID) async throws -> APICredential?
     /// Every credential of `role` (all roles when nil) and, when given, of one vendor, oldest first.
     func credentials(role: Role?, vendorID: UUID?) async throws -> [APICredential]
-    /// Renames a credential; false if there is none with `id`.
-    func renameCredential(id: UUID, label: String) async throws -> Bool
-    /// Revokes a credential at `now`, once (a second revocation keeps the first time); false if there is none.
-    func revokeCredential(id: UUID, now: Int64) async throws -> Bool
-    /// Sets when a credential stops being accepted by itself (never later than an end already set).
-    func expireCredential(id: UUID, at time: Int64) async throws -> Bool
     /// Records a use in the hour starting at `hour`, if no later use is recorded.
     func noteCredentialUse(id: UUID, hour: Int64) async throws
-}
-
-/// One-time enrolment codes.
-public protocol EnrolmentCodeStore: Sendable {
-    func saveEnrolmentCode(_ code: EnrolmentCode) async throws
-    /// Exchanges a code for `credential` (stored as the code's vendor's), atomically: the code is marked used and
-    /// the credential stored in one transaction, so of two devices racing with one code exactly one is enrolled.
-    /// Returns the refusal when the code is unknown, used, expired or withdrawn.
-    func redeemEnrolmentCode(hash: String, now: Int64, credential: APICredential) async throws -> Result<APICredential, EnrolmentRefusal>
-    /// Withdraws every unused code of a vendor (its access cut off); returns how many.
-    func withdrawEnrolmentCodes(vendorID: UUID, now: Int64) async throws -> Int
+    /// Runs `body` in one durable transaction over credentials, codes, cut-offs and the audit trail: everything
+    /// it reads stays locked and everything it writes commits together (or nothing, if it throws).
+    func inCredentialTransaction<T: Sendable>(_ body: @Sendable (any CredentialTransaction) async throws -> T) async throws -> T
 }
 
 /// The audit trail of administrative actions, and the sales refused to withdrawn credentials.

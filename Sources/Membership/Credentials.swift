@@ -32,6 +32,9 @@ public struct APICredential: Sendable, Hashable {
     public var revokedAt: Int64?
     /// When it stops being accepted by itself (the old secret of a rotation, after its grace period); nil: never.
     public var expiresAt: Int64?
+    /// The credential this one replaced by a rotation (the same device's or system's), if any: revoking that one
+    /// revokes this one too.
+    public var replacesID: UUID?
 
     public init(
         id: UUID,
@@ -43,7 +46,8 @@ public struct APICredential: Sendable, Hashable {
         createdBy: String = "",
         lastUsedAt: Int64? = nil,
         revokedAt: Int64? = nil,
-        expiresAt: Int64? = nil
+        expiresAt: Int64? = nil,
+        replacesID: UUID? = nil
     ) {
         self.id = id
         self.role = role
@@ -55,6 +59,7 @@ public struct APICredential: Sendable, Hashable {
         self.lastUsedAt = lastUsedAt
         self.revokedAt = revokedAt
         self.expiresAt = expiresAt
+        self.replacesID = replacesID
     }
 
     /// Why the credential is no longer accepted at `now`, or nil while it is.
@@ -80,6 +85,12 @@ public enum CredentialRefusal: Sendable, Hashable {
     case revoked(at: Int64)
     /// Its rotation's grace period ended.
     case expired(at: Int64)
+
+    /// Whether the operator revoked it (rather than a rotation ending it).
+    public var isRevocation: Bool {
+        if case .revoked = self { return true }
+        return false
+    }
 }
 
 /// Generating and hashing bearer secrets.

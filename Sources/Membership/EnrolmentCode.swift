@@ -9,6 +9,8 @@ public struct EnrolmentCode: Sendable, Hashable {
     public var vendorID: UUID
     /// Who asked for it (the label of the credential that asked, or "peez admin").
     public var createdBy: String
+    /// The credential that asked for it, when one did (a shop's device, an admin's secret): the code dies with it.
+    public var createdByCredentialID: UUID?
     public var createdAt: Int64
     public var expiresAt: Int64
     /// When it was exchanged for a credential, and which; nil until then.
@@ -17,10 +19,11 @@ public struct EnrolmentCode: Sendable, Hashable {
     /// When it was withdrawn unused (its vendor's access cut off); nil while it is not.
     public var withdrawnAt: Int64?
 
-    public init(codeHash: String, vendorID: UUID, createdBy: String, createdAt: Int64, expiresAt: Int64) {
+    public init(codeHash: String, vendorID: UUID, createdBy: String, createdByCredentialID: UUID? = nil, createdAt: Int64, expiresAt: Int64) {
         self.codeHash = codeHash
         self.vendorID = vendorID
         self.createdBy = createdBy
+        self.createdByCredentialID = createdByCredentialID
         self.createdAt = createdAt
         self.expiresAt = expiresAt
     }

@@ -3,7 +3,7 @@
 /// Callers take the narrowest store they need (``LedgerStore`` for a sale, ``CardStore`` for a card); the
 /// service's wiring holds this one. Errors the caller can act on are ``MembershipError``s (`notFound`,
 /// `conflict`, ...).
-public protocol MembershipStore: MemberStore, VendorStore, CredentialStore, EnrolmentCodeStore, AuditStore, LedgerStore, CardStore, RevocationStore,
+public protocol MembershipStore: MemberStore, VendorStore, CredentialStore, AuditStore, LedgerStore, CardStore, RevocationStore,
     ScanStore, WalletStore, ConsoleStore
 {
     /// Throws unless the database answers (one trivial query).

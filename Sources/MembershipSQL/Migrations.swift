@@ -357,6 +357,40 @@ enum Migrations {
                     """,
                 ] + ConsoleSummaries.rebuildStatements(dialect)
             ),
+            (
+                "017_credential_guards",
+                [
+                    // The credential a rotation replaced (revoking it revokes its successors), the credential that
+                    // made an enrolment code (the code dies with it), and when a vendor's access was cut off (no
+                    // code made before then enrols anything).
+                    "ALTER TABLE credentials ADD COLUMN replaces_id TEXT",
+                    "CREATE INDEX credentials_replacing ON credentials (replaces_id)",
+                    "ALTER TABLE enrolment_codes ADD COLUMN created_by_credential_id TEXT",
+                    "CREATE INDEX enrolment_codes_by_creator ON enrolment_codes (created_by_credential_id)",
+                    "ALTER TABLE vendors ADD COLUMN cut_off_at BIGINT",
+                ] + credentialChangeAnnouncement(dialect)
+            ),
+        ]
+    }
+
+    /// Where the database can announce changes, a trigger announces each credential revoked or given an end, on
+    /// the member-change channel as `credential:<secret hash>`, so every instance forgets it at once.
+    private static func credentialChangeAnnouncement(_ dialect: SQLDialect) -> [String] {
+        guard let channel = dialect.memberChangeChannel else { return [] }
+        return [
+            """
+            CREATE FUNCTION peez_announce_credential_change() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN
+                PERFORM pg_notify('\(channel)', 'credential:' || NEW.secret_hash);
+                RETURN NULL;
+            END
+            $$
+            """,
+            """
+            CREATE TRIGGER credential_changes_announce AFTER UPDATE OF revoked_at, expires_at ON credentials
+                FOR EACH ROW WHEN (NEW.revoked_at IS DISTINCT FROM OLD.revoked_at OR NEW.expires_at IS DISTINCT FROM OLD.expires_at)
+                EXECUTE FUNCTION peez_announce_credential_change()
+            """,
         ]
     }
 

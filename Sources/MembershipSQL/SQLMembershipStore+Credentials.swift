@@ -40,24 +40,6 @@ extension SQLMembershipStore {
         }
     }
 
-    public func renameCredential(id: UUID, label: String) async throws -> Bool {
-        try await !database.writeStatement("UPDATE credentials SET label = ? WHERE id = ? RETURNING id", [.text(label), .text(id.uuidString)]).isEmpty
-    }
-
-    public func revokeCredential(id: UUID, now: Int64) async throws -> Bool {
-        try await !database.writeStatement(
-            "UPDATE credentials SET revoked_at = COALESCE(revoked_at, ?) WHERE id = ? RETURNING id",
-            [.int(now), .text(id.uuidString)]
-        ).isEmpty
-    }
-
-    public func expireCredential(id: UUID, at time: Int64) async throws -> Bool {
-        try await !database.writeStatement(
-            "UPDATE credentials SET expires_at = CASE WHEN expires_at IS NULL OR expires_at > ? THEN ? ELSE expires_at END WHERE id = ? RETURNING id",
-            [.int(time), .int(time), .text(id.uuidString)]
-        ).isEmpty
-    }
-
     public func noteCredentialUse(id: UUID, hour: Int64) async throws {
         // Not durable: a use lost in a crash is only a coarser trail.
         _ = try await database.writeStatement(
@@ -65,49 +47,6 @@ extension SQLMembershipStore {
             [.int(hour), .text(id.uuidString), .int(hour)],
             durable: false
         )
-    }
-
-    // MARK: Enrolment codes
-
-    public func saveEnrolmentCode(_ code: EnrolmentCode) async throws {
-        _ = try await database.writeStatement(
-            "INSERT INTO enrolment_codes (code_hash, vendor_id, created_by, created_at, expires_at) VALUES (?, ?, ?, ?, ?) RETURNING code_hash",
-            [.text(code.codeHash), .text(code.vendorID.uuidString), .text(code.createdBy), .int(code.createdAt), .int(code.expiresAt)]
-        )
-    }
-
-    public func redeemEnrolmentCode(hash: String, now: Int64, credential: APICredential) async throws -> Result<APICredential, EnrolmentRefusal> {
-        try await database.write { db in
-            // Taken only while unused, unexpired and not withdrawn: one statement decides, so two devices with one
-            // code cannot both pass.
-            let taken = try await db.query(
-                """
-                UPDATE enrolment_codes SET used_at = ?, credential_id = ?
-                WHERE code_hash = ? AND used_at IS NULL AND withdrawn_at IS NULL AND expires_at > ?
-                RETURNING vendor_id
-                """,
-                [.int(now), .text(credential.id.uuidString), .text(hash), .int(now)]
-            )
-            guard let row = taken.first else {
-                let found = try await db.query("SELECT used_at, withdrawn_at, expires_at FROM enrolment_codes WHERE code_hash = ?", [.text(hash)])
-                guard let code = found.first else { return .failure(.unknown) }
-                if try code.optionalInt("used_at") != nil { return .failure(.used) }
-                if try code.optionalInt("withdrawn_at") != nil { return .failure(.revoked) }
-                return .failure(.expired)
-            }
-            var stored = credential
-            stored.vendorID = try RowReader(row: row, table: "enrolment_codes").uuid("vendor_id")
-            let insert = CredentialRecord.insert(stored)
-            try await db.execute(insert.sql, insert.binds)
-            return .success(stored)
-        }
-    }
-
-    public func withdrawEnrolmentCodes(vendorID: UUID, now: Int64) async throws -> Int {
-        try await database.writeStatement(
-            "UPDATE enrolment_codes SET withdrawn_at = ? WHERE vendor_id = ? AND used_at IS NULL AND withdrawn_at IS NULL RETURNING code_hash",
-            [.int(now), .text(vendorID.uuidString)]
-        ).count
     }
 
     // MARK: Audit trail and refused sales

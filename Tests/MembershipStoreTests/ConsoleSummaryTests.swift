@@ -147,7 +147,7 @@ struct ConsoleSummaryTests {
             try await store.saveConsoleSession(session, address: "127.0.0.1")
             #expect(try await store.consoleSession(hash: "session-hash", now: 2_000) == session)
             #expect(try await store.consoleSession(hash: "session-hash", now: 9_000) == nil)
-            _ = try await store.revokeCredential(id: admin.credential.id, now: 2_500)
+            try await store.inCredentialTransaction { try await $0.revoke(credentials: [admin.credential.id], at: 2_500) }
             #expect(try await store.consoleSession(hash: "session-hash", now: 3_000) == nil)
         }
     }

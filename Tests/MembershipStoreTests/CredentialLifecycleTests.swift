@@ -48,11 +48,12 @@ struct CredentialLifecycleTests {
             clock.advance(5)
             _ = try await service.revoke(id: rotated.credential.id, by: Self.operator_)
             #expect(try await store.credential(id: rotated.credential.id)?.revokedAt == revoked.revokedAt, "the first revocation's time is kept")
+            // (and the second revocation wrote nothing: one credential.revoke below)
 
             let trail = try await store.audit(after: 0, limit: 100)
             #expect(
                 trail.map(\.action) == [
-                    "credential.create", "credential.rename", "credential.rotate", "credential.revoke", "credential.revoke",
+                    "credential.create", "credential.rename", "credential.rotate", "credential.revoke",
                 ]
             )
             #expect(trail.allSatisfy { $0.actor == "ops laptop" && $0.address == "192.0.2.7" })

@@ -30,6 +30,7 @@ enum CredentialRecord {
     static let table = "credentials"
     static let columns = [
         "id", "role", "vendor_id", "secret_hash", "label", "created_at", "created_by", "last_used_at", "revoked_at", "expires_at",
+        "replaces_id",
     ]
 
     /// A credential's values, in the order of ``columns``.
@@ -38,7 +39,7 @@ enum CredentialRecord {
             .text(credential.id.uuidString), .text(credential.role.rawValue), credential.vendorID.map { .text($0.uuidString) } ?? .null,
             .text(credential.secretHash), .text(credential.label), .int(credential.createdAt), .text(credential.createdBy),
             credential.lastUsedAt.map { .int($0) } ?? .null, credential.revokedAt.map { .int($0) } ?? .null,
-            credential.expiresAt.map { .int($0) } ?? .null,
+            credential.expiresAt.map { .int($0) } ?? .null, credential.replacesID.map { .text($0.uuidString) } ?? .null,
         ]
     }
 
@@ -56,7 +57,8 @@ enum CredentialRecord {
             createdBy: try read.text("created_by"),
             lastUsedAt: try read.optionalInt("last_used_at"),
             revokedAt: try read.optionalInt("revoked_at"),
-            expiresAt: try read.optionalInt("expires_at")
+            expiresAt: try read.optionalInt("expires_at"),
+            replacesID: try read.optionalUUID("replaces_id")
         )
     }
 }
