@@ -79,6 +79,11 @@ public func buildRouter(
     router.add(middleware: ErrorMiddleware(allowedMethods: allowedMethods))
     let credentialCache = CredentialCache()
     let store = cards.store
+    // A revocation made by any instance reaches this one's cache as soon as the database announces it.
+    store.onCredentialChange { hash in
+        guard let hash else { return credentialCache.forgetAll() }
+        credentialCache.forget(secretHash: hash)
+    }
     // The published development secrets open nothing on a service that is not in development mode.
     let refused = cards.keyRing.development ? [] : DevelopmentSecrets.hashes
     router.add(middleware: Authenticator(store: store, cache: credentialCache, now: cards.now, refusing: refused))

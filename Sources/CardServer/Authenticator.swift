@@ -6,9 +6,10 @@ import Synchronization
 
 /// Resolves `Authorization: Bearer <secret>` to a stored credential. Secrets are compared by their SHA-256 only
 /// (a lookup by hash: nothing about the secret leaks through timing). A credential read from the store is kept in
-/// memory for ``revocationDelay`` at most, so a revocation made through any instance sharing the database is
-/// refused by every instance within that bound, and the hot paths still read the store once per credential and
-/// interval. Every route checks the role it needs (``ServerRequestContext/require(_:)``).
+/// memory for ``revocationDelay`` at most, and forgotten at once when the database announces its revocation
+/// (PostgreSQL's NOTIFY, heard by every instance within milliseconds of the commit): so a revocation made
+/// through any instance is refused everywhere as soon as it is heard, within ``revocationDelay`` if an
+/// instance's listener is down, and the hot paths still read the store once per credential and interval. Every route checks the role it needs (``ServerRequestContext/require(_:)``).
 public struct Authenticator: RouterMiddleware {
     public typealias Context = ServerRequestContext
 
@@ -91,4 +92,7 @@ final class CredentialCache: Sendable {
     /// Forgets every credential: this instance reads each again from the store at its next use (after a
     /// revocation or rotation made here, refused here at once).
     func forgetAll() { entries.withLock { $0.removeAll() } }
+
+    /// Forgets the credential of a secret hash: revoked or given an end elsewhere.
+    func forget(secretHash: String) { _ = entries.withLock { $0.removeValue(forKey: secretHash) } }
 }

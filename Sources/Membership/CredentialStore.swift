@@ -11,6 +11,10 @@ public protocol CredentialStore: Sendable {
     func credentials(role: Role?, vendorID: UUID?) async throws -> [APICredential]
     /// Records a use in the hour starting at `hour`, if no later use is recorded.
     func noteCredentialUse(id: UUID, hour: Int64) async throws
+    /// Calls `handler` with the secret hash of every credential revoked or given an end by any process sharing the
+    /// database, as the database announces it (PostgreSQL), and with nil when announcements may have been missed
+    /// (the listener was down): forget every credential held then. A database that announces nothing never calls.
+    func onCredentialChange(_ handler: @escaping @Sendable (_ secretHash: String?) -> Void)
     /// Runs `body` in one durable transaction over credentials, codes, cut-offs and the audit trail: everything
     /// it reads stays locked and everything it writes commits together (or nothing, if it throws).
     func inCredentialTransaction<T: Sendable>(_ body: @Sendable (any CredentialTransaction) async throws -> T) async throws -> T

@@ -61,6 +61,8 @@ final class CardCache: Sendable {
         switch event {
         case .changed(let member):
             forget(member)
+        case .credentialChanged:
+            break
         case .listening, .interrupted:
             // Changes may have gone unheard: start afresh, and keep nothing while not listening.
             state.withLock { state in

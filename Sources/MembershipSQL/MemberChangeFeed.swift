@@ -10,6 +10,8 @@ public final class MemberChangeFeed: Sendable {
         case listening
         /// A member's ledger changed (committed, by any process).
         case changed(UUID)
+        /// A credential was revoked or given an end (committed, by any process): the hash of its secret.
+        case credentialChanged(secretHash: String)
         /// No longer listening: changes may go unannounced until `listening` comes again.
         case interrupted
     }
@@ -41,7 +43,7 @@ public final class MemberChangeFeed: Sendable {
             switch event {
             case .listening: state.isListening = true
             case .interrupted: state.isListening = false
-            case .changed: break
+            case .changed, .credentialChanged: break
             }
             for handler in state.subscribers { handler(event) }
         }

@@ -49,6 +49,16 @@ extension SQLMembershipStore {
         )
     }
 
+    public func onCredentialChange(_ handler: @escaping @Sendable (_ secretHash: String?) -> Void) {
+        database.memberChanges?.subscribe { event in
+            switch event {
+            case .credentialChanged(let hash): handler(hash)
+            case .listening: handler(nil)
+            case .changed, .interrupted: break
+            }
+        }
+    }
+
     // MARK: Audit trail and refused sales
 
     @discardableResult

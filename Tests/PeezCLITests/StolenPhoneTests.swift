@@ -6,7 +6,8 @@ import Testing
 /// A shop's phone stolen, as the operator lives it with two `peez serve` instances on one PostgreSQL: the phone
 /// was enrolled by a one-time code (no secret typed), sold, then its credential is revoked through one instance;
 /// that instance refuses it at once, the other within the stated delay, its next sale and its pending retries are
-/// refused with a message saying so, and the operator finds the refused sale and every step in the audit trail.
+/// refused with a message saying so (the phone is then cut off), and the operator finds the refused sales and every
+/// step in the audit trail.
 @Suite("A stolen phone", .serialized)
 struct StolenPhoneTests {
     /// The longest a revocation takes to reach another instance (Authenticator.revocationDelay).
@@ -89,19 +90,23 @@ struct StolenPhoneTests {
         var refusedAtB: Duration?
         while refusedAtB == nil, ContinuousClock.now - revokedAt < .seconds(60) {
             if try await b2.request("GET", "/v1/counter/bundle", secret: phoneSecret).status == 401 { refusedAtB = ContinuousClock.now - revokedAt }
-            try await Task.sleep(for: .milliseconds(100))
+            try await Task.sleep(for: .milliseconds(5))
         }
         let delay = try #require(refusedAtB, "instance B never refused the revoked phone")
-        print("a revocation through one instance was refused by the other after \(delay) (stated: at most \(Self.statedDelay) s)")
-        // The bound is by construction (credentials are re-read every 5 s); the slack only absorbs a loaded machine.
-        #expect(delay < .seconds(Self.statedDelay + 5))
+        print(
+            "a revocation through one instance was refused by the other after \(delay) (announced by PostgreSQL; at most \(Self.statedDelay) s unheard)"
+        )
+        // Heard through PostgreSQL's NOTIFY, not the 5 s re-read: the slack only absorbs a loaded machine.
+        #expect(delay < .seconds(1), "instance B kept the revoked phone \(delay): the announcement was not heard")
 
-        // Its next sale and its pending retry are refused, saying why, and nothing is sold.
+        // Its next sale is refused, saying why, and the phone is cut off: its pending sale is sent once more (and
+        // refused) before its secret goes; both are listed on it as cash to give back; nothing is sold.
         let next = try await ProcessRunner.run(counter + sale)
         #expect(next.status == 1 && next.standardOutput.contains("l'accès de cet appareil a été coupé par PEEZ"), "\(next.standardOutput)")
+        #expect(next.standardError.contains("L'accès de ce comptoir a été coupé par PEEZ"), "\(next.standardError)")
         let retried = try await ProcessRunner.run(counter + ["retry", "--lang", "fr"])
-        #expect(retried.standardOutput.contains("l'accès de cet appareil a été coupé par PEEZ"), "\(retried.standardOutput)\(retried.standardError)")
-        #expect(try await ProcessRunner.run(counter + ["pending"]).standardOutput.contains("no pending sale"))
+        #expect(retried.status == 1 && retried.standardError.contains("Rendez l'argent de toute vente non confirmée"), "\(retried.standardError)")
+        #expect(!FileManager.default.fileExists(atPath: folder.file("counter/vendor-secret")), "the cut-off phone keeps no secret")
         let kept = try await b2.request("GET", "/v1/refused-sales", secret: adminSecret, as: RefusedSaleListBody.self).body?.refused_sales ?? []
         #expect(
             kept.count == 2 && kept.allSatisfy { $0.membership_id == membershipID && $0.reason == "credential_revoked" },
