@@ -58,11 +58,13 @@ public struct APIError: Error, HTTPResponseError, CustomStringConvertible {
     /// and not to the API: ``init(_:)`` answers it as the service's failure, and a test holds every code to it.
     static let statuses: [MembershipError.Code: HTTPResponse.Status] = [
         .invalidFields: .unprocessableContent, .idempotencyKeyReused: .unprocessableContent, .notFound: .notFound,
-        .conflict: .conflict, .requestInFlight: .conflict,
+        .conflict: .conflict, .requestInFlight: .conflict, .storeUnavailable: .serviceUnavailable,
     ]
 
     /// Seconds a client should wait before sending a request again whose twin is still in flight.
     static let inFlightRetryAfterSeconds = 1
+    /// Seconds a client should wait before sending a request again that the database could not serve.
+    static let storeUnavailableRetryAfterSeconds = 5
 
     /// A domain error as the API answers it.
     init(_ error: MembershipError) {
@@ -78,6 +80,7 @@ public struct APIError: Error, HTTPResponseError, CustomStringConvertible {
         var headers: HTTPFields = [.contentType: "application/json; charset=utf-8"]
         if status == .unauthorized { headers[.wwwAuthenticate] = "Bearer realm=\"peez\"" }
         if code == MembershipError.Code.requestInFlight.description { headers[.retryAfter] = String(Self.inFlightRetryAfterSeconds) }
+        if code == MembershipError.Code.storeUnavailable.description { headers[.retryAfter] = String(Self.storeUnavailableRetryAfterSeconds) }
         return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: try JSONExchange.encoder.encode(body))))
     }
 }

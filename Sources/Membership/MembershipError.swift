@@ -27,6 +27,7 @@ public struct MembershipError: Error, Hashable, CustomStringConvertible, Sendabl
             case conflict
             case idempotencyKeyReused = "idempotency_key_reused"
             case requestInFlight = "request_in_flight"
+            case storeUnavailable = "store_unavailable"
         }
         private let backing: Backing
         private init(_ backing: Backing) { self.backing = backing }
@@ -43,8 +44,13 @@ public struct MembershipError: Error, Hashable, CustomStringConvertible, Sendabl
         public static let idempotencyKeyReused = Code(.idempotencyKeyReused)
         /// A request with the same idempotency key is still being carried out.
         public static let requestInFlight = Code(.requestInFlight)
+        /// The ledger's database cannot be used now: it is down or unreachable, no connection came free within a
+        /// bounded wait, or the connection was lost before a statement was answered (a write may then have been
+        /// recorded or not). Send the request again later; a sale sent again with the same idempotency key is
+        /// recorded once.
+        public static let storeUnavailable = Code(.storeUnavailable)
 
         /// Every code there is, for those who must answer each one (the API's status table).
-        public static let all: [Code] = [.invalidFields, .notFound, .conflict, .idempotencyKeyReused, .requestInFlight]
+        public static let all: [Code] = [.invalidFields, .notFound, .conflict, .idempotencyKeyReused, .requestInFlight, .storeUnavailable]
     }
 }

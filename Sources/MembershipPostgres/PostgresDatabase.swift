@@ -1,5 +1,6 @@
 import Foundation
 public import Logging
+import Membership
 public import MembershipSQL
 import NIOCore
 import NIOPosix
@@ -9,9 +10,12 @@ import Synchronization
 
 /// The store's database on a PostgreSQL server, for several service instances behind a load balancer.
 ///
-/// Connections come from PostgresNIO's pool (`PostgresClient`); ``run()`` must run for as long as the database
-/// is used. It also keeps one more connection listening on the member-change channel, so every instance hears
-/// every committed ledger change (``memberChanges``) and can keep current cards in memory.
+/// Connections come from PostgresNIO's pool (`PostgresClient`), lent to one caller at a time by a
+/// ``ConnectionLender``: a statement waits at most ``connectionWait`` for a connection, then fails as
+/// ``MembershipError/Code/storeUnavailable`` (a 503 in the API), and nothing waits for the database once its task is
+/// cancelled. ``run()`` must run for as long as the database is used. It also keeps one more connection listening
+/// on the member-change channel, so every instance hears every committed ledger change (``memberChanges``) and can
+/// keep current cards in memory.
 public final class PostgresDatabase: SQLDatabase, Service {
     public let dialect = SQLDialect(
         blobType: "BYTEA",
@@ -29,6 +33,11 @@ public final class PostgresDatabase: SQLDatabase, Service {
     static let migrationLockKey = 0x5045_455A
     /// The connection pool.
     public let client: PostgresClient
+    /// How long a statement waits for a connection before the store is reported unavailable.
+    public let connectionWait: Duration
+    /// The pool's connections, lent one caller at a time.
+    private let lender: ConnectionLender
+    private let connectionCount: Int
     public let memberChanges: MemberChangeFeed?
     private let listenerConfiguration: PostgresConnection.Configuration
     private let statements = PreparedStatements()
@@ -43,8 +52,14 @@ public final class PostgresDatabase: SQLDatabase, Service {
     ///
     /// The pool opens its connections at start and keeps them, without idle timeouts or keep-alive pings: the
     /// pool sets and cancels those timers on every lease, which measured at half the client's CPU per query.
-    /// A connection the server closes is replaced when the close is seen.
-    public init(configuration: PostgresConnection.Configuration, connections: Int = 8, logger: Logger = Logger(label: "peez.postgres")) {
+    /// A connection the server closes is replaced when the close is seen. A statement waits at most `connectionWait`
+    /// for a connection (all busy, or the server away).
+    public init(
+        configuration: PostgresConnection.Configuration,
+        connections: Int = 8,
+        connectionWait: Duration = .seconds(5),
+        logger: Logger = Logger(label: "peez.postgres")
+    ) {
         var poolConfiguration = PostgresClient.Configuration(
             host: configuration.host ?? "localhost",
             port: configuration.port ?? 5432,
@@ -59,13 +74,24 @@ public final class PostgresDatabase: SQLDatabase, Service {
         // What a commit promises must not depend on the server's default: a COMMIT returns once it is on disk.
         poolConfiguration.options.additionalStartupParameters = [("synchronous_commit", "on")]
         self.client = PostgresClient(configuration: poolConfiguration, backgroundLogger: logger)
+        self.connectionWait = connectionWait
+        self.lender = ConnectionLender(
+            maximumWait: connectionWait,
+            server: "PostgreSQL at \(configuration.host ?? "localhost"):\(configuration.port ?? 5432)"
+        )
+        self.connectionCount = connections
         self.listenerConfiguration = configuration
         self.memberChanges = MemberChangeFeed()
         self.logger = logger
     }
 
     /// A pool for `postgres://user:password@host:port/database` (TLS off; on loopback or a private network).
-    public convenience init(url: String, connections: Int = 8, logger: Logger = Logger(label: "peez.postgres")) throws {
+    public convenience init(
+        url: String,
+        connections: Int = 8,
+        connectionWait: Duration = .seconds(5),
+        logger: Logger = Logger(label: "peez.postgres")
+    ) throws {
         guard let components = URLComponents(string: url), ["postgres", "postgresql"].contains(components.scheme ?? ""),
             let host = components.host, let user = components.user
         else {
@@ -79,11 +105,13 @@ public final class PostgresDatabase: SQLDatabase, Service {
             database: components.path.count > 1 ? String(components.path.dropFirst()) : nil,
             tls: .disable
         )
-        self.init(configuration: configuration, connections: connections, logger: logger)
+        self.init(configuration: configuration, connections: connections, connectionWait: connectionWait, logger: logger)
     }
 
-    /// Runs the connection pool and the change listener until the task is cancelled or, in a service group,
-    /// until graceful shutdown (which a group gives its services after the ones started later have stopped).
+    /// Runs the connection pool, the tasks that lend its connections and the change listener until the task is
+    /// cancelled or, in a service group, until graceful shutdown (which a group gives its services after the ones
+    /// started later have stopped). Each part returns at once when cancelled, whether or not the server answers:
+    /// a statement still waiting is told the store is closed.
     public func run() async {
         await cancelWhenGracefulShutdown {
             await withDiscardingTaskGroup { group in
@@ -91,7 +119,23 @@ public final class PostgresDatabase: SQLDatabase, Service {
                     self.markPoolStarted()
                     await self.client.run()
                 }
+                for _ in 0..<self.connectionCount {
+                    group.addTask { await self.lendConnections() }
+                }
+                group.addTask { await self.lender.run() }
                 group.addTask { await self.listenForMemberChanges() }
+            }
+        }
+    }
+
+    /// Leases one of the pool's connections and lends it until it closes, then the next, until cancelled.
+    private func lendConnections() async {
+        while !Task.isCancelled {
+            do {
+                try await client.withConnection { connection in await lender.hold(connection) }
+            } catch {
+                // The pool has given up on the server for a while, or is closing: lease again a little later.
+                try? await Task.sleep(for: .seconds(1))
             }
         }
     }
@@ -196,7 +240,7 @@ public final class PostgresDatabase: SQLDatabase, Service {
     }
 
     public func read<T: Sendable>(_ body: @Sendable (any SQLExecutor) async throws -> T) async throws -> T {
-        try await client.withConnection { connection in
+        try await lender.withConnection { connection in
             try await body(PostgresExecutor(connection: connection, statements: statements, logger: logger))
         }
     }
@@ -210,7 +254,7 @@ public final class PostgresDatabase: SQLDatabase, Service {
     /// commit (see ``write(_:)``): acceptable only because losing such a write is harmless.
     public func writeStatement(_ sql: String, _ binds: [SQLValue], durable: Bool) async throws -> [SQLRow] {
         guard !durable else { return try await writeStatement(sql, binds) }
-        return try await client.withConnection { connection in
+        return try await lender.withConnection { connection in
             try await PostgresExecutor(connection: connection, statements: statements, logger: logger).query(sql, binds)
         }
     }
@@ -317,7 +361,7 @@ public final class PostgresDatabase: SQLDatabase, Service {
 
     /// ``write(_:)``, its statements prepared (and kept per connection) or not.
     private func write<T: Sendable>(preparing: Bool, durable: Bool = true, _ body: @Sendable (any SQLExecutor) async throws -> T) async throws -> T {
-        try await client.withConnection { connection in
+        try await lender.withConnection { connection in
             let executor = PostgresExecutor(connection: connection, statements: statements, logger: logger, prepares: preparing)
             try await executor.execute("BEGIN")
             if !durable { try await executor.execute("SET LOCAL synchronous_commit TO OFF") }
@@ -328,7 +372,7 @@ public final class PostgresDatabase: SQLDatabase, Service {
                 try? await executor.execute("ROLLBACK")
                 throw error
             }
-            let tag = try await connection.query("COMMIT", []).get().metadata.command
+            let tag = try await executor.answer { $0.query("COMMIT", []) }.metadata.command
             guard tag == "COMMIT" else { throw SQLError.notCommitted(tag) }
             return value
         }
@@ -390,11 +434,18 @@ struct PostgresExecutor: SQLExecutor {
                 columns = names
                 result.append(try Self.row(row, columns: names))
             }
-            if prepares, let statement = try await statements.statement(sql, on: connection, preparing: Self.numberedPlaceholders) {
-                for row in try await statement.execute(binds.map(Self.data)).get() { try append(row) }
+            let values = binds.map(Self.data)
+            if prepares,
+                let statement = try await statements.statement(
+                    sql,
+                    on: connection,
+                    prepare: { sql in try await answer { $0.prepare(query: Self.numberedPlaceholders(sql)) } }
+                )
+            {
+                for row in try await answer({ _ in statement.execute(values) }) { try append(row) }
             } else {
-                let query = PostgresQuery(unsafeSQL: Self.numberedPlaceholders(sql), binds: Self.bindings(binds))
-                for try await row in try await connection.query(query, logger: logger) { try append(row) }
+                let serverSQL = Self.numberedPlaceholders(sql)
+                for row in try await answer({ $0.query(serverSQL, values) }) { try append(row) }
             }
             return result
         } catch let error as PSQLError where error.serverInfo?[.sqlState] == "23505" {
@@ -410,6 +461,46 @@ struct PostgresExecutor: SQLExecutor {
             // prepared statement. Prepare afresh.
             statements.forget(connection)
             return try await query(sql, binds, retryStale: false)
+        }
+    }
+
+    /// The server's answer to what `send` writes on the connection, waited for only while the connection is open
+    /// and the task is not cancelled; a connection lost first is ``MembershipError/Code/storeUnavailable``.
+    ///
+    /// `send` runs on the connection's event loop once the connection is seen open there. PostgresNIO (1.33) writes
+    /// a statement without a promise for the write, so a statement written after the socket has closed (its
+    /// handlers gone) is dropped and never answered, and its caller would wait for ever; on the event loop nothing
+    /// closes between the check and the write, and a statement that reaches PostgresNIO's handler is always
+    /// answered, if only with the close. A cancelled task closes the connection, which ends the statement at once
+    /// (and rolls back its transaction); the pool then opens another.
+    func answer<T: Sendable>(_ send: @escaping @Sendable (PostgresConnection) -> EventLoopFuture<T>) async throws -> T {
+        let connection = self.connection
+        let answer = connection.eventLoop.flatSubmit {
+            connection.isClosed ? connection.eventLoop.makeFailedFuture(PostgresError.connectionClosed) : send(connection)
+        }
+        do {
+            return try await withTaskCancellationHandler {
+                try await answer.get()
+            } onCancel: {
+                connection.close().whenComplete { _ in }
+            }
+        } catch let error where Self.isConnectionLost(error) {
+            try Task.checkCancellation()
+            throw MembershipError(
+                .storeUnavailable,
+                "The connection to PostgreSQL closed before the statement was answered (the server stopped, or the network failed); "
+                    + "a write may or may not have been recorded: send the request again (a sale with the same Idempotency-Key is recorded once)."
+            )
+        }
+    }
+
+    /// Whether `error` says the connection was lost, rather than a statement refused.
+    static func isConnectionLost(_ error: any Error) -> Bool {
+        switch error {
+        case PostgresError.connectionClosed: return true
+        case let error as PSQLError:
+            return [.serverClosedConnection, .clientClosedConnection, .connectionError, .uncleanShutdown].contains(error.code)
+        default: return false
         }
     }
 
@@ -433,19 +524,6 @@ struct PostgresExecutor: SQLExecutor {
         case .blob(let bytes): return PostgresData(bytes: bytes)
         case .null: return .null
         }
-    }
-
-    private static func bindings(_ binds: [SQLValue]) -> PostgresBindings {
-        var bindings = PostgresBindings(capacity: binds.count)
-        for value in binds {
-            switch value {
-            case .int(let number): bindings.append(number)
-            case .text(let text): bindings.append(text)
-            case .blob(let bytes): bindings.append(ByteBuffer(bytes: bytes))
-            case .null: bindings.appendNull()
-            }
-        }
-        return bindings
     }
 
     /// A cell as the store's value, read from its binary form. (Results always come in binary; cells of

@@ -25,9 +25,13 @@ final class PreparedStatements: Sendable {
         _ = entries.withLock { $0.removeValue(forKey: ObjectIdentifier(connection)) }
     }
 
-    /// The statement prepared on `connection` for the store's `sql`, preparing `serverSQL(sql)` now if needed;
-    /// nil past the limit.
-    func statement(_ sql: String, on connection: PostgresConnection, preparing serverSQL: (String) -> String) async throws -> PreparedQuery? {
+    /// The statement prepared on `connection` for the store's `sql`, made now by `prepare(sql)` if needed; nil past
+    /// the limit.
+    func statement(
+        _ sql: String,
+        on connection: PostgresConnection,
+        prepare: (String) async throws -> PreparedQuery
+    ) async throws -> PreparedQuery? {
         let id = ObjectIdentifier(connection)
         let known = entries.withLock { entries -> PreparedQuery?? in
             guard let entry = entries[id] else { return .some(nil) }
@@ -36,7 +40,7 @@ final class PreparedStatements: Sendable {
         }
         guard let known else { return nil }
         if let known { return known }
-        let prepared = try await connection.prepare(query: serverSQL(sql)).get()
+        let prepared = try await prepare(sql)
         entries.withLock { entries in
             if entries[id] == nil {
                 entries = entries.filter { !$0.value.connection.isClosed }  // a connection's first statement: forget closed ones

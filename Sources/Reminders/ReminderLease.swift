@@ -1,4 +1,5 @@
 public import Membership
+import PeezBasics
 
 /// A run's lease on one batch of reminders, kept long enough for every delivery it starts.
 ///
@@ -58,11 +59,12 @@ public actor ReminderLease {
         return clock() + 1 + longestDeliverySeconds + recording <= validUntil
     }
 
-    /// One renewal at a time; deliveries asking meanwhile wait for it.
+    /// One renewal at a time; deliveries asking meanwhile wait for it. A run that is cancelled (the service
+    /// stopping) cancels the renewal with it: nothing more is started.
     private func renew() async {
         let running = renewal ?? Task { await self.renewNow() }
         renewal = running
-        await running.value
+        await running.cancellingValue
     }
 
     private func renewNow() async {

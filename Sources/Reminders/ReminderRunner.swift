@@ -109,7 +109,7 @@ public struct ReminderRunner: Sendable {
         var nextBatch = lease()
         defer { nextBatch.cancel() }
         while true {
-            let (leased, leasedUntil) = try await nextBatch.value
+            let (leased, leasedUntil) = try await nextBatch.cancellingValue
             if leased.isEmpty {
                 let now = clock()
                 guard let next = try await store.nextOpenReminderTime(channel: channel), next - now <= maxWaitSeconds else { break }

@@ -4,6 +4,7 @@ public import Membership
 import NIOCore
 import NIOHTTP1
 import NIOSSL
+import PeezBasics
 import Synchronization
 public import WalletPass
 
@@ -60,11 +61,12 @@ public final class GoogleWalletClient: Sendable {
             fetch: @escaping @Sendable (Int64) async throws -> (value: String, expiresAt: Int64)
         ) async throws -> String {
             if !renew, let held, held.expiresAt - 60 > now { return held.value }
-            if let fetching { return try await fetching.value.value }
+            if let fetching { return try await fetching.cancellingValue.value }
             let task = Task { try await fetch(now) }
             fetching = task
             defer { fetching = nil }
-            let fresh = try await task.value
+            // A worker told to stop does not wait for the token endpoint (up to 30 s).
+            let fresh = try await task.cancellingValue
             held = fresh
             return fresh.value
         }

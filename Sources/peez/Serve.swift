@@ -93,8 +93,11 @@ extension Peez {
         var startTimeout: Int?
 
         @Option(
-            help:
-                "Seconds SIGTERM or SIGINT leaves requests already accepted to finish before they are cancelled (or PEEZ_DRAIN_TIMEOUT; default 10)."
+            help: ArgumentHelp(
+                "Seconds SIGTERM or SIGINT leaves requests already accepted to finish (or PEEZ_DRAIN_TIMEOUT; default 10): the one bound "
+                    + "on a stop. At it, whatever is left (requests, reminders, Wallet pushes) is cancelled and the service exits 0, whatever "
+                    + "state the database is in. A request waits at most 5 s for a database connection, then is answered 503."
+            )
         )
         var drainTimeout: Int?
 

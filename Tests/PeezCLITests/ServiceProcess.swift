@@ -33,6 +33,11 @@ final class ServiceProcess: @unchecked Sendable {
         String((try? String(contentsOfFile: errorLog, encoding: .utf8))?.suffix(2_000) ?? "")
     }
 
+    /// All the process wrote to standard error (a crash's message comes before a long backtrace).
+    var wholeErrorOutput: String {
+        (try? String(contentsOfFile: errorLog, encoding: .utf8)) ?? ""
+    }
+
     /// Waits until the service says its socket listens (its ready file), failing with what it wrote to standard
     /// error if it exits first or is still not ready after ``hangBound``.
     func waitUntilReady() async throws {

@@ -1,0 +1,204 @@
+import Membership
+import NIOCore
+import PostgresNIO
+import Synchronization
+
+/// The pool's connections, lent to one caller at a time, with a bound on the wait for one.
+///
+/// PostgresNIO's pool lets a lease wait for as long as the server is away (it gives up after a minute, and that
+/// cannot be set), so a request would wait as long, and a service told to stop would wait for the request. Here
+/// each of the pool's connections is leased once, by a task of its own (``hold(_:)``), for as long as it stays
+/// open, and lent from here: a caller waits at most ``maximumWait`` for a connection and is then told the store
+/// is unavailable; a caller whose task is cancelled stops waiting at once; a connection that has closed is not
+/// lent again. Callers are served in the order they came.
+final class ConnectionLender: Sendable {
+    /// How long a caller waits for a connection before it is told the store is unavailable.
+    let maximumWait: Duration
+    /// The server, as errors name it ("PostgreSQL at db:5432").
+    let server: String
+    private let state = Mutex(State())
+
+    init(maximumWait: Duration, server: String) {
+        self.maximumWait = maximumWait
+        self.server = server
+    }
+
+    /// Runs `body` with a connection lent to it alone until it returns.
+    func withConnection<T>(_ body: (PostgresConnection) async throws -> T) async throws -> T {
+        let connection = try await borrow()
+        defer { giveBack(connection) }
+        return try await body(connection)
+    }
+
+    /// Lends `connection` until it closes (the server went away, or the pool closed it) or the task is cancelled,
+    /// which closes it: a holder of the pool's lease returns at once when the service stops.
+    func hold(_ connection: PostgresConnection) async {
+        giveBack(connection)
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (closed: CheckedContinuation<Void, Never>) in
+                connection.closeFuture.whenComplete { _ in closed.resume() }
+            }
+        } onCancel: {
+            connection.close().whenComplete { _ in }
+        }
+        state.withLock { $0.idle.removeAll { $0 === connection } }
+    }
+
+    /// Tells each caller that has waited ``maximumWait`` that the store is unavailable, until the task is
+    /// cancelled; then tells every caller still waiting, and every later one, that the store is closed.
+    func run() async {
+        let tick = min(max(maximumWait / 20, .milliseconds(10)), .milliseconds(250))
+        while !Task.isCancelled {
+            try? await Task.sleep(for: tick)
+            let expired = state.withLock { $0.waiters.removeExpired(at: .now) }
+            for waiter in expired { waiter.continuation.resume(throwing: unavailable) }
+        }
+        let waiting = state.withLock { state in
+            state.closed = true
+            state.idle = []
+            return state.waiters.removeAll()
+        }
+        for waiter in waiting { waiter.continuation.resume(throwing: closed) }
+    }
+
+    private func borrow() async throws -> PostgresConnection {
+        let ticket = state.withLock { state -> Ticket in
+            if let connection = state.takeIdle() { return .lent(connection) }
+            if state.closed { return .closed }
+            state.lastTicket += 1
+            return .wait(state.lastTicket)
+        }
+        let id: UInt64
+        switch ticket {
+        case .lent(let connection): return connection
+        case .closed: throw closed
+        case .wait(let ticket): id = ticket
+        }
+        let deadline = ContinuousClock.now + maximumWait
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<PostgresConnection, any Error>) in
+                let now = state.withLock { state -> Result<PostgresConnection, any Error>? in
+                    if let connection = state.takeIdle() { return .success(connection) }
+                    if state.closed { return .failure(closed) }
+                    // Cancelled before it queued: the cancellation handler found nothing to remove.
+                    if Task.isCancelled { return .failure(CancellationError()) }
+                    state.waiters.append(Waiter(id: id, deadline: deadline, continuation: continuation))
+                    return nil
+                }
+                if let now { continuation.resume(with: now) }
+            }
+        } onCancel: {
+            state.withLock { $0.waiters.remove(id) }?.continuation.resume(throwing: CancellationError())
+        }
+    }
+
+    /// A connection back from a caller (or new from the pool): to the first caller waiting, else kept idle.
+    private func giveBack(_ connection: PostgresConnection) {
+        let waiter = state.withLock { state -> Waiter? in
+            guard !connection.isClosed, !state.closed else { return nil }
+            if let waiter = state.waiters.removeFirst() { return waiter }
+            state.idle.append(connection)
+            return nil
+        }
+        waiter?.continuation.resume(returning: connection)
+    }
+
+    private var unavailable: MembershipError {
+        MembershipError(
+            .storeUnavailable,
+            "\(server) gave no connection within \(maximumWait) (it is down, unreachable, or every connection is busy); nothing was done: "
+                + "send the request again in a moment."
+        )
+    }
+
+    private var closed: MembershipError {
+        MembershipError(.storeUnavailable, "The service is stopping and has closed its connections to \(server); send the request again in a moment.")
+    }
+
+    private enum Ticket {
+        case lent(PostgresConnection)
+        case closed
+        case wait(UInt64)
+    }
+
+    private struct Waiter {
+        let id: UInt64
+        let deadline: ContinuousClock.Instant
+        let continuation: CheckedContinuation<PostgresConnection, any Error>
+    }
+
+    private struct State {
+        var idle: [PostgresConnection] = []
+        var waiters = WaitQueue()
+        var lastTicket: UInt64 = 0
+        /// The service stopped: nothing is lent any more.
+        var closed = false
+
+        /// An idle connection that is still open (one that closed meanwhile is left to its holder).
+        mutating func takeIdle() -> PostgresConnection? {
+            while let connection = idle.popLast() {
+                if !connection.isClosed { return connection }
+            }
+            return nil
+        }
+    }
+
+    /// Callers waiting, oldest first. Each waits as long as the others, so the expired ones are always the oldest;
+    /// one that stops waiting (its task cancelled) leaves a hole, skipped later.
+    private struct WaitQueue {
+        private var slots: [Waiter?] = []
+        private var head = 0
+
+        mutating func append(_ waiter: Waiter) { slots.append(waiter) }
+
+        mutating func removeFirst() -> Waiter? {
+            while head < slots.count {
+                let waiter = slots[head]
+                slots[head] = nil
+                head += 1
+                if let waiter {
+                    compact()
+                    return waiter
+                }
+            }
+            compact()
+            return nil
+        }
+
+        mutating func remove(_ id: UInt64) -> Waiter? {
+            guard let index = slots[head...].firstIndex(where: { $0?.id == id }) else { return nil }
+            defer { slots[index] = nil }
+            return slots[index]
+        }
+
+        mutating func removeExpired(at now: ContinuousClock.Instant) -> [Waiter] {
+            var expired: [Waiter] = []
+            while head < slots.count, slots[head].map({ $0.deadline <= now }) ?? true {
+                if let waiter = slots[head] { expired.append(waiter) }
+                slots[head] = nil
+                head += 1
+            }
+            compact()
+            return expired
+        }
+
+        mutating func removeAll() -> [Waiter] {
+            defer {
+                slots.removeAll(keepingCapacity: true)
+                head = 0
+            }
+            return slots[head...].compactMap { $0 }
+        }
+
+        /// Drops the slots already served once they are half the array.
+        private mutating func compact() {
+            if head == slots.count {
+                slots.removeAll(keepingCapacity: true)
+                head = 0
+            } else if head > 64 && head * 2 > slots.count {
+                slots.removeFirst(head)
+                head = 0
+            }
+        }
+    }
+}
