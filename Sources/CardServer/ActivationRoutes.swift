@@ -124,15 +124,8 @@ struct ActivationRoutes {
         guard let id = UUID(strictText: context.parameters.get("id") ?? "") else {
             throw MembershipError(.notFound, "Activation ids are UUIDs.")
         }
-        let result = try await changes.cancelPeriod(id: id)
+        let result = try await changes.cancelPeriod(id: id, by: AuditActor(credential: admin, address: context.clientAddress))
         let now = cards.now()
-        try await store.audit(
-            AuditActor(credential: admin, address: context.clientAddress),
-            "activation.cancel",
-            id,
-            "\(result.period.months) month(s) of member \(result.period.memberUUID.lowercasedText)",
-            at: cards.now()
-        )
         CardMetrics.cancelled()
         return try JSONExchange.response(
             CancellationBody(

@@ -45,10 +45,16 @@ struct MemberRoutes {
     }
 
     @Sendable func update(_ request: Request, context: ServerRequestContext) async throws -> Response {
-        _ = try context.require(.backend, .admin)
+        let caller = try context.require(.backend, .admin)
         let body = try await JSONExchange.decode(UpdateMemberRequest.self, request, context: context)
         let patch = MemberPatch(name: body.name, phone: body.phone, email: body.email, neighbourhood: body.neighbourhood, language: body.language)
-        let updated = try await store.updateMember(uuid: try memberUUID(context), patch: patch, now: cards.now())
+        let (uuid, now) = (try memberUUID(context), cards.now())
+        let changed = [
+            "name": body.name, "phone": body.phone, "email": body.email, "neighbourhood": body.neighbourhood, "language": body.language?.rawValue,
+        ]
+        .compactMap { $0.value == nil ? nil : $0.key }.sorted()
+        let audit = Self.operator(caller, context)?.entry("member.update", uuid, "changed: \(changed.joined(separator: ", "))", at: now)
+        let updated = try await store.updateMember(uuid: uuid, patch: patch, now: now, audit: audit)
         return try JSONExchange.response(MemberBody(updated))
     }
 
@@ -95,18 +101,24 @@ struct MemberRoutes {
 
     /// Binds the member's cards to a new phone: earlier cards are revoked, the next card names the key.
     @Sendable func registerDeviceKey(_ request: Request, context: ServerRequestContext) async throws -> Response {
-        _ = try context.require(.backend, .admin)
+        let caller = try context.require(.backend, .admin)
         let body = try await JSONExchange.decode(DeviceKeyRequest.self, request, context: context)
         let key = try body.deviceKey()
-        let (member, _) = try await changes.replaceDeviceKey(memberUUID: try memberUUID(context), with: key)
+        let (member, _) = try await changes.replaceDeviceKey(memberUUID: try memberUUID(context), with: key, by: Self.operator(caller, context))
         return try JSONExchange.response(MemberBody(member))
     }
 
     /// Unbinds the member's cards (a lost phone): earlier cards are revoked, the next card is bound to nothing.
     @Sendable func removeDeviceKey(_ request: Request, context: ServerRequestContext) async throws -> Response {
-        _ = try context.require(.backend, .admin)
-        let (member, _) = try await changes.replaceDeviceKey(memberUUID: try memberUUID(context), with: nil)
+        let caller = try context.require(.backend, .admin)
+        let (member, _) = try await changes.replaceDeviceKey(memberUUID: try memberUUID(context), with: nil, by: Self.operator(caller, context))
         return try JSONExchange.response(MemberBody(member))
+    }
+
+    /// The actor the audit trail names for a change an operator made (an admin secret); the app's backend binds
+    /// phones as its members ask, and is not an operator.
+    static func `operator`(_ caller: APICredential, _ context: ServerRequestContext) -> AuditActor? {
+        caller.role == .admin ? AuditActor(credential: caller, address: context.clientAddress) : nil
     }
 
     private func memberUUID(_ context: ServerRequestContext) throws -> UUID {

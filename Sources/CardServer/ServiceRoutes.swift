@@ -126,21 +126,13 @@ struct ServiceRoutes {
     @Sendable func createVendor(_ request: Request, context: ServerRequestContext) async throws -> Response {
         let admin = try context.require(.admin)
         let body = try await JSONExchange.decode(CreateVendorRequest.self, request, context: context)
-        try Vendor.validate(name: body.name, category: body.category, neighbourhood: body.neighbourhood)
-        let (vendor, secret) = try await Provisioning.createVendor(
-            store: store,
-            name: body.name.trimmingCharacters(in: .whitespacesAndNewlines),
+        let (vendor, issued) = try await CredentialService(store: store, now: cards.now).createVendor(
+            name: body.name,
             category: body.category,
             neighbourhood: body.neighbourhood,
-            now: cards.now()
+            by: AuditActor(credential: admin, address: context.clientAddress)
         )
-        try await store.audit(
-            AuditActor(credential: admin, address: context.clientAddress),
-            "vendor.create",
-            vendor.id,
-            "\"\(vendor.name)\" with its first credential",
-            at: cards.now()
-        )
+        let secret = issued.secret
         return try JSONExchange.response(CreatedVendorBody(vendor: VendorBody(vendor), api_secret: secret), status: .created)
     }
 

@@ -101,6 +101,28 @@ public struct CredentialService: Sendable {
         return Issued(credential: credential, secret: secret)
     }
 
+    /// A new vendor (a shop joining) and its first credential, with its secret (shown once): one transaction with
+    /// its audit entry.
+    public func createVendor(name: String, category: String, neighbourhood: String, by actor: AuditActor) async throws -> (Vendor, Issued) {
+        try Vendor.validate(name: name, category: category, neighbourhood: neighbourhood)
+        let time = now()
+        let vendor = Vendor(
+            id: UUID(),
+            name: name.trimmingCharacters(in: .whitespacesAndNewlines),
+            category: category,
+            neighbourhood: neighbourhood,
+            createdAt: time
+        )
+        let (secret, credential) = newCredential(role: .vendor, vendorID: vendor.id, label: "vendor \(vendor.name)", createdBy: actor.label)
+        try await store.inCredentialTransaction { tx in
+            try await Self.requireActive(actor, tx, at: time)
+            try await tx.insert(vendor)
+            try await tx.insert(credential)
+            try await tx.appendAudit(actor.entry("vendor.create", vendor.id, "\"\(vendor.name)\" with its first credential", at: time))
+        }
+        return (vendor, Issued(credential: credential, secret: secret))
+    }
+
     /// Every credential, of one role or vendor when given.
     public func list(role: Role?, vendorID: UUID?) async throws -> [APICredential] {
         try await store.credentials(role: role, vendorID: vendorID)

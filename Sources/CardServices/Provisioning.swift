@@ -30,17 +30,4 @@ public enum Provisioning {
         let hash = APISecret.hash(secret, sha256: SHA256.hash)
         try await store.saveCredential(APICredential(id: UUID(), role: role, vendorID: vendorID, secretHash: hash, label: label, createdAt: now))
     }
-
-    /// A new vendor and its API secret.
-    public static func createVendor(
-        store: any VendorStore & CredentialStore,
-        name: String,
-        category: String,
-        neighbourhood: String,
-        now: Int64
-    ) async throws -> (Vendor, String) {
-        let vendor = try await store.createVendor(name: name, category: category, neighbourhood: neighbourhood, now: now)
-        let secret = try await createCredential(store: store, role: .vendor, vendorID: vendor.id, label: "vendor \(vendor.name)", now: now)
-        return (vendor, secret)
-    }
 }

@@ -247,15 +247,7 @@ public struct ConsoleService: Sendable {
 
     /// Revokes every card of the member (a card seen at two shops), in the audit trail under `actor`.
     public func revokeCards(memberUUID: UUID, by actor: AuditActor) async throws -> RevokedCardsBody {
-        let revokedBefore = try await changes.revokeCards(memberUUID: memberUUID)
-        let member = try await store.memberLedger(of: .uuid(memberUUID))?.head.member
-        try await store.audit(
-            actor,
-            "member.cards_revoked",
-            memberUUID,
-            "every card of \(member?.membershipID ?? "the member") signed before \(AlgiersCalendar.iso8601(revokedBefore)) revoked",
-            at: now()
-        )
+        let revokedBefore = try await changes.revokeCards(memberUUID: memberUUID, by: actor)
         return RevokedCardsBody(member_uuid: memberUUID.lowercasedText, revoked_before: revokedBefore)
     }
 

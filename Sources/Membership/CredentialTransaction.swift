@@ -18,6 +18,7 @@ public protocol CredentialTransaction: Sendable {
     /// is no such vendor.
     func vendorStanding(id: UUID) async throws -> VendorStanding?
     func insert(_ credential: APICredential) async throws
+    func insert(_ vendor: Vendor) async throws
     func rename(credential id: UUID, label: String) async throws
     /// Revokes the credentials (those already revoked keep their time).
     func revoke(credentials ids: [UUID], at time: Int64) async throws

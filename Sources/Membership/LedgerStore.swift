@@ -102,6 +102,8 @@ public struct RevokingChange: Sendable, Hashable {
     public var coverageEnd: Int64?
     public var lastPeriodSeq: Int64
     public var recordedAt: Int64
+    /// The audit trail's entry for the change, when an operator made it: written in the change's transaction.
+    public var audit: AuditEntry?
 
     /// The change `kind` to `ledger`: its periods laid out as `periods`, the phone key `deviceKey`.
     public init(_ kind: Kind, to ledger: MemberLedger, periods: [SubscriptionPeriod], deviceKey: DeviceKey?, now: Int64) {

@@ -9,6 +9,7 @@ public protocol MemberStore: Sendable {
     func member(uuid: UUID) async throws -> Member?
     func member(membershipID: String) async throws -> Member?
     /// Applies `patch`; a phone or email already taken by another member is a `conflict`. A new name makes the
-    /// stored card stale (the name is printed on it), so the next read issues a fresh one.
-    func updateMember(uuid: UUID, patch: MemberPatch, now: Int64) async throws -> Member
+    /// stored card stale (the name is printed on it), so the next read issues a fresh one. `audit` (an operator's
+    /// change) is written in the same transaction.
+    func updateMember(uuid: UUID, patch: MemberPatch, now: Int64, audit: AuditEntry?) async throws -> Member
 }

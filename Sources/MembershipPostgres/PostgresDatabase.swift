@@ -217,7 +217,11 @@ public final class PostgresDatabase: SQLDatabase, Service {
                         feed.publish(.listening)
                         pause = .seconds(1)
                         for try await notification in notifications {
-                            if let member = UUID(uuidString: notification.payload) { feed.publish(.changed(member)) }
+                            if let member = UUID(uuidString: notification.payload) {
+                                feed.publish(.changed(member))
+                            } else if notification.payload.hasPrefix("credential:") {
+                                feed.publish(.credentialChanged(secretHash: String(notification.payload.dropFirst(11))))
+                            }
                         }
                     }
                 } catch {

@@ -49,6 +49,11 @@ struct SQLCredentialTransaction: CredentialTransaction {
         try await db.execute(insert.sql, insert.binds)
     }
 
+    func insert(_ vendor: Vendor) async throws {
+        let insert = VendorRecord.insert(vendor)
+        try await db.execute(insert.sql, insert.binds)
+    }
+
     func rename(credential id: UUID, label: String) async throws {
         try await db.execute("UPDATE credentials SET label = ? WHERE id = ?", [.text(label), .text(id.uuidString)])
     }

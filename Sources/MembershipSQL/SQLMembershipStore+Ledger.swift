@@ -109,6 +109,7 @@ extension SQLMembershipStore {
                         SQLStatement("DELETE FROM cards WHERE member_uuid = ?", [.text(member)]),
                         Self.touchWalletPass(of: change.memberUUID, now: now),
                     ]
+                    + (change.audit.map { [AuditRecord.insert($0)] } ?? [])
                 for statement in statements { try await db.execute(statement.sql, statement.binds) }
                 return revokedBefore
             }

@@ -99,7 +99,7 @@ public struct SQLMembershipStore: MembershipStore {
         try await database.read { db in try await Self.member(db, "membership_id = ?", [.text(membershipID)]) }
     }
 
-    public func updateMember(uuid: UUID, patch: MemberPatch, now: Int64) async throws -> Member {
+    public func updateMember(uuid: UUID, patch: MemberPatch, now: Int64, audit: AuditEntry? = nil) async throws -> Member {
         do {
             let updated = try await withLedgerRetry {
                 try await database.write { db in
@@ -116,6 +116,10 @@ public struct SQLMembershipStore: MembershipStore {
                             .text(updated.language.rawValue), .int(renamed ? 1 : 0), .text(uuid.uuidString),
                         ]
                     )
+                    if let audit {
+                        let insert = AuditRecord.insert(audit)
+                        try await db.execute(insert.sql, insert.binds)
+                    }
                     if renamed {
                         let version = try rows[0].int("ledger_version")
                         for statement in [

@@ -96,6 +96,7 @@ struct AuthorizationTests {
         ("/console/api/reminders", .get, []),
         ("/console/api/wallet", .get, []),
         ("/console/api/counters", .get, []),
+        ("/console/api/checks", .get, []),
         ("/console/api/members", .get, []),
         ("/console/api/members/{member}", .get, []),
         ("/console/api/members/{member}/revoke-cards", .post, []),
