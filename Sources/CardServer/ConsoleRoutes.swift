@@ -97,7 +97,7 @@ struct ConsoleRoutes {
 
     @Sendable func endSession(_ request: Request, context: ServerRequestContext) async throws -> Response {
         try Self.checkSameOrigin(request)
-        if let id = Self.sessionID(request) { try await signIn.signOut(id: id) }
+        if let id = Self.sessionID(request) { try await signIn.signOut(id: id, address: context.clientAddress) }
         let cleared = "\(Self.cookieName)=; Path=/console; Max-Age=0; HttpOnly; SameSite=Strict" + (secureCookies ? "; Secure" : "")
         return Response(status: .noContent, headers: [.setCookie: cleared, .cacheControl: "no-store"])
     }

@@ -33,9 +33,9 @@ public struct ConsoleSignIn: Sendable {
             createdAt: time,
             expiresAt: time + Self.linkLifetime
         )
-        try await store.saveConsoleLink(grant)
-        try await store.appendAudit(
-            AuditEntry(
+        try await store.saveConsoleLink(
+            grant,
+            audit: AuditEntry(
                 at: time,
                 actor: creator.label,
                 actorCredentialID: creator.credentialID,
@@ -52,29 +52,17 @@ public struct ConsoleSignIn: Sendable {
     /// A session for the link's code, and the session id for the cookie; nil if the code is unknown, used
     /// or expired. The sign-in is written to the audit trail.
     public func signIn(code: String, address: String) async throws -> (id: String, grant: ConsoleGrant)? {
-        guard code.utf8.count <= 100, let link = try await store.redeemConsoleLink(hash: Self.hash(code), now: now()) else { return nil }
+        guard code.utf8.count <= 100 else { return nil }
         let id = Self.newSecret()
         let time = now()
-        let session = ConsoleGrant(
-            hash: Self.hash(id),
-            actor: link.actor,
-            actorCredentialID: link.actorCredentialID,
-            createdAt: time,
+        let opened = try await store.openConsoleSession(
+            linkHash: Self.hash(code),
+            sessionHash: Self.hash(id),
+            address: address,
+            now: time,
             expiresAt: time + Self.sessionLifetime
         )
-        try await store.saveConsoleSession(session, address: address)
-        try await store.appendAudit(
-            AuditEntry(
-                at: time,
-                actor: session.actor,
-                actorCredentialID: session.actorCredentialID,
-                address: address,
-                action: "console.sign_in",
-                target: "",
-                detail: "signed in to the console with a one-time link"
-            )
-        )
-        return (id, session)
+        return opened.map { (id, $0) }
     }
 
     /// The session a cookie's id names, if still good.
@@ -83,9 +71,10 @@ public struct ConsoleSignIn: Sendable {
         return try await store.consoleSession(hash: Self.hash(id), now: now())
     }
 
-    public func signOut(id: String) async throws {
+    /// Ends the session, in the audit trail as signed out from `address`.
+    public func signOut(id: String, address: String) async throws {
         guard id.utf8.count <= 100 else { return }
-        try await store.endConsoleSession(hash: Self.hash(id), now: now())
+        try await store.endConsoleSession(hash: Self.hash(id), now: now(), address: address)
     }
 
     static func newSecret() -> String {

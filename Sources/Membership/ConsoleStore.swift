@@ -32,14 +32,18 @@ public protocol ConsoleStore: Sendable {
     /// The newest entries of the audit trail, newest first.
     func recentAudit(limit: Int) async throws -> [AuditEntry]
 
-    func saveConsoleLink(_ link: ConsoleGrant) async throws
-    /// The grant of the link whose code hashes to `hash`, used up now; nil if unknown, used or expired.
-    func redeemConsoleLink(hash: String, now: Int64) async throws -> ConsoleGrant?
-    func saveConsoleSession(_ session: ConsoleGrant, address: String) async throws
+    /// Stores a one-time sign-in link and `audit` (who made it) in one transaction.
+    func saveConsoleLink(_ link: ConsoleGrant, audit: AuditEntry) async throws
+    /// Signs in with the link whose code hashes to `linkHash`, used up now: a session stored under `sessionHash`
+    /// until `expiresAt`, for the link's person, with its `console.sign_in` audit entry, in one transaction; nil
+    /// (nothing written) if the link is unknown, used or expired.
+    func openConsoleSession(linkHash: String, sessionHash: String, address: String, now: Int64, expiresAt: Int64) async throws -> ConsoleGrant?
     /// The session whose id hashes to `hash`, if it has not ended or expired and the credential it was made
     /// from (if any) is still active.
     func consoleSession(hash: String, now: Int64) async throws -> ConsoleGrant?
-    func endConsoleSession(hash: String, now: Int64) async throws
+    /// Ends the session, with its `console.sign_out` audit entry from `address`, in one transaction; a session
+    /// already ended or unknown changes nothing.
+    func endConsoleSession(hash: String, now: Int64, address: String) async throws
 }
 
 /// One shop's sales on one day (vendor nil: sales in the app), net of cancellations.

@@ -230,7 +230,7 @@ extension SQLMembershipStore {
         }
     }
 
-    public func saveConsoleLink(_ link: ConsoleGrant) async throws {
+    public func saveConsoleLink(_ link: ConsoleGrant, audit: AuditEntry) async throws {
         try await database.writeBatch([
             SQLStatement.insert(
                 into: "console_links",
@@ -239,32 +239,64 @@ extension SQLMembershipStore {
                     .text(link.hash), .text(link.actor), link.actorCredentialID.map { .text($0.uuidString) } ?? .null, .int(link.createdAt),
                     .int(link.expiresAt),
                 ]
-            )
+            ),
+            AuditRecord.insert(audit),
         ])
     }
 
-    public func redeemConsoleLink(hash: String, now: Int64) async throws -> ConsoleGrant? {
-        // Used up in the statement that reads it: of two tabs opening one link, one signs in.
-        try await database.writeStatement(
-            """
-            UPDATE console_links SET used_at = ? WHERE code_hash = ? AND used_at IS NULL AND expires_at > ?
-            RETURNING code_hash, actor, actor_credential_id, created_at, expires_at
-            """,
-            [.int(now), .text(hash), .int(now)]
-        ).first.map(Self.grant)
-    }
-
-    public func saveConsoleSession(_ session: ConsoleGrant, address: String) async throws {
-        try await database.writeBatch([
-            SQLStatement.insert(
-                into: "console_sessions",
-                columns: ["id_hash", "actor", "actor_credential_id", "address", "created_at", "expires_at"],
-                [
-                    .text(session.hash), .text(session.actor), session.actorCredentialID.map { .text($0.uuidString) } ?? .null,
-                    .text(String(address.prefix(100))), .int(session.createdAt), .int(session.expiresAt),
-                ]
+    public func openConsoleSession(
+        linkHash: String,
+        sessionHash: String,
+        address: String,
+        now: Int64,
+        expiresAt: Int64
+    ) async throws
+        -> ConsoleGrant?
+    {
+        try await database.write { db in
+            // Used up in the statement that reads it: of two tabs opening one link, one signs in.
+            guard
+                let link = try await db.query(
+                    """
+                    UPDATE console_links SET used_at = ? WHERE code_hash = ? AND used_at IS NULL AND expires_at > ?
+                    RETURNING code_hash, actor, actor_credential_id, created_at, expires_at
+                    """,
+                    [.int(now), .text(linkHash), .int(now)]
+                ).first.map(Self.grant)
+            else { return nil }
+            let session = ConsoleGrant(
+                hash: sessionHash,
+                actor: link.actor,
+                actorCredentialID: link.actorCredentialID,
+                createdAt: now,
+                expiresAt: expiresAt
             )
-        ])
+            let address = String(address.prefix(100))
+            for statement in [
+                SQLStatement.insert(
+                    into: "console_sessions",
+                    columns: ["id_hash", "actor", "actor_credential_id", "address", "created_at", "expires_at"],
+                    [
+                        .text(session.hash), .text(session.actor), session.actorCredentialID.map { .text($0.uuidString) } ?? .null,
+                        .text(address), .int(now), .int(expiresAt),
+                    ]
+                ),
+                AuditRecord.insert(
+                    AuditEntry(
+                        at: now,
+                        actor: session.actor,
+                        actorCredentialID: session.actorCredentialID,
+                        address: address,
+                        action: "console.sign_in",
+                        target: "",
+                        detail: "signed in to the console with a one-time link"
+                    )
+                ),
+            ] {
+                try await db.execute(statement.sql, statement.binds)
+            }
+            return session
+        }
     }
 
     public func consoleSession(hash: String, now: Int64) async throws -> ConsoleGrant? {
@@ -281,11 +313,26 @@ extension SQLMembershipStore {
         }
     }
 
-    public func endConsoleSession(hash: String, now: Int64) async throws {
-        _ = try await database.writeStatement(
-            "UPDATE console_sessions SET ended_at = ? WHERE id_hash = ? AND ended_at IS NULL",
-            [.int(now), .text(hash)]
-        )
+    public func endConsoleSession(hash: String, now: Int64, address: String) async throws {
+        try await database.write { db in
+            guard
+                let ended = try await db.query(
+                    "UPDATE console_sessions SET ended_at = ? WHERE id_hash = ? AND ended_at IS NULL RETURNING actor, actor_credential_id",
+                    [.int(now), .text(hash)]
+                ).first
+            else { return }
+            let entry = AuditEntry(
+                at: now,
+                actor: try ended.text("actor"),
+                actorCredentialID: try ended.optionalText("actor_credential_id").flatMap(UUID.init(uuidString:)),
+                address: String(address.prefix(100)),
+                action: "console.sign_out",
+                target: "",
+                detail: "signed out of the console"
+            )
+            let insert = AuditRecord.insert(entry)
+            try await db.execute(insert.sql, insert.binds)
+        }
     }
 
     private static func grant(_ row: SQLRow) throws -> ConsoleGrant {

@@ -133,22 +133,52 @@ struct ConsoleSummaryTests {
                 createdAt: 1_000,
                 expiresAt: 1_600
             )
-            try await store.saveConsoleLink(link)
-            #expect(try await store.redeemConsoleLink(hash: "link-hash", now: 1_600) == nil)
-            #expect(try await store.redeemConsoleLink(hash: "link-hash", now: 1_100) == link)
-            #expect(try await store.redeemConsoleLink(hash: "link-hash", now: 1_101) == nil)
-            let session = ConsoleGrant(
-                hash: "session-hash",
-                actor: link.actor,
-                actorCredentialID: admin.credential.id,
-                createdAt: 1_100,
-                expiresAt: 9_000
+            let made = AuditEntry(
+                at: 1_000,
+                actor: "peez admin (ops)",
+                actorCredentialID: nil,
+                address: "local",
+                action: "console.link",
+                target: "",
+                detail: ""
             )
-            try await store.saveConsoleSession(session, address: "127.0.0.1")
+            try await store.saveConsoleLink(link, audit: made)
+            func open(at time: Int64) async throws -> ConsoleGrant? {
+                try await store.openConsoleSession(
+                    linkHash: "link-hash",
+                    sessionHash: "session-hash",
+                    address: "127.0.0.1",
+                    now: time,
+                    expiresAt: 9_000
+                )
+            }
+            #expect(try await open(at: 1_600) == nil, "expired")
+            let session = try #require(try await open(at: 1_100))
+            #expect(
+                session
+                    == ConsoleGrant(
+                        hash: "session-hash",
+                        actor: link.actor,
+                        actorCredentialID: admin.credential.id,
+                        createdAt: 1_100,
+                        expiresAt: 9_000
+                    )
+            )
+            #expect(try await open(at: 1_101) == nil, "used once")
+            #expect(
+                try await store.audit(after: 0, limit: 100).map(\.action).suffix(2) == ["console.link", "console.sign_in"],
+                "each with its entry"
+            )
             #expect(try await store.consoleSession(hash: "session-hash", now: 2_000) == session)
             #expect(try await store.consoleSession(hash: "session-hash", now: 9_000) == nil)
             try await store.inCredentialTransaction { try await $0.revoke(credentials: [admin.credential.id], at: 2_500) }
             #expect(try await store.consoleSession(hash: "session-hash", now: 3_000) == nil)
+            try await store.endConsoleSession(hash: "session-hash", now: 3_100, address: "127.0.0.1")
+            try await store.endConsoleSession(hash: "session-hash", now: 3_200, address: "127.0.0.1")
+            #expect(
+                try await store.audit(after: 0, limit: 100).filter { $0.action == "console.sign_out" }.count == 1,
+                "signed out once, audited once"
+            )
         }
     }
 
