@@ -52,9 +52,8 @@ struct ActivationRoutes {
         }
     }
 
-    /// Keeps a sale sent with a vendor credential no longer accepted (a stolen phone's pending sales, retried
-    /// later), as far as its request can be read, so the operator sees what a member paid; the sale itself is then
-    /// refused like any request with that credential.
+    /// Keeps a sale sent with a vendor credential no longer accepted (``RefusedSaleService``); the sale itself is
+    /// then refused like any request with that credential.
     func keepRefusedSale(_ request: Request, context: ServerRequestContext, _ credential: APICredential, _ refusal: CredentialRefusal) async throws {
         // The sale is refused whatever its body; a body that cannot be read is kept with what the request says.
         let body: ActivationRequest?
@@ -63,26 +62,11 @@ struct ActivationRoutes {
         } catch {
             body = nil
         }
-        var membershipID = body?.membership_id
-        if membershipID == nil, let token = body?.card_token {
-            membershipID = try? await cards.verify(token).claims?.subject
-        }
-        let reason: String
-        switch refusal {
-        case .revoked: reason = "credential_revoked"
-        case .expired: reason = "credential_expired"
-        }
-        try await store.recordRefusedSale(
-            RefusedSale(
-                at: cards.now(),
-                credentialID: credential.id,
-                vendorID: credential.vendorID,
-                idempotencyKey: String((request.headers[Self.idempotencyKeyHeader] ?? "").prefix(IdempotencyKey.maxLength)),
-                membershipID: membershipID.map { String($0.prefix(64)) },
-                months: body?.months,
-                amountDZD: body?.amount_dzd,
-                reason: reason
-            )
+        try await RefusedSaleService(store: store, cards: cards).keep(
+            body,
+            idempotencyKey: request.headers[Self.idempotencyKeyHeader] ?? "",
+            credential: credential,
+            refusal: refusal
         )
     }
 

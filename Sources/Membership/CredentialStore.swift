@@ -27,7 +27,10 @@ public protocol AuditStore: Sendable {
     func appendAudit(_ entry: AuditEntry) async throws -> AuditEntry
     /// Entries after `seq`, oldest first, at most `limit`.
     func audit(after seq: Int64, limit: Int) async throws -> [AuditEntry]
-    func recordRefusedSale(_ sale: RefusedSale) async throws
+    /// Keeps `sale` once per credential and key, unless the key (in `keyScope`) was already sold — the sale
+    /// stands — or the credential already has `maxPerCredential` refused sales kept; decided in the statement that
+    /// writes it.
+    func recordRefusedSale(_ sale: RefusedSale, keyScope: String, maxPerCredential: Int) async throws
     /// The newest refused sales first, at most `limit`.
     func refusedSales(limit: Int) async throws -> [RefusedSale]
 }

@@ -80,9 +80,20 @@ extension SQLMembershipStore {
         }
     }
 
-    public func recordRefusedSale(_ sale: RefusedSale) async throws {
-        let insert = RefusedSaleRecord.insert(sale)
-        try await database.write { db in try await db.execute(insert.sql + " ON CONFLICT (credential_id, idempotency_key) DO NOTHING", insert.binds) }
+    public func recordRefusedSale(_ sale: RefusedSale, keyScope: String, maxPerCredential: Int) async throws {
+        let values = RefusedSaleRecord.values(sale)
+        try await database.write { db in
+            try await db.execute(
+                """
+                INSERT INTO refused_sales (\(RefusedSaleRecord.columns.joined(separator: ", ")))
+                SELECT \(values.map { _ in "?" }.joined(separator: ", "))
+                WHERE NOT EXISTS (SELECT 1 FROM idempotency_keys WHERE scope = ? AND key = ? AND state = 'done')
+                    AND (SELECT COUNT(*) FROM refused_sales WHERE credential_id = ?) < ?
+                ON CONFLICT (credential_id, idempotency_key) DO NOTHING
+                """,
+                values + [.text(keyScope), .text(sale.idempotencyKey), .text(sale.credentialID.uuidString), .int(Int64(maxPerCredential))]
+            )
+        }
     }
 
     public func refusedSales(limit: Int) async throws -> [RefusedSale] {

@@ -135,12 +135,45 @@ struct CredentialLifecycleTests {
                 amountDZD: 600,
                 reason: "credential_revoked"
             )
-            try await store.recordRefusedSale(sale)
-            try await store.recordRefusedSale(sale)  // retried under the same key
+            func keep(_ sale: RefusedSale, max: Int = 100) async throws {
+                try await store.recordRefusedSale(sale, keyScope: credential.uuidString, maxPerCredential: max)
+            }
+            try await keep(sale)
+            try await keep(sale)  // retried under the same key
             var other = sale
             other.idempotencyKey = "k-2"
-            try await store.recordRefusedSale(other)
+            try await keep(other)
             #expect(try await store.refusedSales(limit: 10).map(\.idempotencyKey) == ["k-2", "k-1"])
+            // At most so many a credential: a thief's phone retrying without end adds nothing past it.
+            for index in 3...10 {
+                other.idempotencyKey = "k-\(index)"
+                try await keep(other, max: 5)
+            }
+            #expect(try await store.refusedSales(limit: 100).count == 5)
+        }
+    }
+
+    @Test(arguments: StoreKind.available)
+    func aRetryOfASaleSoldBeforeTheRevocationIsNotListedAsRefused(kind: StoreKind) async throws {
+        try await kind.withStore { store in
+            let desk = try SaleDesk(store: store)
+            let vendor = try await store.createVendor(name: "V", category: "boucherie", neighbourhood: "usto", now: 1)
+            let (member, _) = try await store.createMember(Sample.draft(1), now: 1_767_225_600)
+            _ = try await desk.answer(SaleDesk.body(member.membershipID, months: 1), vendor: vendor, now: 1_767_225_700, key: "sold-then-stolen")
+            // The desk sells under the scope "vendor-1": the credential's, as the service keys a vendor's sales.
+            let scope = "vendor-1"
+            let retry = RefusedSale(
+                at: 5,
+                credentialID: UUID(),
+                vendorID: vendor.id,
+                idempotencyKey: "sold-then-stolen",
+                membershipID: member.membershipID,
+                months: 1,
+                amountDZD: 300,
+                reason: "credential_revoked"
+            )
+            try await store.recordRefusedSale(retry, keyScope: scope, maxPerCredential: 100)
+            #expect(try await store.refusedSales(limit: 10).isEmpty, "the sale stands: nothing to give back")
         }
     }
 }

@@ -100,16 +100,13 @@ enum RefusedSaleRecord {
     static let table = "refused_sales"
     static let columns = ["at", "credential_id", "vendor_id", "idempotency_key", "membership_id", "months", "amount_dzd", "reason"]
 
-    static func insert(_ sale: RefusedSale) -> SQLStatement {
-        SQLStatement.insert(
-            into: table,
-            columns: columns,
-            [
-                .int(sale.at), .text(sale.credentialID.uuidString), sale.vendorID.map { .text($0.uuidString) } ?? .null,
-                .text(sale.idempotencyKey), sale.membershipID.map { .text($0) } ?? .null, sale.months.map { .int(Int64($0)) } ?? .null,
-                sale.amountDZD.map { .int(Int64($0)) } ?? .null, .text(sale.reason),
-            ]
-        )
+    /// A refused sale's values, in the order of ``columns``.
+    static func values(_ sale: RefusedSale) -> [SQLValue] {
+        [
+            .int(sale.at), .text(sale.credentialID.uuidString), sale.vendorID.map { .text($0.uuidString) } ?? .null,
+            .text(sale.idempotencyKey), sale.membershipID.map { .text($0) } ?? .null, sale.months.map { .int(Int64($0)) } ?? .null,
+            sale.amountDZD.map { .int(Int64($0)) } ?? .null, .text(sale.reason),
+        ]
     }
 
     static func sale(_ row: SQLRow) throws -> RefusedSale {
