@@ -68,6 +68,7 @@ struct CredentialRoutes {
         let (code, expiresAt) = try await credentials.enrolmentCode(
             vendorID: id,
             lifetime: body.lifetime_seconds.map { Int64($0.value) } ?? EnrolmentCode.defaultLifetime,
+            label: body.label,
             by: actor(caller, context)
         )
         let link = EnrolmentLink.link(base: links.url(for: request, context: context), code: code)

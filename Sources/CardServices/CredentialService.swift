@@ -212,11 +212,13 @@ public struct CredentialService: Sendable {
 
     // MARK: Enrolment
 
-    /// A new one-time enrolment code for `vendorID`, living `lifetime` seconds. A code made by a credential dies
-    /// with it: revoked, the code enrols nothing.
+    /// A new one-time enrolment code for `vendorID`, living `lifetime` seconds, for a device to be named `label`
+    /// (nil: the name the device gives itself). A code made by a credential dies with it: revoked, the code enrols
+    /// nothing.
     public func enrolmentCode(
         vendorID: UUID,
         lifetime: Int64 = EnrolmentCode.defaultLifetime,
+        label: String? = nil,
         by actor: AuditActor
     ) async throws -> (
         code: String, expiresAt: Int64
@@ -228,6 +230,7 @@ public struct CredentialService: Sendable {
                 fields: ["lifetime_seconds": "must be 60 to \(EnrolmentCode.maxLifetime)"]
             )
         }
+        let label = try label.map(Self.checkedLabel)
         let code = EnrolmentCode.generate()
         let time = now()
         try await store.inCredentialTransaction { tx in
@@ -235,17 +238,19 @@ public struct CredentialService: Sendable {
                 throw MembershipError(.notFound, "No vendor has id \(vendorID.lowercasedText).")
             }
             try await Self.requireActive(actor, tx, at: time)
-            try await tx.insert(
-                EnrolmentCode(
-                    codeHash: Self.hash(code),
-                    vendorID: vendorID,
-                    createdBy: actor.label,
-                    createdByCredentialID: actor.credentialID,
-                    createdAt: time,
-                    expiresAt: time + lifetime
-                )
+            var made = EnrolmentCode(
+                codeHash: Self.hash(code),
+                vendorID: vendorID,
+                createdBy: actor.label,
+                createdByCredentialID: actor.credentialID,
+                createdAt: time,
+                expiresAt: time + lifetime
             )
-            try await tx.appendAudit(actor.entry("enrolment_code.create", vendorID, "valid \(lifetime) s", at: time))
+            made.label = label
+            try await tx.insert(made)
+            try await tx.appendAudit(
+                actor.entry("enrolment_code.create", vendorID, "valid \(lifetime) s" + (label.map { ", for \"\($0)\"" } ?? ""), at: time)
+            )
         }
         return (code, time + lifetime)
     }
@@ -275,14 +280,16 @@ public struct CredentialService: Sendable {
                 role: .vendor,
                 vendorID: found.vendorID,
                 secretHash: APISecret.hash(secret, sha256: SHA256.hash),
-                label: label,
+                label: found.label ?? label,
                 createdAt: time,
                 createdBy: "enrolment code"
             )
             try await tx.insert(credential)
             try await tx.markUsed(code: found.codeHash, at: time, by: credential.id)
             let actor = AuditActor(label: "enrolment code", credentialID: credential.id, address: address)
-            try await tx.appendAudit(actor.entry("credential.enrol", credential.id, "vendor \(found.vendorID.lowercasedText) \"\(label)\"", at: time))
+            try await tx.appendAudit(
+                actor.entry("credential.enrol", credential.id, "vendor \(found.vendorID.lowercasedText) \"\(credential.label)\"", at: time)
+            )
             return .success(credential)
         }
         return Issued(credential: try outcome.get(), secret: secret)
@@ -349,11 +356,15 @@ public struct CredentialService: Sendable {
 
     static func noCredential(_ id: UUID) -> MembershipError { MembershipError(.notFound, "No credential has id \(id.lowercasedText).") }
 
-    /// A label trimmed, 1 to 100 characters, no control characters.
-    static func checkedLabel(_ label: String) throws -> String {
+    /// A label trimmed, 1 to 100 characters, under the one rule for text people give (``TextRules``): no control
+    /// or bidirectional override character.
+    public static func checkedLabel(_ label: String) throws -> String {
         let trimmed = label.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard (1...100).contains(trimmed.count), !trimmed.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
-            throw MembershipError(.invalidFields, "The label is invalid.", fields: ["label": "must be 1 to 100 characters, no control characters"])
+        if let problem = TextRules.disguisingCharacterProblem(label) {
+            throw MembershipError(.invalidFields, "The label is invalid.", fields: ["label": problem])
+        }
+        guard (1...100).contains(trimmed.count) else {
+            throw MembershipError(.invalidFields, "The label is invalid.", fields: ["label": "must be 1 to 100 characters"])
         }
         return trimmed
     }

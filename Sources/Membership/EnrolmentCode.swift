@@ -11,6 +11,8 @@ public struct EnrolmentCode: Sendable, Hashable {
     public var createdBy: String
     /// The credential that asked for it, when one did (a shop's device, an admin's secret): the code dies with it.
     public var createdByCredentialID: UUID?
+    /// The name the device it enrols carries, when the code was made for one ("Karim's phone").
+    public var label: String?
     public var createdAt: Int64
     public var expiresAt: Int64
     /// When it was exchanged for a credential, and which; nil until then.

@@ -29,6 +29,21 @@ public enum TextRules {
         return nil
     }
 
+    /// `text` as a terminal may print it: every character that can hide or disguise what is shown (control
+    /// characters, bidirectional overrides) written as `\u{…}`, so stored text — an old entry, a hostile one —
+    /// can neither move the cursor nor reorder a line.
+    public static func terminalSafe(_ text: String) -> String {
+        var out = ""
+        for scalar in text.unicodeScalars {
+            if isDisguising(scalar) {
+                out += "\\u{" + String(scalar.value, radix: 16) + "}"
+            } else {
+                out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
+    }
+
     static func isDisguising(_ scalar: Unicode.Scalar) -> Bool {
         switch scalar.value {
         case 0x00...0x1F, 0x7F...0x9F: return true  // C0, DEL, C1

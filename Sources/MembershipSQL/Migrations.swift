@@ -368,6 +368,8 @@ enum Migrations {
                     "ALTER TABLE enrolment_codes ADD COLUMN created_by_credential_id TEXT",
                     "CREATE INDEX enrolment_codes_by_creator ON enrolment_codes (created_by_credential_id)",
                     "ALTER TABLE vendors ADD COLUMN cut_off_at BIGINT",
+                    // The name of the device a code enrols, given when the code is made.
+                    "ALTER TABLE enrolment_codes ADD COLUMN label TEXT",
                 ] + credentialChangeAnnouncement(dialect)
             ),
         ]

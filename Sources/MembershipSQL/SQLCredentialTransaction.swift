@@ -74,12 +74,13 @@ struct SQLCredentialTransaction: CredentialTransaction {
     func insert(_ code: EnrolmentCode) async throws {
         try await db.execute(
             """
-            INSERT INTO enrolment_codes (code_hash, vendor_id, created_by, created_by_credential_id, created_at, expires_at)
-            VALUES (?, ?, ?, ?, ?, ?)
+            INSERT INTO enrolment_codes (code_hash, vendor_id, created_by, created_by_credential_id, created_at, expires_at, label)
+            VALUES (?, ?, ?, ?, ?, ?, ?)
             """,
             [
                 .text(code.codeHash), .text(code.vendorID.uuidString), .text(code.createdBy),
                 code.createdByCredentialID.map { .text($0.uuidString) } ?? .null, .int(code.createdAt), .int(code.expiresAt),
+                code.label.map { .text($0) } ?? .null,
             ]
         )
     }
@@ -87,7 +88,7 @@ struct SQLCredentialTransaction: CredentialTransaction {
     func enrolmentCode(hash: String, locking: Bool) async throws -> EnrolmentCode? {
         let rows = try await db.query(
             """
-            SELECT code_hash, vendor_id, created_by, created_by_credential_id, created_at, expires_at, used_at, credential_id, withdrawn_at
+            SELECT code_hash, vendor_id, created_by, created_by_credential_id, created_at, expires_at, used_at, credential_id, withdrawn_at, label
             FROM enrolment_codes WHERE code_hash = ?\(locking ? lock : "")
             """,
             [.text(hash)]
@@ -105,6 +106,7 @@ struct SQLCredentialTransaction: CredentialTransaction {
             code.usedAt = try read.optionalInt("used_at")
             code.credentialID = try read.optionalUUID("credential_id")
             code.withdrawnAt = try read.optionalInt("withdrawn_at")
+            code.label = try read.optionalText("label")
             return code
         }
     }

@@ -81,7 +81,12 @@ public struct RotateCredentialRequest: APIRequest {
 public struct EnrolmentCodeRequest: APIRequest {
     /// A whole number as JSON Schema counts one (7 or 7.0).
     public var lifetime_seconds: Integral?
-    public init(lifetime_seconds: Integral?) { self.lifetime_seconds = lifetime_seconds }
+    /// The name the device it enrols will carry ("Karim's phone"); absent: the name the device gives itself.
+    public var label: String?
+    public init(lifetime_seconds: Integral?, label: String? = nil) {
+        self.lifetime_seconds = lifetime_seconds
+        self.label = label
+    }
 }
 
 /// A one-time enrolment code: the code, the web counter's link that carries it, and the link as a QR code.

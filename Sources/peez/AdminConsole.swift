@@ -32,6 +32,7 @@ extension Peez.Admin {
             if let name, name.trimmingCharacters(in: .whitespaces).isEmpty || name.count > 80 {
                 throw ValidationError("--name must be 1 to 80 characters")
             }
+            if let name, let problem = TextRules.disguisingCharacterProblem(name) { throw ValidationError("--name \(problem)") }
         }
 
         func run() async throws {

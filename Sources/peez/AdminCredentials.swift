@@ -44,7 +44,7 @@ extension Peez.Admin {
                 }
                 return lines
             }
-            printNow(lines.isEmpty ? "no vendor" : lines.joined(separator: "\n"))
+            printNow(lines.isEmpty ? "no vendor" : lines.map(TextRules.terminalSafe).joined(separator: "\n"))
         }
     }
 
@@ -72,7 +72,7 @@ extension Peez.Admin {
             let role = role
             let credentials = try await store.withStore { store in try await store.credentials(role: role, vendorID: vendorID) }
             let now = CardDates.now()
-            printNow(credentials.isEmpty ? "no credential" : credentials.map { line($0, now: now) }.joined(separator: "\n"))
+            printNow(credentials.isEmpty ? "no credential" : credentials.map { TextRules.terminalSafe(line($0, now: now)) }.joined(separator: "\n"))
         }
     }
 
@@ -171,7 +171,7 @@ extension Peez.Admin {
                 credential of its own: no secret is typed or shown. The code works once, within its lifetime.
 
                 Examples:
-                  peez admin enrolment-code --vendor <vendor id> --terminal
+                  peez admin enrolment-code --vendor <vendor id> --label "Karim's phone" --terminal
                   peez admin enrolment-code --vendor <vendor id> --png code.png
                   PEEZ_PUBLIC_URL=https://cards.peez.dz peez admin enrolment-code --vendor <id>
                 """
@@ -179,16 +179,18 @@ extension Peez.Admin {
         @OptionGroup var store: StoreOptions
         @Option(help: "The vendor the device will act for (its id).") var vendor: String
         @Option(help: "Seconds the code lives (60 to 86400).") var lifetime: Int64 = Membership.EnrolmentCode.defaultLifetime
+        @Option(help: "The name the enrolled device will carry in lists and the audit trail (\"Karim's phone\").") var label: String?
         @Option(help: "The service's address phones reach (or PEEZ_PUBLIC_URL).") var publicUrl: String?
         @OptionGroup var picture: QROutputOptions
 
         func run() async throws {
-            let (vendorID, lifetime) = (try uuid(vendor, "--vendor"), lifetime)
+            let (vendorID, lifetime, label) = (try uuid(vendor, "--vendor"), lifetime, label)
             let base = try store.linkBase(flag: publicUrl)
             let (code, expiresAt) = try await store.withStore { store in
                 try await CredentialService(store: store, now: CardDates.now).enrolmentCode(
                     vendorID: vendorID,
                     lifetime: lifetime,
+                    label: label,
                     by: .commandLine()
                 )
             }
@@ -222,7 +224,9 @@ extension Peez.Admin {
                 entries.isEmpty
                     ? "no entry"
                     : entries.map {
-                        "\($0.seq)  \(AlgiersCalendar.minuteStamp($0.at))  \($0.actor) from \($0.address)  \($0.action) \($0.target)  \($0.detail)"
+                        TextRules.terminalSafe(
+                            "\($0.seq)  \(AlgiersCalendar.minuteStamp($0.at))  \($0.actor) from \($0.address)  \($0.action) \($0.target)  \($0.detail)"
+                        )
                     }.joined(separator: "\n")
             )
         }
@@ -255,8 +259,10 @@ extension Peez.Admin {
                 sales.isEmpty
                     ? "no refused sale"
                     : sales.map {
-                        "\(AlgiersCalendar.minuteStamp($0.at))  \($0.membershipID ?? "(member not named)")  \($0.months.map { "\($0) month(s)" } ?? "?")  "
-                            + "\($0.amountDZD.map { "\($0) DZD" } ?? "?")  \($0.reason)  credential \($0.credentialID.lowercasedText)  key \($0.idempotencyKey)"
+                        TextRules.terminalSafe(
+                            "\(AlgiersCalendar.minuteStamp($0.at))  \($0.membershipID ?? "(member not named)")  \($0.months.map { "\($0) month(s)" } ?? "?")  "
+                                + "\($0.amountDZD.map { "\($0) DZD" } ?? "?")  \($0.reason)  credential \($0.credentialID.lowercasedText)  key \($0.idempotencyKey)"
+                        )
                     }.joined(separator: "\n")
             )
         }

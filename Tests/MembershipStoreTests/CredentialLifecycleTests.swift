@@ -122,6 +122,27 @@ struct CredentialLifecycleTests {
     }
 
     @Test(arguments: StoreKind.available)
+    func aCodeMadeForANamedPhoneNamesTheDeviceItEnrolsAndNoLabelDisguisesItself(kind: StoreKind) async throws {
+        try await kind.withStore { store in
+            let clock = Clock()
+            let service = CredentialService(store: store, now: clock.now)
+            let shop = try await store.createVendor(name: "Shop", category: "butcher", neighbourhood: "usto", now: clock.now())
+            let (code, _) = try await service.enrolmentCode(vendorID: shop.id, label: "Karim's phone", by: Self.operator_)
+            let enrolled = try await service.enrol(code: code, label: "web counter, set up 2026-11-27", address: "198.51.100.7")
+            #expect(enrolled.credential.label == "Karim's phone", "the shop's name for it, not the page's")
+            let (unnamed, _) = try await service.enrolmentCode(vendorID: shop.id, by: Self.operator_)
+            #expect(try await service.enrol(code: unnamed, label: "till 2", address: "-").credential.label == "till 2")
+            for hostile in ["Karim\u{202E}enohp", "till\u{1B}[2J", "a\rb", "x\u{0}y"] {
+                let refused = await #expect(throws: MembershipError.self) {
+                    try await service.create(role: .vendor, vendorID: shop.id, label: hostile, by: Self.operator_)
+                }
+                #expect(refused?.fields["label"]?.contains("must not contain control or bidirectional override characters") == true, "\(hostile)")
+                await #expect(throws: MembershipError.self) { try await service.enrolmentCode(vendorID: shop.id, label: hostile, by: Self.operator_) }
+            }
+        }
+    }
+
+    @Test(arguments: StoreKind.available)
     func aSaleRefusedToAWithdrawnCredentialIsKeptOnceUnderItsKey(kind: StoreKind) async throws {
         try await kind.withStore { store in
             let credential = UUID()

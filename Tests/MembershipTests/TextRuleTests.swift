@@ -49,4 +49,9 @@ struct TextRuleTests {
             #expect(!Member.isMembershipID(bad), "\(bad.debugDescription)")
         }
     }
+
+    @Test func whatATerminalPrintsCanNeitherMoveTheCursorNorReorderTheLine() {
+        #expect(TextRules.terminalSafe("console (\u{1B}[2J\rAmina\u{202E})") == "console (\\u{1b}[2J\\u{d}Amina\\u{202e})")
+        #expect(TextRules.terminalSafe("Épicerie du Port · مخبزة") == "Épicerie du Port · مخبزة", "ordinary text, Arabic included, as it is")
+    }
 }

@@ -91,3 +91,16 @@ struct OneConfigurationTests {
         try KeyFiles.writeKeyPair(try Ed25519PrivateKey.generate(), directory: folder.path).privateKeyPath
     }
 }
+
+extension OneConfigurationTests {
+    @Test func aConsoleLinksNameFollowsTheTextRuleOfEveryPersonGivenString() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let file = try Self.configuration(folder, ["PEEZ_PUBLIC_URL=https://cards.peez.example"])
+        _ = try await PeezCommand.run(["admin", "create-token", "--config", file, "--create-database"])
+        for hostile in ["Amina\u{1B}[2J", "Amina\rops", "Amina\u{202E}"] {
+            let refused = try await PeezCommand.run(["admin", "console-link", "--config", file, "--name", hostile])
+            #expect(refused.status != 0 && refused.standardError.contains("must not contain control or bidirectional override characters"))
+        }
+    }
+}
