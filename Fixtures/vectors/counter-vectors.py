@@ -10,6 +10,9 @@
   `trust_expired`) or null, and the warnings (`trust_age` with whole hours).
 - `sales`: a counter's own confirmed sales (the sale journal) and the renewals they count as at that counter at
   once: renewed the second after the sale began, paid until the answer's coverage end; the newest per member.
+- `cut_off`: a counter's sales when the service cuts it off (its own credential refused: `device_refusals`) and
+  those it keeps and lists, their cash to give back: the ones never answered, and the ones refused for one of
+  those codes; every other sale (confirmed, refused for another reason) is forgotten.
 
 The rules are counter-rules.json's (Sources/CounterAssets), the one file both counters read; this script is a
 third, independent implementation of them. `peez counter` (Swift) and the web counter (Chromium) run the file.
@@ -158,6 +161,29 @@ SALES = [
      "sales": [sale(MEMBER, NOW, coverage_end=NOW + 1)], "expected": []},
 ]
 
+DEVICE_REFUSALS = RULES["device_refusals"]
+
+
+def journaled(member, at, status, refusal=None):
+    return {"membership_id": member, "at": at, "status": status, "refusal": refusal}
+
+
+def cut_off(case_id, description, sales):
+    kept = [i for i, s in enumerate(sales) if s["status"] == "pending" or (s["status"] == "refused" and s["refusal"] in DEVICE_REFUSALS)]
+    return {"id": case_id, "description": description, "sales": sales, "expected": kept}
+
+
+CUT_OFF = [
+    cut_off("nothing-to-give-back", "a confirmed sale and one refused for the member: nothing is kept",
+            [journaled(MEMBER, NOW, "confirmed"), journaled(M2, NOW + 5, "refused", "not_found")]),
+    cut_off("pending-kept", "a sale never answered is kept, the confirmed one beside it is not",
+            [journaled(MEMBER, NOW, "pending"), journaled(M2, NOW + 5, "confirmed")]),
+    cut_off("refused-for-the-device", "sales refused because this counter's credential was revoked or replaced are kept",
+            [journaled(MEMBER, NOW, "refused", "credential_revoked"), journaled(M2, NOW + 5, "refused", "credential_expired"),
+             journaled(MEMBER, NOW + 9, "refused", "conflict"), journaled(M2, NOW + 12, "pending")]),
+    cut_off("no-sale", "no sale at all", []),
+]
+
 document = {
     "about": __doc__.strip().split("\n\n")[0],
     "rules": {k: v for k, v in RULES.items() if k != "about"},
@@ -165,8 +191,9 @@ document = {
     "chains": CHAINS,
     "clock": CLOCK,
     "sales": SALES,
+    "cut_off": CUT_OFF,
 }
 with open(os.path.join(HERE, "counter-vectors.json"), "w", encoding="utf-8") as out:
     json.dump(document, out, ensure_ascii=False, indent=1)
     out.write("\n")
-print(f"counter-vectors.json: {len(SCAN_LOG)} scan-log cases, {len(CHAINS)} chains, {len(CLOCK)} clock cases, {len(SALES)} sale cases")
+print(f"counter-vectors.json: {len(SCAN_LOG)} scan-log cases, {len(CHAINS)} chains, {len(CLOCK)} clock cases, {len(SALES)} sale cases, {len(CUT_OFF)} cut-off cases")

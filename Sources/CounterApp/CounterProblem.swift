@@ -28,8 +28,12 @@ public struct CounterProblem: Sendable, Equatable, CustomStringConvertible {
         "enrolment_code_unknown", "enrolment_code_used", "enrolment_code_expired", "enrolment_code_revoked",
     ]
 
-    /// Refusals of the counter's own credential: the same request sent again would be refused again.
-    public static let deviceRefusals: Set<String> = ["service.credential_revoked", "service.credential_expired"]
+    /// Refusals of the counter's own credential (`device_refusals` in `counter-rules.json`): the same request sent
+    /// again would be refused again, and the counter is cut off (``CounterCutOff``).
+    public static let deviceRefusals = Set(CounterRules.shared.deviceRefusals.map { "service.\($0)" })
+
+    /// Whether this is the service's refusal of the counter's own credential: never a lost network or another error.
+    public var refusesThisDevice: Bool { Self.deviceRefusals.contains(key) }
 
     /// The problem an error answer (`status`, `body` in the service's error shape) is: its code's text when the
     /// counter knows the code, else the status.

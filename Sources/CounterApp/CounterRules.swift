@@ -3,7 +3,7 @@ import Foundation
 
 /// The rules both counters follow, read from `counter-rules.json` (built into the binary), the file the web
 /// counter reads too: the price, the months sold, the clock tolerance, the trust data's warning age, the time
-/// range, the scan-report batch, the scan log's chain genesis and how often a counter syncs.
+/// range, the scan-report batch, the scan log's chain genesis, how often a counter syncs and which refusals cut it off.
 public struct CounterRules: Decodable, Sendable, Equatable {
     /// The price of one month, in DZD.
     public let monthlyPriceDZD: Int
@@ -24,6 +24,9 @@ public struct CounterRules: Decodable, Sendable, Equatable {
     /// The development key's kid, trusted only by a counter enrolled against a development service
     /// (``CardWire/DevelopmentKey``, which a test holds this to).
     public let developmentKeyID: String
+    /// The service's error codes that refuse the counter's own credential (revoked, or replaced and expired):
+    /// the counter is cut off (``CounterCutOff``).
+    public let deviceRefusals: [String]
 
     enum CodingKeys: String, CodingKey {
         case monthlyPriceDZD = "monthly_price_dzd"
@@ -35,6 +38,7 @@ public struct CounterRules: Decodable, Sendable, Equatable {
         case scanLogGenesis = "scan_log_genesis"
         case syncEvery = "sync_every"
         case developmentKeyID = "development_key_id"
+        case deviceRefusals = "device_refusals"
     }
 
     /// The built-in rules, checked once: a damaged file is a broken build, not a counter that guesses.

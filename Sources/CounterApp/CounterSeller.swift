@@ -37,7 +37,7 @@ public struct CounterSeller: Sendable {
                     try journal.finish(key: sale.key, confirmedWith: coverageEnd, now: now())
                     return .recorded(coverageEnd: coverageEnd)
                 case .refused(let problem):
-                    try journal.finish(key: sale.key, refusedBecause: problem.detail, now: now())
+                    try journal.finish(key: sale.key, refusedBecause: problem.detail, problem: problem.key, now: now())
                     return .refused(problem)
                 }
             } catch let error as CounterClientError {

@@ -100,7 +100,8 @@ public enum CounterSync {
 extension CounterSync {
     /// One whole sync: the bundle after the version held (or the whole list), checked and saved, then the
     /// scan log's new entries reported. The trust data is saved before the report is tried, so a report that
-    /// fails (its `Result`) loses nothing: the next sync sends it.
+    /// fails (its `Result`) loses nothing: the next sync sends it. When the service refuses this counter's own
+    /// credential, at either step, the counter is cut off and the ``CounterCutOff`` is thrown.
     public static func run(
         store: CounterStore,
         client: CounterClient,
@@ -110,11 +111,18 @@ extension CounterSync {
     {
         let (state, trust, _) = try store.load()
         let whole = wantsWholeList(state)
-        let bytes = try await client.fetchBundle(since: whole ? nil : trust.revocationVersion, renewalsAfter: whole ? nil : trust.issuedAt)
+        let bytes: [UInt8]
+        do {
+            bytes = try await client.fetchBundle(since: whole ? nil : trust.revocationVersion, renewalsAfter: whole ? nil : trust.issuedAt)
+        } catch let error as CounterClientError where error.problem.refusesThisDevice {
+            throw try await store.cutOff(after: error.problem, client: client, now: now)
+        }
         let (updated, changes) = try accept(bytes, into: state, trusting: trust, now: now())
         try store.save(updated)
         do {
             return (changes, .success(try await ScanLogReport(store: store, client: client).run()))
+        } catch let error as CounterClientError where error.problem.refusesThisDevice {
+            throw try await store.cutOff(after: error.problem, client: client, now: now)
         } catch {
             return (changes, .failure(error))
         }

@@ -28,9 +28,12 @@ public struct SaleJournal: Sendable {
         public var coverageEnd: String?
         /// For a refused sale: why.
         public var reason: String?
+        /// For a refused sale: why, as the text key the counter words it from (`service.credential_revoked`…), so a
+        /// sale refused because this counter's own credential was refused is known as one.
+        public var problem: String?
 
         enum CodingKeys: String, CodingKey {
-            case event, key, at, name, months, reason
+            case event, key, at, name, months, reason, problem
             case membershipID = "membership_id"
             case amountDZD = "amount_dzd"
             case coverageEnd = "coverage_end"
@@ -67,9 +70,18 @@ public struct SaleJournal: Sendable {
         return sale
     }
 
-    /// Records the service's answer for the sale under `key`.
-    public func finish(key: String, confirmedWith coverageEnd: String? = nil, refusedBecause reason: String? = nil, now: Int64) throws {
-        try append(Record(event: reason == nil ? .confirmed : .refused, key: key, at: now, coverageEnd: coverageEnd, reason: reason))
+    /// Records the service's answer for the sale under `key`: refused when a `reason` is given (with `problem`, the
+    /// refusal's text key), else confirmed.
+    public func finish(
+        key: String,
+        confirmedWith coverageEnd: String? = nil,
+        refusedBecause reason: String? = nil,
+        problem: String? = nil,
+        now: Int64
+    ) throws {
+        try append(
+            Record(event: reason == nil ? .confirmed : .refused, key: key, at: now, coverageEnd: coverageEnd, reason: reason, problem: problem)
+        )
     }
 
     /// Every record, in order. Only a torn last line (a kill in mid-write: no line end after it) is passed over;
@@ -133,6 +145,46 @@ public struct SaleJournal: Sendable {
             else { return nil }
             return PendingSale(key: record.key, membershipID: membershipID, name: record.name, months: months, amountDZD: amount, at: record.at)
         }
+    }
+
+    /// The sales whose cash goes back to the member once the counter is cut off (``CounterCutOff``), oldest first:
+    /// those never answered, and those refused because the service refused this counter's own credential.
+    public func salesToGiveBack() throws -> [PendingSale] {
+        let records = try records()
+        var answers: [String: Record] = [:]
+        for record in records where record.event != .pending { answers[record.key] = record }
+        return records.compactMap { record in
+            guard record.event == .pending, let membershipID = record.membershipID, let months = record.months, let amount = record.amountDZD
+            else { return nil }
+            if let answer = answers[record.key] {
+                guard answer.event == .refused, let problem = answer.problem, CounterProblem.deviceRefusals.contains(problem) else { return nil }
+            }
+            return PendingSale(key: record.key, membershipID: membershipID, name: record.name, months: months, amountDZD: amount, at: record.at)
+        }
+    }
+
+    /// Closes the journal of a counter cut off for `reason` (a refusal's text key): only the sales to give back
+    /// stay, by membership id (no name), each one still unanswered closed as refused for that reason (no
+    /// enrolment sends it again: the cash went back), and every other sale leaves, confirmed ones with their
+    /// members' names. Rewritten atomically.
+    func closeForCutOff(reason: String, now: Int64) throws {
+        guard FileManager.default.fileExists(atPath: path) else { return }
+        let kept = Set(try salesToGiveBack().map(\.key))
+        var closed: Set<String> = []
+        var lines: [Record] = []
+        for var record in try records() where kept.contains(record.key) {
+            // The membership id says whom to make it right with; the member's name leaves with the trust data.
+            record.name = nil
+            lines.append(record)
+            if record.event != .pending { closed.insert(record.key) }
+        }
+        for key in kept.subtracting(closed).sorted() {
+            lines.append(Record(event: .refused, key: key, at: now, reason: "not sent: this counter was cut off", problem: reason))
+        }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let text = try lines.map { String(decoding: try encoder.encode($0), as: UTF8.self) + "\n" }.joined()
+        try CounterStore.replaceDurably(Data(text.utf8), at: path)
     }
 
     private func append(_ record: Record) throws {

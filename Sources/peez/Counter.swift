@@ -14,7 +14,10 @@ extension Peez {
             abstract: "Check cards at the counter, offline, on trust data the card service signs.",
             discussion: """
                 Enrol once, sync when a network is there, and check cards without one. The vendor secret comes from \
-                PEEZ_VENDOR_SECRET (enrol keeps it in the counter's folder, mode 0600), never from the command line.
+                PEEZ_VENDOR_SECRET (enrol keeps it in the counter's folder, mode 0600), never from the command line. \
+                A counter the service cut off (its credential revoked or replaced) forgets its secret and trust data \
+                and refuses every command, saying so in the shop's language (exit status 1), until it is enrolled \
+                again with a new code from PEEZ.
 
                 Examples:
                   export PEEZ_VENDOR_SECRET=peez_vendor_...
@@ -54,6 +57,9 @@ extension Peez.Counter {
 
                 With --code (the one-time enrolment code PEEZ gave, or the whole link) the code is exchanged for a \
                 credential of this counter's own, kept in its folder and never shown; PEEZ_VENDOR_SECRET is not needed.
+
+                A counter the service cut off (its credential revoked or replaced) is brought back only this way, \
+                with a new code from PEEZ: every other command refuses until then.
 
                 Examples:
                   peez counter enroll --server https://peez.dz --code pz…
@@ -96,9 +102,12 @@ extension Peez.Counter {
             let store = options.store
             let bytes = try await CounterClient(server: server, secret: secret, certificateAuthority: caFile).fetchBundle(since: nil)
             let (state, changes) = try CounterSync.enrol(bytes, server: server, expectedKeyID: expectKid, now: CardDates.now())
+            // A cut-off counter forgets what it held before it takes the new credential; the mark goes last.
+            if let mark = store.cutOff() { try store.forget(after: mark, now: CardDates.now()) }
             try store.saveSecret(secret)
             try store.saveCertificateAuthority(from: caFile)
             try store.save(state)
+            try store.clearCutOff()
             printNow("enrolled with \(server) in \(store.folder)")
             CounterReport.printChanges(changes)
         }
@@ -114,7 +123,10 @@ extension Peez.Counter {
                 old atomically, and a running peez counter session uses it from its next scan. Prints what changed. \
                 Then the scan log's new entries are reported to the service (each stored once however often it is \
                 sent), so it can tell where a card was used; an entry the service refuses for good is named and \
-                passed over.
+                passed over. When the service refuses this counter's own credential (revoked, or replaced), the \
+                counter is cut off: it forgets its secret, trust data and scan log, keeps the sales whose cash goes \
+                back, says so in the shop's language, and exits with status 1, as every later command does until \
+                it is enrolled again with a new code.
 
                 Example:
                   peez counter sync
@@ -122,14 +134,16 @@ extension Peez.Counter {
         )
 
         @OptionGroup var options: CounterFolderOptions
+        @OptionGroup var language: CounterLanguageOptions
 
         func run() async throws {
-            let store = options.store
-            let (state, _, note) = try store.load()
-            if let note { printError("warning: \(note)") }
-            let (changes, report) = try await CounterSync.run(store: store, client: try store.client(for: state), now: { CardDates.now() })
-            CounterReport.printChanges(changes)
-            Self.printReport(report)
+            try await options.withUsableStore(language.texts) { store in
+                let (state, _, note) = try store.load()
+                if let note { printError("warning: \(note)") }
+                let (changes, report) = try await CounterSync.run(store: store, client: try store.client(for: state), now: { CardDates.now() })
+                CounterReport.printChanges(changes)
+                Self.printReport(report)
+            }
         }
 
         static func printReport(_ report: Result<ScanLogReport.Outcome, any Error>) {
@@ -200,15 +214,21 @@ extension Peez.Counter {
         }
 
         func run() async throws {
-            let store = options.store
-            let trustData = try SessionTrustData(store: store)
             let texts = language.texts
+            try await options.withUsableStore(texts) { store in try await session(store: store, texts: texts) }
+        }
+
+        /// The session on an enrolled counter that is not cut off; a cut-off found on the way (by a sync of its
+        /// own or one beside it) is thrown before the next scan is answered: no verdict after it.
+        private func session(store: CounterStore, texts: CounterTexts) async throws {
+            let trustData = try SessionTrustData(store: store)
             let log = store.scanLog
             var tally = CounterReport.Tally()
             let window = PresentationWindow(skew: presentationSkew, displayPeriod: displayPeriod)
             var recent = RecentPresentations(window: window)
             let report = CounterReport(colour: CounterReport.wantsColour(), bell: bell, json: json, texts: texts)
-            func answer(_ token: some Collection<UInt8>, file: String? = nil) {
+            func answer(_ token: some Collection<UInt8>, file: String? = nil) throws {
+                if let mark = store.cutOff() { throw mark }
                 let now = CardDates.now()
                 let (state, trust) = trustData.current()
                 // This counter's own sales count at once, before a sync brings them.
@@ -242,14 +262,21 @@ extension Peez.Counter {
             }
             if !image.isEmpty {
                 var everyFileRead = true
+                var stopped: (any Error)?
                 ImageInputs.scan(try ImageInputs.expand(image)) { file, outcome in
+                    guard stopped == nil else { return }
                     guard case .codes(let codes) = outcome else {
                         everyFileRead = false
                         printError("\(file): \(outcome.message)")
                         return
                     }
-                    for code in codes { answer(code, file: file) }
+                    do {
+                        for code in codes { try answer(code, file: file) }
+                    } catch {
+                        stopped = error
+                    }
                 }
+                if let stopped { throw stopped }
                 if !everyFileRead { throw ExitCode(1) }
                 return
             }
@@ -264,6 +291,7 @@ extension Peez.Counter {
             var reader = LineReader(fileDescriptor: 0, maxLineLength: CardTokenFormat.maxTokenLength + 64)
             while let line = reader.nextLine() {
                 guard case .text(let bytes) = line else {
+                    if let mark = store.cutOff() { throw mark }
                     let (state, _) = trustData.current()
                     answer(
                         CounterVerdict(outcome: .card(VerificationResult(verdict: .malformed, detail: "a line longer than any card token"))),
@@ -273,17 +301,19 @@ extension Peez.Counter {
                     continue
                 }
                 if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { continue }
-                answer(bytes)
+                try answer(bytes)
             }
         }
 
         /// Syncs every `minutes`, in the background: each sync saves the state atomically, and the session's
-        /// next scan finds it. A failed sync says why on standard error and keeps the data held.
+        /// next scan finds it. A failed sync says why on standard error and keeps the data held. A sync that finds
+        /// the counter cut off says so and ends the session at once, with exit status 1: nothing more is verified.
         static func keepSyncing(store: CounterStore, every minutes: Int, texts: CounterTexts) async {
             while !Task.isCancelled {
                 try? await Task.sleep(for: .seconds(minutes * 60))
                 guard !Task.isCancelled else { return }
                 do {
+                    if let mark = store.cutOff() { throw mark }
                     let (state, _, _) = try store.load()
                     let (changes, report) = try await CounterSync.run(store: store, client: try store.client(for: state), now: { CardDates.now() })
                     printError(
@@ -296,6 +326,9 @@ extension Peez.Counter {
                         )
                     )
                     if case .failure(let error) = report { printError("warning: the scan log was not reported (\(error)); the next sync sends it") }
+                } catch let mark as CounterCutOff {
+                    CounterReport.printCutOff(mark, store: store, texts: texts)
+                    Foundation.exit(1)
                 } catch {
                     let problem = (error as? CounterClientError).map { texts.text($0.problem) } ?? "\(error)"
                     printError(texts.text("sync_failed", ["problem": problem, "minutes": String(minutes)]))
@@ -320,6 +353,7 @@ extension Peez.Counter {
         )
 
         @OptionGroup var options: CounterFolderOptions
+        @OptionGroup var language: CounterLanguageOptions
 
         @Flag(help: "Check the hash chain; exit 1 if any line was changed.")
         var verify = false
@@ -328,7 +362,10 @@ extension Peez.Counter {
         var csv = false
 
         func run() async throws {
-            let store = options.store
+            try await options.withUsableStore(language.texts) { store in try show(store) }
+        }
+
+        private func show(_ store: CounterStore) throws {
             // A mistyped --folder is an error, not an empty log.
             guard store.isEnrolled else {
                 throw ValidationError("no counter in \(store.folder): check --folder (or $PEEZ_COUNTER_HOME); peez counter enroll makes one")

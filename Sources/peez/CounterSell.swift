@@ -59,22 +59,21 @@ extension Peez.Counter {
         }
 
         func run() async throws {
-            let store = options.store
-            let (state, trust, note) = try store.load()
-            if let note { printError("warning: \(note)") }
-            let journal = store.saleJournal
-            let sale: SaleJournal.PendingSale
-            if let membershipId {
-                sale = try journal.begin(membershipID: membershipId, name: nil, months: months, amountDZD: paid, now: CardDates.now())
-            } else {
-                sale = try scannedSale(store: store, state: state, trust: trust, journal: journal)
+            try await options.withUsableStore(language.texts) { store in
+                let (state, trust, note) = try store.load()
+                if let note { printError("warning: \(note)") }
+                let journal = store.saleJournal
+                let sale: SaleJournal.PendingSale
+                if let membershipId {
+                    sale = try journal.begin(membershipID: membershipId, name: nil, months: months, amountDZD: paid, now: CardDates.now())
+                } else {
+                    sale = try scannedSale(store: store, state: state, trust: trust, journal: journal)
+                }
+                let client = try store.client(for: state)
+                let seller = CounterSeller(client: client, journal: journal, attempts: attempts)
+                let outcome = try await seller.send(sale, now: { CardDates.now() })
+                try await Peez.Counter.finish(sale, outcome, store: store, client: client, texts: language.texts)
             }
-            let seller = CounterSeller(
-                client: try store.client(for: state),
-                journal: journal,
-                attempts: attempts
-            )
-            try CounterReport.printSale(sale, try await seller.send(sale, now: { CardDates.now() }), texts: language.texts)
         }
 
         /// The sale to the member whose card is scanned (or given with --token), journaled.
@@ -122,9 +121,15 @@ extension Peez.Counter {
         )
 
         @OptionGroup var options: CounterFolderOptions
+        @OptionGroup var language: CounterLanguageOptions
 
         func run() async throws {
-            let pending = try options.store.saleJournal.pending()
+            // A cut-off counter lists its sales to give back with the cut-off, not here.
+            try await options.withUsableStore(language.texts) { store in try list(store) }
+        }
+
+        private func list(_ store: CounterStore) throws {
+            let pending = try store.saleJournal.pending()
             if pending.isEmpty { printNow("no pending sale") }
             for sale in pending {
                 printNow(
@@ -157,21 +162,37 @@ extension Peez.Counter {
         }
 
         func run() async throws {
-            let store = options.store
-            let (state, _, _) = try store.load()
-            let seller = CounterSeller(
-                client: try store.client(for: state),
-                journal: store.saleJournal,
-                attempts: attempts
-            )
-            var stillPending = false
-            for sale in try store.saleJournal.pending() {
-                let outcome = try await seller.send(sale, now: { CardDates.now() })
-                if case .pending = outcome { stillPending = true }
-                do { try CounterReport.printSale(sale, outcome, texts: language.texts) } catch { stillPending = true }
+            try await options.withUsableStore(language.texts) { store in
+                let (state, _, _) = try store.load()
+                let client = try store.client(for: state)
+                let seller = CounterSeller(client: client, journal: store.saleJournal, attempts: attempts)
+                var stillPending = false
+                for sale in try store.saleJournal.pending() {
+                    let outcome = try await seller.send(sale, now: { CardDates.now() })
+                    if case .pending = outcome { stillPending = true }
+                    do { try await Peez.Counter.finish(sale, outcome, store: store, client: client, texts: language.texts) } catch is ExitCode {
+                        stillPending = true
+                    }
+                }
+                if stillPending { throw ExitCode(1) }
             }
-            if stillPending { throw ExitCode(1) }
         }
+    }
+
+    /// Prints a sale's receipt, or why there is none (exit status 1 unless it was recorded). A sale refused because
+    /// the service refused this counter's own credential cuts the counter off: its mark is thrown, to be said.
+    static func finish(
+        _ sale: SaleJournal.PendingSale,
+        _ outcome: CounterSeller.Outcome,
+        store: CounterStore,
+        client: CounterClient,
+        texts: CounterTexts
+    ) async throws {
+        guard case .refused(let problem) = outcome, problem.refusesThisDevice else {
+            return try CounterReport.printSale(sale, outcome, texts: texts)
+        }
+        try? CounterReport.printSale(sale, outcome, texts: texts)
+        throw try await store.cutOff(after: problem, client: client, now: { CardDates.now() })
     }
 }
 

@@ -21,6 +21,7 @@ struct CounterVectorTests {
             var scan_report_batch: Int
             var scan_log_genesis: String
             var sync_every: Int
+            var device_refusals: [String]
         }
         struct Scan: Decodable {
             var now: Int64
@@ -84,11 +85,25 @@ struct CounterVectorTests {
             var sales: [Sale]
             var expected: [Renewal]
         }
+        struct CutOffCase: Decodable {
+            struct Sale: Decodable {
+                var membership_id: String
+                var at: Int64
+                var status: String
+                var refusal: String?
+            }
+            var id: String
+            var description: String
+            var sales: [Sale]
+            /// The sales kept, their cash to give back: their places in `sales`.
+            var expected: [Int]
+        }
         var rules: Rules
         var scan_log: [LogCase]
         var chains: [Chain]
         var clock: [ClockCase]
         var sales: [SaleCase]
+        var cut_off: [CutOffCase]
     }
 
     static let vectors: Vectors = {
@@ -103,7 +118,8 @@ struct CounterVectorTests {
         #expect(
             [rules.monthlyPriceDZD, rules.scanReportBatch, rules.syncEvery] == [file.monthly_price_dzd, file.scan_report_batch, file.sync_every]
                 && rules.monthsSold == file.months_sold && rules.timeRange == file.time_range && rules.scanLogGenesis == file.scan_log_genesis
-                && [rules.clockTolerance, rules.trustWarningAge] == [file.clock_tolerance, file.trust_warning_age],
+                && [rules.clockTolerance, rules.trustWarningAge] == [file.clock_tolerance, file.trust_warning_age]
+                && rules.deviceRefusals == file.device_refusals,
             "the vectors were made from the rules file as it is"
         )
         // The service judges what the counters send by its own copies: they must be the same rules.
@@ -223,6 +239,33 @@ struct CounterVectorTests {
                 .map { Vectors.SaleCase.Renewal(membership_id: $0.membershipID, renewed_at: $0.renewedAt, paid_until: $0.paidUntil) }
                 .sorted { $0.membership_id < $1.membership_id }
             #expect(counted == vector.expected, "\(vector.id)")
+        }
+    }
+
+    @Test func aCutOffKeepsOnlyTheSalesWhoseCashGoesBackAsTheVectorsSay() throws {
+        #expect(Self.vectors.cut_off.count >= 4)
+        for vector in Self.vectors.cut_off {
+            let folder = try TemporaryFolder()
+            defer { folder.remove() }
+            let store = CounterStore(folder: folder.path)
+            let journal = store.saleJournal
+            var keys: [String] = []
+            for (index, sale) in vector.sales.enumerated() {
+                let begun = try journal.begin(membershipID: sale.membership_id, name: "Member \(index)", months: 1, amountDZD: 300, now: sale.at)
+                keys.append(begun.key)
+                switch sale.status {
+                case "confirmed": try journal.finish(key: begun.key, confirmedWith: "2027-01-01T00:00:00Z", now: sale.at + 1)
+                case "refused":
+                    try journal.finish(key: begun.key, refusedBecause: "refused", problem: "service.\(sale.refusal ?? "")", now: sale.at + 1)
+                default: break
+                }
+            }
+            let mark = CounterCutOff(at: 1_795_100_000, reason: "service.credential_revoked", detail: "revoked")
+            try store.forget(after: mark, now: mark.at)
+            let kept = try journal.salesToGiveBack().map(\.key)
+            #expect(kept == vector.expected.map { keys[$0] }, "\(vector.id): \(vector.description)")
+            #expect(Set(try journal.records().map(\.key)) == Set(kept), "\(vector.id): nothing else stays in the journal")
+            #expect(try journal.pending().isEmpty, "\(vector.id): no sale kept is sent again, whatever the next enrolment")
         }
     }
 }

@@ -48,6 +48,11 @@ struct CounterSessionTests {
         var standardOutput: String { collected.withLock { $0.0 } }
         var standardError: String { collected.withLock { $0.1 } }
 
+        /// Types `line` as a scanner does, without waiting for an answer.
+        func type(_ line: String) {
+            input.fileHandleForWriting.write(Data((line + "\r\n").utf8))
+        }
+
         /// Types `line` as a scanner does and returns the verdict block it brought (up to its tally line).
         func scan(_ line: String) async throws -> String {
             let before = standardOutput.count

@@ -1,8 +1,10 @@
 // The web counter's screen: enrolment, the three inputs (a scanner typing, the camera, a picture), the verdict as
-// `peez counter` words it, selling, pending sales, sync. The logic is counter.js's; this file only shows it.
+// `peez counter` words it, selling, pending sales, sync, and the cut-off once PEEZ cut this phone off. The logic
+// is counter.js's; this file only shows it.
 import { WebCounter, deviceNow, isSafeTransport } from "./counter.js";
 import { asProblem } from "./problems.js";
 import { MONTHLY_PRICE_DZD, SYNC_EVERY_SECONDS } from "./rules.js";
+import { salesToGiveBack } from "./sales.js";
 import { CounterStore } from "./store.js";
 import { qrDecoder } from "./decoder.js";
 
@@ -76,6 +78,7 @@ function applyLanguage(code) {
   }
   showStatus();
   renderPending();
+  if (counter?.cutOff) renderCutOff();
 }
 
 function showStatus() {
@@ -169,8 +172,9 @@ function showVerdict(judgement, now) {
   $("sell-result").dataset.status = "";
 }
 
-/** One scan, from any input: judged, shown, logged. */
+/** One scan, from any input: judged, shown, logged. A counter cut off takes no scan. */
 async function scan(textScanned) {
+  if (!counter.enrolled) return;
   $("input-problem").textContent = "";
   const started = performance.now();
   const now = deviceNow();
@@ -183,6 +187,8 @@ async function scan(textScanned) {
   // member paid since (a sale at another shop not synced yet).
   if ((judgement.code === "expired" || judgement.code === "no_paid_period") && !judgement.result?.claims?.deviceKey && navigator.onLine) {
     const online = await counter.askOnline(textScanned);
+    // Cut off while it asked: the cut-off screen is up, and this scan is neither shown nor logged.
+    if (counter.cutOff) return;
     if (online) {
       const paidUntil = online.coverage?.ends_at ? Math.floor(Date.parse(online.coverage.ends_at) / 1000) : null;
       if (online.verdict === "valid" && paidUntil !== null) {
@@ -217,7 +223,7 @@ async function renderPending() {
         sale.membershipID, document.createElement("span"));
       const retry = Object.assign(document.createElement("button"), { type: "button", textContent: text("pending.retry") });
       retry.addEventListener("click", async () => {
-        showSale(await counter.sales.send(counter.service, sale), "pending-result");
+        showSale(await counter.sendSale(sale), "pending-result");
         renderPending();
       });
       item.append(label, retry);
@@ -237,11 +243,13 @@ function showSale(sale, where = "sell-result") {
 }
 
 async function sync() {
-  if (!counter?.state) return;
+  if (!counter?.enrolled) return;
   try {
     const { trust } = await counter.sync();
     $("status").textContent = text("sync.done", { until: time(trust.validUntil) });
   } catch (error) {
+    // Cut off: the cut-off screen says it all; a failed sync is said only while the counter still works.
+    if (counter.cutOff) return;
     $("status").textContent = text("sync.failed", { problem: say(error) });
   }
   await sendPending();
@@ -251,9 +259,48 @@ async function sync() {
  *  network was down is confirmed on screen once it is back. */
 async function sendPending() {
   if (!counter?.enrolled) return;
-  for (const sale of await counter.sales.retryPending(counter.service)) if (sale.status !== "pending") showSale(sale, "pending-result");
+  for (const sale of await counter.sendPending()) if (sale.status !== "pending") showSale(sale, "pending-result");
   renderPending();
 }
+
+/** The cut-off, full screen, in the shop's language: when PEEZ cut this phone off and that it checks no card; the
+ *  sales whose cash goes back, with the call to PEEZ, or with none only the call; how to bring it back. */
+async function renderCutOff() {
+  const mark = counter.cutOff;
+  $("cut-off-what").textContent = text(mark.reason === "service.credential_expired" ? "cut_off.replaced" : "cut_off.revoked", { date: time(mark.at) });
+  const sales = salesToGiveBack(await counter.store.sales());
+  $("cut-off-next").textContent = text(sales.length > 0 ? "cut_off.give_back" : "cut_off.call");
+  $("cut-off-sales").replaceChildren(
+    ...sales.map((sale) => {
+      const who = `${sale.name ?? ""} ${sale.membershipID}`.trim();
+      const item = withID(text("cut_off.sale", { who, months: sale.months, amount: sale.amountDZD, time: time(sale.at) }), sale.membershipID,
+        document.createElement("li"));
+      item.dataset.key = sale.key;
+      return item;
+    }),
+  );
+}
+
+/** Shows the cut-off instead of the counter, on this load and every later one (the mark is kept): no scan input,
+ *  no sale, no sync; only the language and enrolling again with a new code from PEEZ. */
+function showCutOff() {
+  clearInterval(syncing);
+  syncing = null;
+  stopCamera?.();
+  stopEnrolCamera?.();
+  $("counter").hidden = true;
+  $("sync").hidden = true;
+  $("status").textContent = "";
+  $("enrol").hidden = true;
+  $("enrol-problem").textContent = "";
+  $("cut-off").hidden = false;
+  document.body.dataset.cutOff = "true";
+  renderCutOff();
+  // Another tab of this counter still holds the trust data in memory: it reloads, and so is cut off too.
+  peers?.postMessage("cut-off");
+}
+
+const peers = "BroadcastChannel" in self ? new BroadcastChannel("peez-counter") : null;
 
 /** The camera reading QR codes into `onCode` (each code held in front of it once, not once a frame), shown in
  *  `video`, toggled by `button` (its texts `startText`, `stopText`); problems said in `problemLine`. */
@@ -319,12 +366,14 @@ async function enrolWithCode(code) {
     await counter.enrolWithCode({ server, code, label: `web counter, set up ${new Date().toISOString().slice(0, 10)}` });
     stopEnrolCamera?.();
     showCounter();
+    peers?.postMessage("enrolled");
   } catch (error) {
     $("enrol-problem").textContent = text("enrol.failed", { problem: say(error) });
   }
 }
 
 let stopEnrolCamera = null;
+let stopCamera = null;
 
 /** Sets up with the code of an enrolment link in the address, if there is one: the code leaves the address bar at
  *  once (a link shared or bookmarked later holds nothing), then is exchanged. Whether there was one. */
@@ -371,6 +420,11 @@ function wire() {
     },
   });
   stopEnrolCamera = () => { if (!$("enrol-video").hidden) toggleEnrolCamera(); };
+  stopCamera = () => { if (!$("camera").hidden) toggleCamera(); };
+  $("cut-off-enrol-button").addEventListener("click", () => {
+    $("enrol").hidden = false;
+    $("enrol").scrollIntoView();
+  });
   $("enrol-camera").addEventListener("click", toggleEnrolCamera);
   $("show-secret").addEventListener("change", (event) => { $("secret").type = event.target.checked ? "text" : "password"; });
   $("enrol-picture").addEventListener("change", async (event) => {
@@ -403,6 +457,7 @@ function wire() {
       await counter.enrol({ server, secret: $("secret").value.trim(), expectedKeyID: $("kid").value.trim() || null });
       $("secret").value = "";
       showCounter();
+      peers?.postMessage("enrolled");
     } catch (error) {
       $("enrol-problem").textContent = text("enrol.failed", { problem: say(error) });
     }
@@ -448,7 +503,7 @@ function wire() {
     $("sell-result").textContent = "";
     $("sell-result").dataset.status = "";
     try {
-      showSale(await counter.sales.sell(counter.service, { claims: lastSellable, months, paid, now: deviceNow() }));
+      showSale(await counter.sell({ claims: lastSellable, months, paid, now: deviceNow() }));
     } catch (error) {
       $("sell-result").textContent = say(error);
     } finally {
@@ -461,6 +516,10 @@ function wire() {
   $("sync").addEventListener("click", sync);
   addEventListener("online", () => { showStatus(); sync(); });
   addEventListener("offline", showStatus);
+  // A tab that learns another one was cut off, or enrolled again, opens afresh from the store.
+  peers?.addEventListener("message", (event) => {
+    if ((event.data === "cut-off" && !counter.cutOff) || (event.data === "enrolled" && counter.cutOff)) location.reload();
+  });
 }
 
 let syncing = null;
@@ -469,8 +528,11 @@ function showCounter() {
   // The page syncs by itself while it is open and online, as often as `peez counter` does.
   syncing ??= setInterval(() => navigator.onLine && sync(), SYNC_EVERY_SECONDS * 1000);
   $("enrol").hidden = true;
+  $("cut-off").hidden = true;
+  delete document.body.dataset.cutOff;
   $("counter").hidden = false;
   $("sync").hidden = false;
+  clearVerdict();
   $("verdict-word").textContent = text("scan.waiting");
   showStatus();
   renderPending();
@@ -484,17 +546,21 @@ async function start() {
   await loadTexts();
   const store = await CounterStore.open();
   counter = await WebCounter.load(store);
+  counter.onCutOff = showCutOff;
   // For the browser tests and a support person's console: the counter, as this page uses it.
   window.peezCounter = counter;
   const saved = await store.get("language");
   const preferred = (navigator.language ?? "").slice(0, 2);
   wire();
   applyLanguage(saved ?? (["fr", "ar", "en"].includes(preferred) ? preferred : "fr"));
-  // Opened from an enrolment link (or the link followed while the page is open): set up with its code.
+  // A phone PEEZ cut off opens on the cut-off, offline too, and never on its ready screen again.
+  if (counter.cutOff) showCutOff();
+  // Opened from an enrolment link (or the link followed while the page is open): set up with its code. A phone
+  // cut off is brought back only this way (or a code scanned from its cut-off screen).
   addEventListener("hashchange", enrolFromLink);
   if (!(await enrolFromLink())) {
     if (counter.enrolled) showCounter();
-    else $("enrol").hidden = false;
+    else if (!counter.cutOff) $("enrol").hidden = false;
   }
   document.body.dataset.ready = "true";
 }

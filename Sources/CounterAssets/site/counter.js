@@ -1,9 +1,10 @@
 // The web counter without its screen, split as `peez counter` is (Sources/CounterApp): the trust data and the
 // verdicts here (CounterVerdict.swift), the scan log in scan-log.js (ScanLog.swift), the sales in sales.js
-// (SaleJournal.swift, CounterSeller.swift). The page (app.js) and the tests drive it.
-import { CounterProblem, answered, unreachable } from "./problems.js";
+// (SaleJournal.swift, CounterSeller.swift), the cut-off here too (CounterCutOff.swift). The page (app.js) and the
+// tests drive it.
+import { CounterProblem, DEVICE_REFUSED, answered, unreachable } from "./problems.js";
 import { CLOCK_TOLERANCE, TRUST_WARNING_AGE } from "./rules.js";
-import { SalesDesk, withOwnSales } from "./sales.js";
+import { SalesDesk, closedForCutOff, withOwnSales } from "./sales.js";
 import { ScanLogBook, scanEntryFields } from "./scan-log.js";
 import { TrustError, accept, enrol, renewalFor, trustOf, verifierOf, wantsWholeList } from "./trust.js";
 import { STANDARD_WINDOW } from "./verifier.js";
@@ -35,9 +36,17 @@ export function clockCheck({ state, trust, trustProblem = null, now }) {
 }
 
 export class WebCounter {
-  /** The counter held in `store`: its trust data checked again from the signatures, or the reason it cannot be. */
+  /** The counter held in `store`: its trust data checked again from the signatures, or the reason it cannot be.
+   *  The cut-off mark is read before anything else: a counter PEEZ cut off finishes forgetting (a cut-off the page
+   *  was closed in the middle of ends here) and holds no trust data, whatever else the store held. */
   static async load(store) {
+    const cutOff = (await store.get("cutOff")) ?? null;
     const counter = new WebCounter(store, await SalesDesk.open(store));
+    if (cutOff) {
+      counter.cutOff = cutOff;
+      await counter.forget();
+      return counter;
+    }
     counter.state = (await store.get("state")) ?? null;
     counter.secret = (await store.get("secret")) ?? null;
     counter.counterID = (await store.get("counterID")) ?? null;
@@ -60,6 +69,11 @@ export class WebCounter {
     this.trust = null;
     this.trustProblem = null;
     this.credentialID = null;
+    /** The cut-off mark ({at, reason, detail}) once the service refused this device's own credential, else null. */
+    this.cutOff = null;
+    this.cuttingOff = null;
+    /** Called with the mark when this counter is cut off (the page shows it). */
+    this.onCutOff = null;
     this.recent = new Map();
     this.window = STANDARD_WINDOW;
     // The verifier over the trust data held, made again when a sync brings new trust data.
@@ -68,7 +82,7 @@ export class WebCounter {
   }
 
   get enrolled() {
-    return this.state !== null && this.secret !== null;
+    return this.cutOff === null && this.state !== null && this.secret !== null;
   }
 
   /** Where and as whom sales and reports go. */
@@ -82,8 +96,9 @@ export class WebCounter {
     const bytes = await this.fetchBundle(server, secret, null);
     const { state, trust } = await enrol(bytes, { server, expectedKeyID, now });
     const counterID = this.counterID ?? crypto.randomUUID();
-    await this.store.set({ state, secret, counterID });
-    Object.assign(this, { state, trust, secret, counterID, trustProblem: null });
+    // Enrolling again (with a new code from PEEZ) is the only way out of a cut-off: the mark leaves with this write.
+    await this.store.set({ state, secret, counterID, cutOff: undefined });
+    Object.assign(this, { state, trust, secret, counterID, trustProblem: null, cutOff: null, cuttingOff: null });
   }
 
   /** Enrols with a one-time code (from the link PEEZ gave, or its QR code): the code is exchanged for this
@@ -129,15 +144,89 @@ export class WebCounter {
    *  the new data fails its check. */
   async sync(now = deviceNow()) {
     const whole = wantsWholeList(this.state);
-    const bytes = await this.fetchBundle(this.state.server, this.secret, whole ? null : this.trust.version, whole ? null : this.trust.issuedAt);
+    let bytes;
+    try {
+      bytes = await this.fetchBundle(this.state.server, this.secret, whole ? null : this.trust.version, whole ? null : this.trust.issuedAt);
+    } catch (error) {
+      await this.cutOffIfRefused(error, now);
+      throw error;
+    }
     const { state, trust } = await accept(bytes, { state: this.state, trust: this.trust, now });
     await this.store.set({ state });
     Object.assign(this, { state, trust });
-    return { trust, report: await this.log.report({ ...this.service, counterID: this.counterID }) };
+    try {
+      return { trust, report: await this.log.report({ ...this.service, counterID: this.counterID }) };
+    } catch (error) {
+      await this.cutOffIfRefused(error, now);
+      throw error;
+    }
+  }
+
+  /** Cuts this counter off when `problem` is the service's refusal of this device's own credential (revoked, or
+   *  replaced: DEVICE_REFUSED; never a lost network or another answer), as CounterStore.cutOff does: the mark
+   *  first, kept across reloads (the first refusal's time stays); each sale never answered sent once more (the
+   *  service refuses it and keeps it for PEEZ's operator); then what a cut-off counter must not keep is forgotten
+   *  and the page told. Whether it was such a refusal. */
+  async cutOffIfRefused(problem, now = deviceNow()) {
+    if (!(problem instanceof CounterProblem) || !DEVICE_REFUSED.has(problem.key)) return false;
+    this.cuttingOff ??= (async () => {
+      const mark = (await this.store.get("cutOff")) ?? { at: now, reason: problem.key, detail: problem.detail };
+      await this.store.set({ cutOff: mark });
+      this.cutOff = mark;
+      if (this.state !== null && this.secret !== null) {
+        for (const sale of await this.sales.pending()) {
+          await this.sales.send(this.service, sale).catch((error) => console.warn(error));
+        }
+      }
+      await this.forget();
+      this.onCutOff?.(mark);
+    })();
+    await this.cuttingOff;
+    return true;
+  }
+
+  /** Forgets, after a cut-off, the credential, the trust data, the scan log and every sale but those whose cash
+   *  goes back (CounterStore.forget); safe to run again. */
+  async forget() {
+    await this.store.forgetAfterCutOff(this.cutOff, closedForCutOff(await this.store.sales(), this.cutOff));
+    Object.assign(this, { state: null, secret: null, trust: null, trustProblem: null, counterID: null, credentialID: null });
+    this.verifierCache = null;
+    this.verifierFor = null;
+    this.recent.clear();
+    this.sales.ownSales = new Map();
+  }
+
+  /** A cash sale (SalesDesk.sell) sent as this device; the service's refusal of its credential cuts it off. */
+  async sell(order) {
+    return this.afterSale(await this.sales.sell(this.service, order));
+  }
+
+  /** A journaled sale sent again under its key (SalesDesk.send). */
+  async sendSale(sale) {
+    return this.afterSale(await this.sales.send(this.service, sale));
+  }
+
+  /** Every sale still pending sent again, each under its own key, until the answers are in or the counter is cut off. */
+  async sendPending() {
+    const results = [];
+    for (const sale of await this.sales.pending()) {
+      if (!this.enrolled) break;
+      results.push(await this.sendSale(sale));
+    }
+    return results;
+  }
+
+  async afterSale(sale) {
+    if (sale.status === "refused" && DEVICE_REFUSED.has(sale.refusal?.key)) {
+      await this.cutOffIfRefused(new CounterProblem(sale.refusal.key, sale.refusal.values, sale.refusal.detail));
+    }
+    return sale;
   }
 
   /** The verdict on a scanned text at the device's time `now`: {code, result, renewal, cannotConfirm, warnings}. */
   async judge(text, now = deviceNow()) {
+    // A counter PEEZ cut off gives no verdict at all, not even a refusal.
+    if (this.cutOff !== null) throw new CounterProblem("cut_off.revoked", {}, "this counter was cut off by PEEZ");
     const { cannotConfirm, warnings } = clockCheck({ state: this.state, trust: this.trust, trustProblem: this.trustProblem, now });
     if (cannotConfirm !== null) return { code: "cannot_confirm", cannotConfirm, warnings };
     if (this.verifierFor !== this.trust) {
@@ -166,6 +255,7 @@ export class WebCounter {
         signal: controller.signal,
         cache: "no-store",
       });
+      if (response.status === 401) await this.cutOffIfRefused(await answered(response));
       if (response.status !== 200) return null;
       const body = await response.json();
       return typeof body?.verdict === "string" ? body : null;
@@ -187,8 +277,9 @@ export class WebCounter {
     return null;
   }
 
-  /** Appends a verdict to the scan log, as `peez counter` logs it. */
+  /** Appends a verdict to the scan log, as `peez counter` logs it (nothing once the counter is cut off). */
   async record(judgement, now = deviceNow()) {
+    if (this.cutOff !== null) return null;
     const claims = judgement.result?.claims;
     return this.log.append(scanEntryFields({
       now,

@@ -1,6 +1,7 @@
 // What went wrong between the counter and the service, as the screen says it: a text key of web-texts.json (or
 // counter-texts.json) with its values, never a browser's or the service's English; the detail (the browser's
 // words, the service's message) is kept for a support person, not shown.
+import { DEVICE_REFUSALS } from "./rules.js";
 import { TrustError } from "./trust.js";
 
 /** A problem the screen words from `key` and `values`; `detail` is for the console only. */
@@ -21,8 +22,9 @@ const SERVICE_CODES = new Set([
   "enrolment_code_unknown", "enrolment_code_used", "enrolment_code_expired", "enrolment_code_revoked",
 ]);
 
-/** Refusals of this device itself: the same request sent again would be refused again. */
-export const DEVICE_REFUSED = new Set(["service.credential_revoked", "service.credential_expired"]);
+/** Refusals of this device itself (counter-rules.json's `device_refusals`): the same request sent again would be
+ *  refused again, and the counter is cut off. Never a lost network or any other answer. */
+export const DEVICE_REFUSED = new Set(DEVICE_REFUSALS.map((code) => `service.${code}`));
 
 /** The fetch itself failed (no network, the service down, a TLS error): the browser's TypeError. */
 export function unreachable(error) {

@@ -1,6 +1,7 @@
 // The rules both counters follow, from counter-rules.json (the file `peez counter` reads too): the price, the
 // months sold, the clock tolerance, the trust data's warning age, the time range, the scan-report batch, the scan
-// log's chain genesis and how often the page syncs. Loaded once, before any module that uses them runs.
+// log's chain genesis, how often the page syncs and which refusals cut it off. Loaded once, before any module that
+// uses them runs.
 const response = await fetch(new URL("counter-rules.json", import.meta.url));
 if (!response.ok) throw new Error(`counter-rules.json could not be loaded (${response.status})`);
 const rules = await response.json();
@@ -15,3 +16,5 @@ export const SCAN_LOG_GENESIS = rules.scan_log_genesis;
 export const SYNC_EVERY_SECONDS = rules.sync_every;
 // The development key (its private half is public): trusted only by a counter enrolled against a development service.
 export const DEVELOPMENT_KEY_ID = rules.development_key_id;
+// The service's error codes that refuse this device's own credential (revoked, or replaced): the counter is cut off.
+export const DEVICE_REFUSALS = Object.freeze([...rules.device_refusals]);

@@ -74,6 +74,24 @@ export class SalesDesk {
   }
 }
 
+/** The sales whose cash goes back to the member once the counter is cut off, oldest first (SaleJournal's
+ *  salesToGiveBack, counter-vectors.json's `cut_off`): never answered, or refused because the service refused this
+ *  device's own credential. */
+export function salesToGiveBack(sales) {
+  return sales.filter((sale) => sale.status === "pending" || (sale.status === "refused" && DEVICE_REFUSED.has(sale.refusal?.key)))
+    .sort((a, b) => a.at - b.at);
+}
+
+/** The sales a counter cut off for `mark` keeps (SaleJournal.closeForCutOff): those to give back, by membership id
+ *  (the member's name leaves with the trust data), each one never answered closed as refused for the cut-off, so
+ *  that no later enrolment sends it again (its cash went back). */
+export function closedForCutOff(sales, mark) {
+  return salesToGiveBack(sales).map(({ name: _name, ...sale }) =>
+    sale.status === "pending"
+      ? { ...sale, status: "refused", refusal: { key: mark.reason, values: {}, detail: "not sent: this counter was cut off" } }
+      : sale);
+}
+
 /** The renewals this counter sold itself (confirmed sales), by membership id: known here at once, before a sync
  *  brings them (renewed the second after the sale began, paid until the answer's end), as SaleJournal.ownRenewals. */
 export function ownRenewals(sales) {

@@ -1,5 +1,6 @@
 // What the web counter keeps in the browser (IndexedDB): its settings and vendor secret, the signed bundles it
-// accepted, the hash-chained scan log and the sale journal. Each write is one transaction, awaited to its end.
+// accepted, the hash-chained scan log and the sale journal; once PEEZ cut it off, the cut-off mark and the sales
+// whose cash goes back, nothing else. Each write is one transaction, awaited to its end.
 
 const NAME = "peez-counter";
 const VERSION = 1;
@@ -39,10 +40,27 @@ export class CounterStore {
     return request(this.db.transaction("settings").objectStore("settings").get(key));
   }
 
-  /** Writes several settings in one transaction. */
+  /** Writes several settings in one transaction; a value `undefined` removes its setting. */
   async set(values) {
     const transaction = this.db.transaction("settings", "readwrite");
-    for (const [key, value] of Object.entries(values)) transaction.objectStore("settings").put(value, key);
+    for (const [key, value] of Object.entries(values)) {
+      if (value === undefined) transaction.objectStore("settings").delete(key);
+      else transaction.objectStore("settings").put(value, key);
+    }
+    await done(transaction);
+  }
+
+  /** Forgets, in one transaction, what a counter PEEZ cut off must not keep: its credential, its trust data (the
+   *  bundles: members' names, renewals), its scan log (members seen) with its counter id and report mark, and every
+   *  sale but `kept` (the ones whose cash goes back); keeps the cut-off `mark` and the shop's language. */
+  async forgetAfterCutOff(mark, kept) {
+    const transaction = this.db.transaction(["settings", "scans", "sales"], "readwrite");
+    const settings = transaction.objectStore("settings");
+    settings.put(mark, "cutOff");
+    for (const key of ["secret", "state", "credentialID", "counterID", "reportedThrough"]) settings.delete(key);
+    transaction.objectStore("scans").clear();
+    transaction.objectStore("sales").clear();
+    for (const sale of kept) transaction.objectStore("sales").put(sale);
     await done(transaction);
   }
 
