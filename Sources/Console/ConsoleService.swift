@@ -221,7 +221,11 @@ public struct ConsoleService: Sendable {
     /// `invalidFields`.
     public func searchMembers(_ text: String) async throws -> MemberListBody {
         guard let query = MemberSearch(text) else {
-            throw MembershipError(.invalidFields, "The search is not valid.", fields: ["q": "must be 1 to 100 characters"])
+            throw MembershipError(
+                .invalidFields,
+                "The search is not valid.",
+                fields: ["q": "must be 1 to 100 characters, no control or bidirectional override character"]
+            )
         }
         return MemberListBody(
             members: try await store.searchMembers(query, limit: 20).map {

@@ -150,7 +150,8 @@ public enum MemberSearch: Sendable, Hashable {
     /// The search `text` asks for: a membership id, a phone number (`0…` read as Algerian, `+213…`), or a name.
     public init?(_ text: String) {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
-        guard !trimmed.isEmpty, trimmed.count <= 100 else { return nil }
+        // No name holds a control character (a NUL would reach the database as no text can).
+        guard !trimmed.isEmpty, trimmed.count <= 100, TextRules.disguisingCharacterProblem(trimmed) == nil else { return nil }
         if Member.isMembershipID(trimmed.uppercased()) {
             self = .membershipID(trimmed.uppercased())
             return

@@ -140,6 +140,12 @@ struct ConsoleRoutesTests {
                 #expect(reply.status == .unprocessableContent && reply.errorCode == "invalid_fields", "\(query): \(reply.status)")
             }
             #expect(try await client.send(.get, "/console/api/members?q=", headers: [.cookie: cookie]).status == .unprocessableContent)
+            for hostile in ["a%00b", "%1B%5B2J", "x%E2%80%AEy"] {
+                #expect(
+                    try await client.send(.get, "/console/api/members?q=\(hostile)", headers: [.cookie: cookie]).status == .unprocessableContent,
+                    "\(hostile)"
+                )
+            }
             #expect(try await client.send(.get, "/console/api/anomalies?days=91", headers: [.cookie: cookie]).status == .unprocessableContent)
             // A name the page sends as a form does: "+" is a space.
             _ = try await client.createMember(7, name: "Karim Copieur")
