@@ -8,12 +8,15 @@ import Synchronization
 /// PostgresNIO's pool lets a lease wait for as long as the server is away (it gives up after a minute, and that
 /// cannot be set), so a request would wait as long, and a service told to stop would wait for the request. Here
 /// each of the pool's connections is leased once, by a task of its own (``hold(_:)``), for as long as it stays
-/// open, and lent from here: a caller waits at most ``maximumWait`` for a connection and is then told the store
-/// is unavailable; a caller whose task is cancelled stops waiting at once; a connection that has closed is not
-/// lent again. Callers are served in the order they came.
+/// open, and lent from here. A caller waits at most ``maximumWait`` while no connection is open (the server is
+/// away) and is then told the store is unavailable; while connections are open but all lent (a busy moment), it
+/// waits its turn, up to ``busyWait``; a caller whose task is cancelled stops waiting at once; a connection that
+/// has closed is not lent again. Callers are served in the order they came.
 final class ConnectionLender: Sendable {
-    /// How long a caller waits for a connection before it is told the store is unavailable.
+    /// How long a caller waits for a connection while none is open, before it is told the store is unavailable.
     let maximumWait: Duration
+    /// How long a caller waits at most while connections are open but all lent.
+    static let busyWait: Duration = .seconds(60)
     /// The server, as errors name it ("PostgreSQL at db:5432").
     let server: String
     private let state = Mutex(State())
@@ -33,6 +36,8 @@ final class ConnectionLender: Sendable {
     /// Lends `connection` until it closes (the server went away, or the pool closed it) or the task is cancelled,
     /// which closes it: a holder of the pool's lease returns at once when the service stops.
     func hold(_ connection: PostgresConnection) async {
+        state.withLock { $0.open += 1 }
+        defer { state.withLock { $0.open -= 1 } }
         giveBack(connection)
         await withTaskCancellationHandler {
             await withCheckedContinuation { (closed: CheckedContinuation<Void, Never>) in
@@ -50,7 +55,9 @@ final class ConnectionLender: Sendable {
         let tick = min(max(maximumWait / 20, .milliseconds(10)), .milliseconds(250))
         while !Task.isCancelled {
             try? await Task.sleep(for: tick)
-            let expired = state.withLock { $0.waiters.removeExpired(at: .now) }
+            let expired = state.withLock { state in
+                state.waiters.removeExpired(at: .now, connectionsOpen: state.open > 0)
+            }
             for waiter in expired { waiter.continuation.resume(throwing: unavailable) }
         }
         let waiting = state.withLock { state in
@@ -75,6 +82,7 @@ final class ConnectionLender: Sendable {
         case .wait(let ticket): id = ticket
         }
         let deadline = ContinuousClock.now + maximumWait
+        let busyDeadline = ContinuousClock.now + Self.busyWait
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<PostgresConnection, any Error>) in
                 let now = state.withLock { state -> Result<PostgresConnection, any Error>? in
@@ -82,7 +90,7 @@ final class ConnectionLender: Sendable {
                     if state.closed { return .failure(closed) }
                     // Cancelled before it queued: the cancellation handler found nothing to remove.
                     if Task.isCancelled { return .failure(CancellationError()) }
-                    state.waiters.append(Waiter(id: id, deadline: deadline, continuation: continuation))
+                    state.waiters.append(Waiter(id: id, deadline: deadline, busyDeadline: busyDeadline, continuation: continuation))
                     return nil
                 }
                 if let now { continuation.resume(with: now) }
@@ -106,7 +114,7 @@ final class ConnectionLender: Sendable {
     private var unavailable: MembershipError {
         MembershipError(
             .storeUnavailable,
-            "\(server) gave no connection within \(maximumWait) (it is down, unreachable, or every connection is busy); nothing was done: "
+            "\(server) gave no connection within \(maximumWait) (it is down or unreachable), or none came free within \(Self.busyWait); nothing was done: "
                 + "send the request again in a moment."
         )
     }
@@ -123,7 +131,10 @@ final class ConnectionLender: Sendable {
 
     private struct Waiter {
         let id: UInt64
+        /// When to give up while no connection is open.
         let deadline: ContinuousClock.Instant
+        /// When to give up whatever.
+        let busyDeadline: ContinuousClock.Instant
         let continuation: CheckedContinuation<PostgresConnection, any Error>
     }
 
@@ -133,6 +144,8 @@ final class ConnectionLender: Sendable {
         var lastTicket: UInt64 = 0
         /// The service stopped: nothing is lent any more.
         var closed = false
+        /// The pool's connections held open now (lent or idle).
+        var open = 0
 
         /// An idle connection that is still open (one that closed meanwhile is left to its holder).
         mutating func takeIdle() -> PostgresConnection? {
@@ -171,9 +184,10 @@ final class ConnectionLender: Sendable {
             return slots[index]
         }
 
-        mutating func removeExpired(at now: ContinuousClock.Instant) -> [Waiter] {
+        /// The oldest waiters past their deadline: the short one while no connection is open, else the busy one.
+        mutating func removeExpired(at now: ContinuousClock.Instant, connectionsOpen: Bool) -> [Waiter] {
             var expired: [Waiter] = []
-            while head < slots.count, slots[head].map({ $0.deadline <= now }) ?? true {
+            while head < slots.count, slots[head].map({ (connectionsOpen ? $0.busyDeadline : $0.deadline) <= now }) ?? true {
                 if let waiter = slots[head] { expired.append(waiter) }
                 slots[head] = nil
                 head += 1
