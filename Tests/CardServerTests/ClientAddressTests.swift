@@ -73,10 +73,12 @@ struct ClientAddressTests {
         try await Self.withServer(trusting: "127.0.0.1") { _, client in
             let guess = ["code": "pz" + String(repeating: "A", count: 26)]
             var statuses: [HTTPResponse.Status] = []
-            for _ in 0..<8 {
+            // Five guesses at once, then one every five seconds: a loaded machine may let a token come back between
+            // two of these, so the proof is that the client was slowed at all.
+            for _ in 0..<12 {
                 statuses.append(try await client.send(.post, "/v1/enrolments", json: guess, headers: [Self.forwardedFor: "203.0.113.7"]).status)
             }
-            #expect(statuses.last == .tooManyRequests, "one client's guesses are slowed: \(statuses)")
+            #expect(statuses.contains(.tooManyRequests), "one client's guesses are slowed: \(statuses)")
             let other = try await client.send(.post, "/v1/enrolments", json: guess, headers: [Self.forwardedFor: "203.0.113.8"])
             #expect(other.status != .tooManyRequests, "another client behind the same proxy is not: \(other.status)")
         }

@@ -209,7 +209,7 @@ struct CounterCommandTests {
             try await Task.sleep(for: .milliseconds(200))
             answer = try await ProcessRunner.run(health)
         }
-        #expect(answer.status == 0 && answer.standardOutput == #"{"parts":{},"status":"ok"}"#, "\(answer.standardError) \(service.errorOutput)")
+        #expect(answer.status == 0 && answer.standardOutput.hasSuffix(#""status":"ok"}"#), "\(answer.standardError) \(service.errorOutput)")
         let plain = try await ProcessRunner.run(["curl", "-sS", "--max-time", "5", "http://127.0.0.1:\(service.port)/health"])
         #expect(plain.status != 0, "plain HTTP gets no answer from the TLS port")
 
