@@ -18,7 +18,17 @@ public final class GoogleWalletClient: Sendable {
     private let clock: @Sendable () -> Int64
 
     /// A client of the Wallet API at `apiURL` (`https://walletobjects.googleapis.com` in production).
-    public init(account: GoogleServiceAccount, apiURL: String, clock: @escaping @Sendable () -> Int64) {
+    /// Told whether the token endpoint takes the service account's key: the refusal's reason (a revoked or
+    /// deleted key answers 400 `invalid_grant`), or nil once a token came.
+    let keyStanding: @Sendable (_ refusal: String?) -> Void
+
+    public init(
+        account: GoogleServiceAccount,
+        apiURL: String,
+        clock: @escaping @Sendable () -> Int64,
+        keyStanding: @escaping @Sendable (_ refusal: String?) -> Void = { _ in }
+    ) {
+        self.keyStanding = keyStanding
         var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow, timeout: .init(connect: .seconds(10), read: .seconds(30)))
         configuration.tlsConfiguration = TLSConfiguration.makeClientConfiguration()
         client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
@@ -45,8 +55,15 @@ public final class GoogleWalletClient: Sendable {
         let response = try await client.execute(request, timeout: .seconds(30))
         let body = try await response.body.collect(upTo: 64 * 1024)
         guard response.status == .ok, let answer = try? JSONDecoder().decode(TokenAnswer.self, from: Data(body.readableBytesView)) else {
+            // 400 or 401: the key itself is refused (revoked, deleted); anything else may pass by itself.
+            if [400, 401].contains(response.status.code) {
+                keyStanding(
+                    "Google's token endpoint refused the service account's key (\(response.status.code)): it may be revoked or deleted; make a new key and set PEEZ_GOOGLE_WALLET_SERVICE_ACCOUNT"
+                )
+            }
             throw WalletError(.signingFailed, "the token endpoint answered \(response.status.code)")
         }
+        keyStanding(nil)
         return (answer.access_token, now + (answer.expires_in ?? 3_600))
     }
 

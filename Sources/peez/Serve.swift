@@ -232,8 +232,17 @@ extension Peez {
                     WalletOutboxService.apple(store: ledger, client: client, signal: appleSignal, ready: migrated, clock: { CardDates.now() })
                 )
             }
+            let parts = settings.parts
             if let google, let settings = settings.google, let googleSignal {
-                let client = GoogleWalletClient(account: settings.account, apiURL: settings.apiURL, clock: { CardDates.now() })
+                let client = GoogleWalletClient(
+                    account: settings.account,
+                    apiURL: settings.apiURL,
+                    clock: { CardDates.now() },
+                    keyStanding: { refusal in
+                        guard let refusal else { return parts.markWorking(.googleWallet) }
+                        parts.markUnavailable(.googleWallet, refusal)
+                    }
+                )
                 services.append(
                     WalletOutboxService.google(
                         store: ledger,

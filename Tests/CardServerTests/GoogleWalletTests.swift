@@ -4,6 +4,7 @@ import HTTPTypes
 import HummingbirdTesting
 import MembershipSQL
 import PeezAPI
+import Synchronization
 import TestSupport
 import Testing
 import WalletPass
@@ -139,5 +140,42 @@ struct GoogleWalletTests {
             #expect(try await worker.runOnce() == 0, "nothing twice; the unsaved object is not tried again")
             try await api.shutdown()
         }
+    }
+
+    @Test func aKeyGoogleRefusesIsToldSoAndATokenTakenAgainSaysItWorks() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let port = TestPorts.unused()
+        // The stand-in knows the key of the account Google holds; the service signs with another (revoked) one.
+        _ = try Self.account(folder, port: port)
+        let revokedFolder = try TemporaryFolder(in: folder, "revoked")
+        let revoked = try Self.account(revokedFolder, port: port)
+        let current = try Self.account(try TemporaryFolder(in: folder, "current"), port: port)
+        let python = try PythonTool.python(packages: ["hypercorn==0.18.0", "cryptography"], name: "apns-venv")
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent(
+            "Tools/google-wallet-server.py"
+        ).path
+        let arguments = [python, script, String(port), folder.file("current/sa.pub"), Self.email, "none", folder.file("google.log")]
+        let pid = try await onOwnThread { try BackgroundServer.start(arguments, port: port, output: folder.file("google.out")) }
+        defer { _ = try? ProcessRunner.run(["kill", "-9", "--", "-" + pid]) }
+        let standing = Mutex<[String?]>([])
+        let card = GoogleWalletCard(
+            issuerID: Self.issuer,
+            memberUUID: UUID().uuidString.lowercased(),
+            memberName: "Ahmed Mohamed",
+            membershipID: "PEEZ-20251103-00001",
+            cardToken: "PEEZ1:X",
+            coverageEnd: nil,
+            active: true
+        )
+        for account in [revoked, current] {
+            let api = GoogleWalletClient(account: account, apiURL: "http://127.0.0.1:\(port)", clock: { Int64(Date().timeIntervalSince1970) }) {
+                refusal in standing.withLock { $0.append(refusal) }
+            }
+            _ = await api.update(card)
+            try await api.shutdown()
+        }
+        let told = standing.withLock { $0 }
+        #expect(told.count == 2 && told[0]?.contains("refused the service account's key (400)") == true && told[1] == nil, "\(told)")
     }
 }
