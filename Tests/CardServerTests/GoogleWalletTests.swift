@@ -169,9 +169,12 @@ struct GoogleWalletTests {
             active: true
         )
         for account in [revoked, current] {
-            let api = GoogleWalletClient(account: account, apiURL: "http://127.0.0.1:\(port)", clock: { Int64(Date().timeIntervalSince1970) }) {
-                refusal in standing.withLock { $0.append(refusal) }
-            }
+            let api = GoogleWalletClient(
+                account: account,
+                apiURL: "http://127.0.0.1:\(port)",
+                clock: { Int64(Date().timeIntervalSince1970) },
+                keyStanding: { refusal in standing.withLock { $0.append(refusal) } }
+            )
             _ = await api.update(card)
             try await api.shutdown()
         }
