@@ -31,39 +31,7 @@ struct ServiceRoutes {
     @Sendable func verify(_ request: Request, context: ServerRequestContext) async throws -> Response {
         _ = try context.require(.vendor, .backend, .admin)
         let body = try await JSONExchange.decode(VerifyRequest.self, request, context: context)
-        let result = try await cards.verify(body.token)
-        var answer = VerifyBody(verdict: result.verdict.rawValue, detail: result.detail.isEmpty ? nil : result.detail, kid: result.keyID?.hex)
-        answer.step = result.step
-        answer.presented_at = result.presentedAt
-        if let claims = result.claims {
-            answer.sub = claims.subject
-            answer.name = claims.name
-            answer.exp = claims.expiresAt
-            answer.iat = claims.issuedAt
-            answer.cti = claims.tokenID.hex
-            if let member = try await store.member(membershipID: claims.subject) {
-                let periods = try await store.periods(memberUUID: member.uuid)
-                let now = cards.now()
-                let coverageEnd = CoverageSchedule.coverageEnd(periods)
-                answer.coverage = CoverageBody(coverageEnd: coverageEnd, now: now)
-                // One story: a card that only shows less paid time than the member has (paid since, not revoked)
-                // is valid by the ledger; what the card says stays in card_verdict.
-                if result.verdict == .expired || result.verdict == .noPaidPeriod, claims.deviceKey == nil, let end = coverageEnd, end > now,
-                    try await cards.isRevoked(claims) == false
-                {
-                    answer.card_verdict = result.verdict.rawValue
-                    answer.card_outdated = true
-                    answer.verdict = Verdict.valid.rawValue
-                    answer.step = nil
-                    answer.detail =
-                        "the card is older than the member's latest sale (paid until \(AlgiersCalendar.iso8601(end))): have the member open the PEEZ app to fetch the new card"
-                }
-            } else {
-                // Authentic, but not one of this ledger's members (a card from another deployment, or test data).
-                answer.detail = [answer.detail, "the ledger has no member \(claims.subject): no live coverage to show"]
-                    .compactMap { $0 }.joined(separator: "; ")
-            }
-        }
+        let answer = try await VerificationService(cards: cards, store: store).verify(body.token)
         return try JSONExchange.response(answer)
     }
 
