@@ -8,9 +8,9 @@ import Synchronization
 /// PostgresNIO's pool lets a lease wait for as long as the server is away (it gives up after a minute, and that
 /// cannot be set), so a request would wait as long, and a service told to stop would wait for the request. Here
 /// each of the pool's connections is leased once, by a task of its own (``hold(_:)``), for as long as it stays
-/// open, and lent from here. A caller waits at most ``maximumWait`` while no connection is open (the server is
-/// away) and is then told the store is unavailable; while connections are open but all lent (a busy moment), it
-/// waits its turn, up to ``busyWait``; a caller whose task is cancelled stops waiting at once; a connection that
+/// open, and lent from here. A caller waits at most ``maximumWait`` while no connection is open after the server
+/// was reached (it went away) and is then told the store is unavailable; otherwise (connections open but all
+/// lent, or the pool still opening its first) it waits its turn, up to ``busyWait``; a caller whose task is cancelled stops waiting at once; a connection that
 /// has closed is not lent again. Callers are served in the order they came.
 final class ConnectionLender: Sendable {
     /// How long a caller waits for a connection while none is open, before it is told the store is unavailable.
@@ -36,7 +36,10 @@ final class ConnectionLender: Sendable {
     /// Lends `connection` until it closes (the server went away, or the pool closed it) or the task is cancelled,
     /// which closes it: a holder of the pool's lease returns at once when the service stops.
     func hold(_ connection: PostgresConnection) async {
-        state.withLock { $0.open += 1 }
+        state.withLock { state in
+            state.open += 1
+            state.everOpened = true
+        }
         defer { state.withLock { $0.open -= 1 } }
         giveBack(connection)
         await withTaskCancellationHandler {
@@ -56,7 +59,9 @@ final class ConnectionLender: Sendable {
         while !Task.isCancelled {
             try? await Task.sleep(for: tick)
             let expired = state.withLock { state in
-                state.waiters.removeExpired(at: .now, connectionsOpen: state.open > 0)
+                // The short wait only once the server was reached and then lost: a pool still opening its first
+                // connections on a loaded machine is busy, not away (peez serve checks the server at start).
+                state.waiters.removeExpired(at: .now, serverAway: state.everOpened && state.open == 0)
             }
             for waiter in expired { waiter.continuation.resume(throwing: unavailable) }
         }
@@ -146,6 +151,8 @@ final class ConnectionLender: Sendable {
         var closed = false
         /// The pool's connections held open now (lent or idle).
         var open = 0
+        /// Whether a connection was ever open.
+        var everOpened = false
 
         /// An idle connection that is still open (one that closed meanwhile is left to its holder).
         mutating func takeIdle() -> PostgresConnection? {
@@ -184,10 +191,10 @@ final class ConnectionLender: Sendable {
             return slots[index]
         }
 
-        /// The oldest waiters past their deadline: the short one while no connection is open, else the busy one.
-        mutating func removeExpired(at now: ContinuousClock.Instant, connectionsOpen: Bool) -> [Waiter] {
+        /// The oldest waiters past their deadline: the short one while the server is away, else the busy one.
+        mutating func removeExpired(at now: ContinuousClock.Instant, serverAway: Bool) -> [Waiter] {
             var expired: [Waiter] = []
-            while head < slots.count, slots[head].map({ (connectionsOpen ? $0.busyDeadline : $0.deadline) <= now }) ?? true {
+            while head < slots.count, slots[head].map({ (serverAway ? $0.deadline : $0.busyDeadline) <= now }) ?? true {
                 if let waiter = slots[head] { expired.append(waiter) }
                 slots[head] = nil
                 head += 1
