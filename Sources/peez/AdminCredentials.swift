@@ -171,7 +171,7 @@ extension Peez.Admin {
                 credential of its own: no secret is typed or shown. The code works once, within its lifetime.
 
                 Examples:
-                  peez admin enrolment-code --vendor <vendor id> --label "Karim's phone" --terminal
+                  peez admin enrolment-code --vendor <id> --label "Karim's phone" --terminal
                   peez admin enrolment-code --vendor <vendor id> --png code.png
                   PEEZ_PUBLIC_URL=https://cards.peez.dz peez admin enrolment-code --vendor <id>
                 """

@@ -18,7 +18,7 @@ extension Peez {
 
                 Examples:
                   peez backup --database var/peez.sqlite var/backups/peez-2026-11-24.sqlite
-                  peez backup --config /etc/peez/peez.env    # the service's ledger, into its PEEZ_BACKUP_DIR
+                  peez backup --config /etc/peez/peez.env   # into its PEEZ_BACKUP_DIR
                   # restore, with the service stopped:
                   mv var/peez.sqlite var/peez.sqlite.old
                   rm -f var/peez.sqlite-wal var/peez.sqlite-shm
