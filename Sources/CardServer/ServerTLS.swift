@@ -19,11 +19,10 @@ public final class ServerTLS: Sendable {
         var stamp: [FileStamp]
     }
 
-    /// What identifies a version of a file on disk: its size and change time.
+    /// What identifies a version of a file on disk: its size and modification time.
     private struct FileStamp: Equatable {
         var size: Int64
-        var changed: Int64
-        var changedNanoseconds: Int
+        var modified: Double
     }
 
     private let loaded: Mutex<Loaded>
@@ -69,9 +68,11 @@ public final class ServerTLS: Sendable {
 
     private static func stamps(_ paths: String...) -> [FileStamp] {
         paths.map { path in
-            var info = stat()
-            guard stat(path, &info) == 0 else { return FileStamp(size: -1, changed: 0, changedNanoseconds: 0) }
-            return FileStamp(size: Int64(info.st_size), changed: Int64(info.st_mtim.tv_sec), changedNanoseconds: info.st_mtim.tv_nsec)
+            guard let attributes = try? FileManager.default.attributesOfItem(atPath: path) else { return FileStamp(size: -1, modified: 0) }
+            return FileStamp(
+                size: (attributes[.size] as? NSNumber)?.int64Value ?? -1,
+                modified: (attributes[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0
+            )
         }
     }
 
