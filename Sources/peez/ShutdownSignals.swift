@@ -47,7 +47,7 @@ enum ShutdownSignals {
     }
 
     /// Runs `group` until it ends: the first SIGTERM or SIGINT drains it gracefully, a second cancels what is
-    /// left; SIGHUP (`systemctl reload peez`) calls `onHangUp` and stops nothing.
+    /// left; SIGHUP (`systemctl kill -s HUP peez`) calls `onHangUp` and stops nothing.
     static func run(_ group: ServiceGroup, logger: Logger, onHangUp: @escaping @Sendable () -> Void = {}) async throws {
         let signals = try watch([SIGTERM, SIGINT, SIGHUP])
         let running = Task { try await group.run() }
