@@ -30,22 +30,18 @@ struct AuditUnderKillTests {
         let first = try ServiceProcess(arguments: arguments, port: TestPorts.unused())
         try await first.waitUntilReady()
         let service = first
-        let shop = try await service.request(
-            "POST",
-            "/v1/vendors",
-            secret: admin,
-            json: ["name": "Épicerie du Port", "category": "epicerie", "neighbourhood": "sidi-el-houari"],
-            as: CreatedVendorBody.self
-        )
-        let vendorID = try #require(shop.body?.vendor.id)
-        let other = try await service.request(
-            "POST",
-            "/v1/vendors",
-            secret: admin,
-            json: ["name": "Boucherie", "category": "boucherie", "neighbourhood": "usto"],
-            as: CreatedVendorBody.self
-        )
-        let otherID = try #require(other.body?.vendor.id)
+        var shops: [String] = []
+        for (name, category) in [("Épicerie du Port", "epicerie"), ("Boucherie", "boucherie")] {
+            let made = try await service.request(
+                "POST",
+                "/v1/vendors",
+                secret: admin,
+                json: ["name": name, "category": category, "neighbourhood": "usto"],
+                as: CreatedVendorBody.self
+            )
+            shops.append(try #require(made.body?.vendor.id))
+        }
+        let (vendorID, otherID) = (shops[0], shops[1])
         var devices: [String] = []
         for index in 0..<60 {
             let made = try await service.request(

@@ -9,6 +9,19 @@ import Testing
 struct ConnectionCapTests {
     static let health = "GET /health HTTP/1.1\r\nHost: peez\r\n\r\n"
 
+    /// `count` connections opened one after the other and left idle, and which of them the service keeps open.
+    static func idleConnections(_ count: Int, to service: ServiceProcess) async throws -> (sockets: [RawConnection], open: [Int]) {
+        var sockets: [RawConnection] = []
+        for _ in 0..<count {
+            sockets.append(try RawConnection(port: service.port))
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        try await Task.sleep(for: .milliseconds(300))
+        var open: [Int] = []
+        for (index, socket) in sockets.enumerated() where await socket.readUntilClosed(within: .milliseconds(1)) == nil { open.append(index) }
+        return (sockets, open)
+    }
+
     static func service(_ folder: TemporaryFolder, _ arguments: [String]) throws -> ServiceProcess {
         try ServiceProcess(arguments: ["--development", "--database", folder.file("ledger.sqlite")] + arguments, port: TestPorts.unused())
     }
@@ -107,14 +120,7 @@ struct ConnectionCapTests {
         let service = try Self.service(folder, ["--max-idle-per-client", "4"])
         defer { service.killHard() }
         try await service.waitUntilReady()
-        var sockets: [RawConnection] = []
-        for _ in 0..<10 {
-            sockets.append(try RawConnection(port: service.port))
-            try await Task.sleep(for: .milliseconds(50))
-        }
-        try await Task.sleep(for: .milliseconds(300))
-        var open: [Int] = []
-        for (index, socket) in sockets.enumerated() where await socket.readUntilClosed(within: .milliseconds(1)) == nil { open.append(index) }
+        let (sockets, open) = try await ConnectionCapTests.idleConnections(10, to: service)
         #expect(open == [6, 7, 8, 9], "the four newest stay open")
         sockets[9].send(Self.health)
         #expect(await sockets[9].readResponse(within: .seconds(5))?.hasPrefix("HTTP/1.1 200") == true)

@@ -42,14 +42,7 @@ struct TrustedProxyServeTests {
         )
         defer { service.killHard() }
         try await service.waitUntilReady()
-        var sockets: [RawConnection] = []
-        for _ in 0..<10 {
-            sockets.append(try RawConnection(port: service.port))
-            try await Task.sleep(for: .milliseconds(50))
-        }
-        try await Task.sleep(for: .milliseconds(300))
-        var open: [Int] = []
-        for (index, socket) in sockets.enumerated() where await socket.readUntilClosed(within: .milliseconds(1)) == nil { open.append(index) }
+        let (sockets, open) = try await ConnectionCapTests.idleConnections(10, to: service)
         #expect(open == Array(0..<10), "the proxy's connections all stay open (one client would keep four)")
         for socket in [sockets[0], sockets[9]] {
             socket.send(Self.health)
