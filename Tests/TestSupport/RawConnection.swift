@@ -37,11 +37,28 @@ public final class RawConnection {
         return nil
     }
 
-    /// The first bytes of a response that arrive within `limit` (a short response arrives whole), without
-    /// waiting for the connection to close; nil if nothing came.
+    /// One whole response received within `limit` (its head, then the body its `Content-Length` or chunked
+    /// framing announces), without waiting for the connection to close; what came before `limit` or the close if
+    /// the response is cut short, and nil if nothing came. A loaded machine may deliver head and body apart.
     public func readResponse(within limit: Duration) async -> String? {
-        guard let chunk = await receive(before: ContinuousClock.now + limit), !chunk.isEmpty else { return nil }
-        return String(decoding: chunk, as: UTF8.self)
+        let deadline = ContinuousClock.now + limit
+        var received: [UInt8] = []
+        while !Self.isCompleteResponse(received), let chunk = await receive(before: deadline), !chunk.isEmpty {
+            received += chunk
+        }
+        return received.isEmpty ? nil : String(decoding: received, as: UTF8.self)
+    }
+
+    private static func isCompleteResponse(_ bytes: [UInt8]) -> Bool {
+        let text = String(decoding: bytes, as: UTF8.self)
+        guard let headEnd = text.range(of: "\r\n\r\n") else { return false }
+        let head = text[..<headEnd.lowerBound].lowercased()
+        let body = text[headEnd.upperBound...]
+        if head.contains("transfer-encoding: chunked") { return body.hasSuffix("0\r\n\r\n") }
+        guard let line = head.split(separator: "\r\n").first(where: { $0.hasPrefix("content-length:") }),
+            let length = Int(line.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces))
+        else { return true }
+        return body.utf8.count >= length
     }
 
     /// The next bytes received before `deadline`: empty once the server closed the connection, nil if none came.
