@@ -177,8 +177,11 @@ struct CredentialRoutes {
     @Sendable func refusedSales(_ request: Request, context: ServerRequestContext) async throws -> Response {
         _ = try context.require(.admin)
         let limit = try ActivationRoutes.limit(request.uri.queryParameters.get("limit"))
+        let before = try request.uri.queryParameters.get("before").map { try Self.cursor($0, named: "before") }
         return try JSONExchange.response(
-            RefusedSaleListBody(refused_sales: try await credentials.store.refusedSales(limit: limit).map(RefusedSaleBody.init))
+            RefusedSaleListBody(
+                refused_sales: try await credentials.store.refusedSales(before: before, limit: limit).map(RefusedSaleBody.init)
+            )
         )
     }
 
@@ -192,9 +195,13 @@ struct CredentialRoutes {
 
     /// The `after` query parameter: 0 when absent, else a whole number.
     static func after(_ text: String?) throws -> Int64 {
-        guard let text else { return 0 }
+        try text.map { try cursor($0, named: "after") } ?? 0
+    }
+
+    /// A paging cursor's query parameter `name`: a whole number (a list entry's `seq`).
+    static func cursor(_ text: String, named name: String) throws -> Int64 {
         guard text.utf8.count <= 19, text.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }), let value = Int64(text) else {
-            throw APIError(.unprocessableContent, code: "invalid_fields", "after is not a whole number.", fields: ["after": "must be a whole number"])
+            throw APIError(.unprocessableContent, code: "invalid_fields", "\(name) is not a whole number.", fields: [name: "must be a whole number"])
         }
         return value
     }

@@ -32,6 +32,8 @@ public struct AuditEntry: Sendable, Hashable {
 /// A sale sent with a credential that was no longer accepted (a stolen phone's pending sales, retried later):
 /// refused, and kept here so the operator can see what the member paid and make it right.
 public struct RefusedSale: Sendable, Hashable {
+    /// Its place in the list, given by the store (0 until kept): the cursor that pages through it.
+    public var seq: Int64
     public var at: Int64
     public var credentialID: UUID
     public var vendorID: UUID?
@@ -50,8 +52,10 @@ public struct RefusedSale: Sendable, Hashable {
         membershipID: String?,
         months: Int?,
         amountDZD: Int?,
-        reason: String
+        reason: String,
+        seq: Int64 = 0
     ) {
+        self.seq = seq
         self.at = at
         self.credentialID = credentialID
         self.vendorID = vendorID

@@ -31,6 +31,7 @@ public protocol AuditStore: Sendable {
     /// stands — or the credential already has `maxPerCredential` refused sales kept; decided in the statement that
     /// writes it.
     func recordRefusedSale(_ sale: RefusedSale, keyScope: String, maxPerCredential: Int) async throws
-    /// The newest refused sales first, at most `limit`.
-    func refusedSales(limit: Int) async throws -> [RefusedSale]
+    /// The newest refused sales first, at most `limit`; only those before `seq` when it is given (the `seq` of the
+    /// last one of the page before).
+    func refusedSales(before seq: Int64?, limit: Int) async throws -> [RefusedSale]
 }

@@ -96,11 +96,11 @@ extension SQLMembershipStore {
         }
     }
 
-    public func refusedSales(limit: Int) async throws -> [RefusedSale] {
+    public func refusedSales(before seq: Int64?, limit: Int) async throws -> [RefusedSale] {
         try await database.read { db in
             try await db.query(
-                "SELECT \(RefusedSaleRecord.columns.joined(separator: ", ")) FROM refused_sales ORDER BY seq DESC LIMIT ?",
-                [.int(Int64(limit))]
+                "SELECT seq, \(RefusedSaleRecord.columns.joined(separator: ", ")) FROM refused_sales WHERE seq < ? ORDER BY seq DESC LIMIT ?",
+                [.int(seq ?? .max), .int(Int64(limit))]
             )
             .map(RefusedSaleRecord.sale)
         }

@@ -152,6 +152,8 @@ public struct AuditListBody: Codable, Sendable {
 }
 
 public struct RefusedSaleBody: Codable, Sendable {
+    /// Its place in the list: pass the last one's as `before` for the next page.
+    public var seq: Int64
     public var at: String
     public var credential_id: String
     public var vendor_id: String?
@@ -162,6 +164,7 @@ public struct RefusedSaleBody: Codable, Sendable {
     public var reason: String
 
     public init(_ sale: RefusedSale) {
+        seq = sale.seq
         at = AlgiersCalendar.iso8601(sale.at)
         credential_id = sale.credentialID.lowercasedText
         vendor_id = sale.vendorID?.lowercasedText

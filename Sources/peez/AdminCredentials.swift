@@ -239,13 +239,16 @@ extension Peez.Admin {
             abstract: "List sales refused because their device's credential was revoked or replaced.",
             discussion: """
                 A member may have paid cash for these at a shop: check with the shop and sell again from an \
-                enrolled device. Newest first.
+                enrolled device. Newest first, each with its number: pass the last one's as --before for the \
+                next page.
 
-                Example:
+                Examples:
                   peez admin refused-sales
+                  peez admin refused-sales --before 120 --limit 50
                 """
         )
         @OptionGroup var store: StoreOptions
+        @Option(help: "Only sales before this one (its number).") var before: Int64?
         @Option(help: "At most this many (1 to 1000).") var limit = 100
 
         func validate() throws {
@@ -253,14 +256,14 @@ extension Peez.Admin {
         }
 
         func run() async throws {
-            let limit = limit
-            let sales = try await store.withStore { store in try await store.refusedSales(limit: limit) }
+            let (before, limit) = (before, limit)
+            let sales = try await store.withStore { store in try await store.refusedSales(before: before, limit: limit) }
             printNow(
                 sales.isEmpty
                     ? "no refused sale"
                     : sales.map {
                         TextRules.terminalSafe(
-                            "\(AlgiersCalendar.minuteStamp($0.at))  \($0.membershipID ?? "(member not named)")  \($0.months.map { "\($0) month(s)" } ?? "?")  "
+                            "\($0.seq)  \(AlgiersCalendar.minuteStamp($0.at))  \($0.membershipID ?? "(member not named)")  \($0.months.map { "\($0) month(s)" } ?? "?")  "
                                 + "\($0.amountDZD.map { "\($0) DZD" } ?? "?")  \($0.reason)  credential \($0.credentialID.lowercasedText)  key \($0.idempotencyKey)"
                         )
                     }.joined(separator: "\n")

@@ -164,13 +164,42 @@ struct CredentialLifecycleTests {
             var other = sale
             other.idempotencyKey = "k-2"
             try await keep(other)
-            #expect(try await store.refusedSales(limit: 10).map(\.idempotencyKey) == ["k-2", "k-1"])
+            #expect(try await store.refusedSales(before: nil, limit: 10).map(\.idempotencyKey) == ["k-2", "k-1"])
             // At most so many a credential: a thief's phone retrying without end adds nothing past it.
             for index in 3...10 {
                 other.idempotencyKey = "k-\(index)"
                 try await keep(other, max: 5)
             }
-            #expect(try await store.refusedSales(limit: 100).count == 5)
+            #expect(try await store.refusedSales(before: nil, limit: 100).count == 5)
+        }
+    }
+
+    @Test(arguments: StoreKind.available)
+    func refusedSalesArePagedNewestFirstEachOnceByTheirNumber(kind: StoreKind) async throws {
+        try await kind.withStore { store in
+            let credential = UUID()
+            for index in 1...7 {
+                let sale = RefusedSale(
+                    at: Int64(index),
+                    credentialID: credential,
+                    vendorID: nil,
+                    idempotencyKey: "k-\(index)",
+                    membershipID: nil,
+                    months: nil,
+                    amountDZD: nil,
+                    reason: "credential_revoked"
+                )
+                try await store.recordRefusedSale(sale, keyScope: credential.uuidString, maxPerCredential: 100)
+            }
+            var pages: [[String]] = []
+            var before: Int64?
+            while true {
+                let page = try await store.refusedSales(before: before, limit: 3)
+                if page.isEmpty { break }
+                pages.append(page.map(\.idempotencyKey))
+                before = page.last?.seq
+            }
+            #expect(pages == [["k-7", "k-6", "k-5"], ["k-4", "k-3", "k-2"], ["k-1"]])
         }
     }
 
@@ -194,7 +223,7 @@ struct CredentialLifecycleTests {
                 reason: "credential_revoked"
             )
             try await store.recordRefusedSale(retry, keyScope: scope, maxPerCredential: 100)
-            #expect(try await store.refusedSales(limit: 10).isEmpty, "the sale stands: nothing to give back")
+            #expect(try await store.refusedSales(before: nil, limit: 10).isEmpty, "the sale stands: nothing to give back")
         }
     }
 }

@@ -112,6 +112,12 @@ struct StolenPhoneTests {
             kept.count == 2 && kept.allSatisfy { $0.membership_id == membershipID && $0.reason == "credential_revoked" },
             "\(kept)"
         )
+        // Paged newest first: the last one's seq opens the next page.
+        let first = try await b2.request("GET", "/v1/refused-sales?limit=1", secret: adminSecret, as: RefusedSaleListBody.self).body?.refused_sales
+        let seq = try #require(first?.first?.seq)
+        let second = try await b2.request("GET", "/v1/refused-sales?limit=1&before=\(seq)", secret: adminSecret, as: RefusedSaleListBody.self)
+        #expect(first?.map(\.seq) == [kept[0].seq] && second.body?.refused_sales.map(\.seq) == [kept[1].seq])
+        #expect(try await b2.request("GET", "/v1/refused-sales?before=-1", secret: adminSecret).status == 422)
         let periods = try await a.request("GET", "/v1/activations", secret: adminSecret, as: ActivationListBody.self)
         #expect(periods.body?.activations.count == 1, "only the sale made before the theft")
 

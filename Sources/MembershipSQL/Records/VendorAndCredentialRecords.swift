@@ -119,7 +119,8 @@ enum RefusedSaleRecord {
             membershipID: try read.optionalText("membership_id"),
             months: try read.optionalInt("months").map(Int.init),
             amountDZD: try read.optionalInt("amount_dzd").map(Int.init),
-            reason: try read.text("reason")
+            reason: try read.text("reason"),
+            seq: try read.int("seq")
         )
     }
 }
