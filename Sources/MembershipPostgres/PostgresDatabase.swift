@@ -17,7 +17,8 @@ import Synchronization
 /// on the member-change channel, so every instance hears every committed ledger change (``memberChanges``) and can
 /// keep current cards in memory.
 public final class PostgresDatabase: SQLDatabase, Service {
-    public let dialect = SQLDialect(
+    /// PostgreSQL's SQL, as every instance and migration writes it.
+    public static let sqlDialect = SQLDialect(
         blobType: "BYTEA",
         serialPrimaryKey: "BIGSERIAL PRIMARY KEY",
         lockRowsClause: " FOR NO KEY UPDATE",
@@ -29,6 +30,7 @@ public final class PostgresDatabase: SQLDatabase, Service {
         bytewiseCollation: " COLLATE \"C\"",
         keyLockExpression: "pg_advisory_xact_lock(hashtext(key))"
     )
+    public let dialect = PostgresDatabase.sqlDialect
     /// The advisory lock migrations take ("PEEZ" in ASCII).
     static let migrationLockKey = 0x5045_455A
     /// The connection pool.

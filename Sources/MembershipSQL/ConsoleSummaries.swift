@@ -2,20 +2,27 @@ import Foundation
 import Membership
 import PeezBasics
 
-/// The summary tables the console reads (migration 016), and the statements that keep them: each change adds
-/// its own rows to them in its own transaction, so a panel sums a few hundred rows however big the ledger is.
+/// The summary tables the console reads (migrations 016 and 018), and the statements that keep them: each change
+/// adds its own rows to them in its own transaction, so a panel sums a few hundred rows however big the ledger is.
 ///
 /// - `sales_days`: per Algiers day of sale and vendor ('' for a sale in the app), the sales, months and DZD net
 ///   of cancellations, and the sales cancelled.
 /// - `coverage_days`: per Algiers day, `ending`: the members whose paid time ends that day now; `renewed`: the
 ///   sales that extended a paid time that ended (or was to end) that day. A day's members due are the two
-///   summed. Rows are split over ``shards`` at random: every row's sum is exact, and two concurrent sales
-///   seldom wait for one row.
+///   summed.
 /// - `reminder_days`, `push_days`: reminders and Wallet pushes settled per day, by channel or platform and outcome.
 ///
-/// ``rebuildStatements`` recompute every summary that the ledger's rows determine from those rows (the
-/// migration's backfill; the seeder's; a test holds the write path to it).
+/// A sale or cancellation never updates a day's row: it appends its change to `sales_day_changes` and
+/// `coverage_day_changes`, which no other transaction waits for (all sales of a shop on a day share one row, and
+/// all sales of a day one end of paid time: updated in place, they would wait for each other's commit). Readers
+/// sum a day's row and its appended changes (``salesSource``, ``coverageSource``), so every figure is exact at
+/// once; ``foldStatements`` move the changes into the rows now and then, which only keeps what readers sum small.
+///
+/// ``rebuildStatements`` recompute every summary that the ledger's rows determine from those rows (the seeder's
+/// after a bulk load; a test holds the write path to it).
 enum ConsoleSummaries {
+    /// Wallet tallies are split over this many rows at random: every sum is exact, and two changes seldom wait
+    /// for one row.
     static let shards: Int64 = 8
     /// Two scans of one card at most this many seconds apart at two shops are a shared card.
     static let sharedWithin: Int64 = 600
@@ -53,15 +60,20 @@ enum ConsoleSummaries {
         return byKey.map { salesDay($0, sign: -1) } + coverageDays(coverage)
     }
 
-    /// One row of `sales_days` moved by a sale (`sign` 1) or its cancellation (-1).
+    /// The sales per day and shop, as readers sum them: the folded rows and the changes appended since.
+    static let salesSource = """
+        (SELECT day, vendor_id, sales, months, amount_dzd, cancelled FROM sales_days
+            UNION ALL SELECT day, vendor_id, sales, months, amount_dzd, cancelled FROM sales_day_changes)
+        """
+    /// The ends of paid time per day, as readers sum them: the folded rows and the changes appended since.
+    static let coverageSource = """
+        (SELECT day, ending, renewed FROM coverage_days UNION ALL SELECT day, ending, renewed FROM coverage_day_changes)
+        """
+
+    /// The change to a shop's day of sales made by a sale (`sign` 1) or its cancellation (-1), appended.
     private static func salesDay(_ period: SubscriptionPeriod, sign: Int64) -> SQLStatement {
         SQLStatement(
-            """
-            INSERT INTO sales_days (day, vendor_id, sales, months, amount_dzd, cancelled) VALUES (?, ?, ?, ?, ?, ?)
-            ON CONFLICT (day, vendor_id) DO UPDATE SET sales = sales_days.sales + excluded.sales,
-                months = sales_days.months + excluded.months, amount_dzd = sales_days.amount_dzd + excluded.amount_dzd,
-                cancelled = sales_days.cancelled + excluded.cancelled
-            """,
+            "INSERT INTO sales_day_changes (day, vendor_id, sales, months, amount_dzd, cancelled) VALUES (?, ?, ?, ?, ?, ?)",
             [
                 .int(day(period.purchasedAt)), .text(period.vendorID?.uuidString ?? ""), .int(sign), .int(sign * Int64(period.months)),
                 .int(sign * Int64(period.amountDZD)), .int(sign < 0 ? 1 : 0),
@@ -69,25 +81,79 @@ enum ConsoleSummaries {
         )
     }
 
-    /// The `coverage_days` rows for `changes`, one per day, in day order (two transactions take the rows they
-    /// share in the same order, so they wait for each other rather than deadlock).
+    /// The changes to the days' ends of paid time, one per day, appended in one statement (none if they cancel out).
     private static func coverageDays(_ changes: [(day: Int64, ending: Int64, renewed: Int64)]) -> [SQLStatement] {
         var byDay: [Int64: (ending: Int64, renewed: Int64)] = [:]
         for change in changes {
             let sum = byDay[change.day, default: (0, 0)]
             byDay[change.day] = (sum.ending + change.ending, sum.renewed + change.renewed)
         }
-        return byDay.keys.sorted().compactMap { day in
-            let change = byDay[day]!
-            guard change != (0, 0) else { return nil }
-            return SQLStatement(
+        let rows = byDay.keys.sorted().filter { byDay[$0]! != (0, 0) }
+        guard !rows.isEmpty else { return [] }
+        return [
+            SQLStatement(
+                "INSERT INTO coverage_day_changes (day, ending, renewed) VALUES \(rows.map { _ in "(?, ?, ?)" }.joined(separator: ", "))",
+                rows.flatMap { day in [.int(day), .int(byDay[day]!.ending), .int(byDay[day]!.renewed)] }
+            )
+        ]
+    }
+
+    /// How many appended changes one fold moves at most, per table.
+    static let foldBatch = 5_000
+
+    /// Takes (deletes and returns) the oldest appended changes of sales, at most ``foldBatch``: each is taken by
+    /// one fold only, however many run at once.
+    static let takeSalesChanges = """
+        DELETE FROM sales_day_changes WHERE seq IN (SELECT seq FROM sales_day_changes ORDER BY seq LIMIT \(foldBatch))
+        RETURNING day, vendor_id, sales, months, amount_dzd, cancelled
+        """
+    /// Takes the oldest appended changes of the ends of paid time, as ``takeSalesChanges``.
+    static let takeCoverageChanges = """
+        DELETE FROM coverage_day_changes WHERE seq IN (SELECT seq FROM coverage_day_changes ORDER BY seq LIMIT \(foldBatch))
+        RETURNING day, ending, renewed
+        """
+
+    /// Adds the taken changes to their days' rows, each row once, in key order (two folds take the rows they share
+    /// in the same order, so they wait for each other rather than deadlock), a few hundred rows a statement.
+    static func foldStatements(sales: [SQLRow], coverage: [SQLRow]) throws -> [SQLStatement] {
+        var salesByKey: [SalesDayKey: [Int64]] = [:]
+        for row in sales {
+            let key = SalesDayKey(day: try row.int("day"), vendorID: try row.text("vendor_id"))
+            let values = [try row.int("sales"), try row.int("months"), try row.int("amount_dzd"), try row.int("cancelled")]
+            salesByKey[key] = zip(salesByKey[key] ?? [0, 0, 0, 0], values).map(+)
+        }
+        var coverageByDay: [Int64: [Int64]] = [:]
+        for row in coverage {
+            let day = try row.int("day")
+            coverageByDay[day] = zip(coverageByDay[day] ?? [0, 0], [try row.int("ending"), try row.int("renewed")]).map(+)
+        }
+        let salesRows = salesByKey.keys.sorted().map { key in [SQLValue.int(key.day), .text(key.vendorID)] + salesByKey[key]!.map(SQLValue.int) }
+        let coverageRows = coverageByDay.keys.sorted().map { day in [SQLValue.int(day), .int(0)] + coverageByDay[day]!.map(SQLValue.int) }
+        return upserts(
+            salesRows,
+            """
+            INSERT INTO sales_days (day, vendor_id, sales, months, amount_dzd, cancelled) VALUES %@
+            ON CONFLICT (day, vendor_id) DO UPDATE SET sales = sales_days.sales + excluded.sales,
+                months = sales_days.months + excluded.months, amount_dzd = sales_days.amount_dzd + excluded.amount_dzd,
+                cancelled = sales_days.cancelled + excluded.cancelled
+            """
+        )
+            + upserts(
+                coverageRows,
                 """
-                INSERT INTO coverage_days (day, shard, ending, renewed) VALUES (?, ?, ?, ?)
+                INSERT INTO coverage_days (day, shard, ending, renewed) VALUES %@
                 ON CONFLICT (day, shard) DO UPDATE SET ending = coverage_days.ending + excluded.ending,
                     renewed = coverage_days.renewed + excluded.renewed
-                """,
-                [.int(day), .int(Int64.random(in: 0..<shards)), .int(change.ending), .int(change.renewed)]
+                """
             )
+    }
+
+    /// `rows` in statements of at most 500 rows: `sql` with its `%@` replaced by that many rows of placeholders.
+    private static func upserts(_ rows: [[SQLValue]], _ sql: String) -> [SQLStatement] {
+        stride(from: 0, to: rows.count, by: 500).map { start in
+            let chunk = rows[start..<min(start + 500, rows.count)]
+            let placeholders = chunk.map { "(" + $0.map { _ in "?" }.joined(separator: ", ") + ")" }.joined(separator: ", ")
+            return SQLStatement(sql.replacingOccurrences(of: "%@", with: placeholders), Array(chunk.joined()))
         }
     }
 
@@ -141,6 +207,8 @@ enum ConsoleSummaries {
         // Ties in time are broken by shop, counter and entry compared byte by byte, as Swift compares them.
         let bytes = dialect.bytewiseCollation
         return [
+            "DELETE FROM sales_day_changes",
+            "DELETE FROM coverage_day_changes",
             "DELETE FROM sales_days",
             """
             INSERT INTO sales_days (day, vendor_id, sales, months, amount_dzd, cancelled)
@@ -191,6 +259,14 @@ enum ConsoleSummaries {
             """,
         ]
     }
+}
+
+/// A row of `sales_days`: an Algiers day and a vendor ('' for the app).
+struct SalesDayKey: Hashable, Comparable {
+    var day: Int64
+    var vendorID: String
+
+    static func < (left: SalesDayKey, right: SalesDayKey) -> Bool { (left.day, left.vendorID) < (right.day, right.vendorID) }
 }
 
 /// A reminder outcome counted per day: its channel and outcome (a final state, or `retried`).

@@ -355,7 +355,7 @@ enum Migrations {
                         id_hash TEXT PRIMARY KEY, actor TEXT NOT NULL, actor_credential_id TEXT, address TEXT NOT NULL,
                         created_at BIGINT NOT NULL, expires_at BIGINT NOT NULL, ended_at BIGINT)
                     """,
-                ] + ConsoleSummaries.rebuildStatements(dialect)
+                ] + Migration016.summaryBackfill(dialect)
             ),
             (
                 "017_credential_guards",
@@ -371,6 +371,23 @@ enum Migrations {
                     // The name of the device a code enrols, given when the code is made.
                     "ALTER TABLE enrolment_codes ADD COLUMN label TEXT",
                 ] + credentialChangeAnnouncement(dialect)
+            ),
+            (
+                "018_summary_changes",
+                [
+                    // A sale or cancellation appends its change to a day's summaries here instead of updating the
+                    // day's row, which every sale of that day and shop would wait on; `peez serve` folds them into
+                    // sales_days and coverage_days every few seconds, and readers sum both.
+                    """
+                    CREATE TABLE sales_day_changes (
+                        seq \(dialect.serialPrimaryKey), day BIGINT NOT NULL, vendor_id TEXT NOT NULL, sales BIGINT NOT NULL,
+                        months BIGINT NOT NULL, amount_dzd BIGINT NOT NULL, cancelled BIGINT NOT NULL)
+                    """,
+                    """
+                    CREATE TABLE coverage_day_changes (
+                        seq \(dialect.serialPrimaryKey), day BIGINT NOT NULL, ending BIGINT NOT NULL, renewed BIGINT NOT NULL)
+                    """,
+                ]
             ),
         ]
     }

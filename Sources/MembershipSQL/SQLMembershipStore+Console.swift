@@ -10,7 +10,7 @@ extension SQLMembershipStore {
                 """
                 SELECT s.vendor_id, MAX(v.name) AS name, CAST(SUM(s.sales) AS BIGINT) AS sales, CAST(SUM(s.months) AS BIGINT) AS months,
                     CAST(SUM(s.amount_dzd) AS BIGINT) AS amount_dzd, CAST(SUM(s.cancelled) AS BIGINT) AS cancelled
-                FROM sales_days s LEFT JOIN vendors v ON v.id = s.vendor_id
+                FROM \(ConsoleSummaries.salesSource) s LEFT JOIN vendors v ON v.id = s.vendor_id
                 WHERE s.day BETWEEN ? AND ? GROUP BY s.vendor_id
                 """,
                 [.int(from), .int(to)]
@@ -34,7 +34,10 @@ extension SQLMembershipStore {
         let named = ids.isEmpty ? "" : " AND vendor_id IN (\(ids.map { _ in "?" }.joined(separator: ", ")))"
         return try await database.read { db in
             let perShop = try await db.query(
-                "SELECT day, vendor_id, sales FROM sales_days WHERE day BETWEEN ? AND ?\(named)",
+                """
+                SELECT day, vendor_id, CAST(SUM(sales) AS BIGINT) AS sales FROM \(ConsoleSummaries.salesSource) s
+                WHERE day BETWEEN ? AND ?\(named) GROUP BY day, vendor_id
+                """,
                 [.int(from), .int(to)] + ids
             ).map { row in
                 let vendor = try row.text("vendor_id")
@@ -50,7 +53,7 @@ extension SQLMembershipStore {
             }
             var totals: [Int64: Int64] = [:]
             for row in try await db.query(
-                "SELECT day, CAST(SUM(sales) AS BIGINT) AS sales FROM sales_days WHERE day BETWEEN ? AND ? GROUP BY day",
+                "SELECT day, CAST(SUM(sales) AS BIGINT) AS sales FROM \(ConsoleSummaries.salesSource) s WHERE day BETWEEN ? AND ? GROUP BY day",
                 [.int(from), .int(to)]
             ) {
                 totals[try row.int("day")] = try row.int("sales")
@@ -63,8 +66,8 @@ extension SQLMembershipStore {
         try await database.read { db in
             try await db.query(
                 """
-                SELECT day, CAST(SUM(ending) AS BIGINT) AS ending, CAST(SUM(renewed) AS BIGINT) AS renewed FROM coverage_days
-                WHERE day BETWEEN ? AND ? GROUP BY day ORDER BY day
+                SELECT day, CAST(SUM(ending) AS BIGINT) AS ending, CAST(SUM(renewed) AS BIGINT) AS renewed
+                FROM \(ConsoleSummaries.coverageSource) c WHERE day BETWEEN ? AND ? GROUP BY day ORDER BY day
                 """,
                 [.int(from), .int(to)]
             ).map { CoverageDay(day: try $0.int("day"), ending: try $0.int("ending"), renewed: try $0.int("renewed")) }
@@ -343,6 +346,21 @@ extension SQLMembershipStore {
             createdAt: try row.int("created_at"),
             expiresAt: try row.int("expires_at")
         )
+    }
+
+    /// Moves the changes sales and cancellations appended into their days' summary rows, at most
+    /// ``ConsoleSummaries/foldBatch`` of each kind; returns how many it moved (less than twice the batch: none
+    /// are left). Figures are exact before and after: this keeps what each reader sums small. Any number of
+    /// instances may fold at once: each change is taken by one of them.
+    public func foldConsoleSummaries() async throws -> Int {
+        try await database.write { db in
+            let sales = try await db.query(ConsoleSummaries.takeSalesChanges, [])
+            let coverage = try await db.query(ConsoleSummaries.takeCoverageChanges, [])
+            for statement in try ConsoleSummaries.foldStatements(sales: sales, coverage: coverage) {
+                try await db.execute(statement.sql, statement.binds)
+            }
+            return sales.count + coverage.count
+        }
     }
 
     /// Computes every console summary again from the ledger's rows (after loading rows in bulk).

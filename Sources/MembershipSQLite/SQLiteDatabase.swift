@@ -12,7 +12,9 @@ import Synchronization
 /// Each connection may cache up to 64 MiB of pages (SQLite's default is 2 MiB): with a million members, the
 /// indexes a reminder run or a bulk load walks stay in memory instead of being read again from the file.
 public final class SQLiteDatabase: SQLDatabase {
-    public let dialect = SQLDialect(blobType: "BLOB", serialPrimaryKey: "INTEGER PRIMARY KEY AUTOINCREMENT", lockRowsClause: "")
+    /// SQLite's SQL, as every connection and migration writes it.
+    public static let sqlDialect = SQLDialect(blobType: "BLOB", serialPrimaryKey: "INTEGER PRIMARY KEY AUTOINCREMENT", lockRowsClause: "")
+    public let dialect = SQLiteDatabase.sqlDialect
 
     private let writer: SQLiteConnection
     private let writerLock = AsyncLock()

@@ -207,7 +207,7 @@ extension Peez {
                     }
                 }
             )
-            var services: [any Service] = [app]
+            var services: [any Service] = [app, SummaryFoldService(fold: { try await ledger.foldConsoleSummaries() }, ready: migrated)]
             let tlsReload = settings.server.tls.map { TLSReloadService(tls: $0, parts: settings.parts, clock: { CardDates.now() }) }
             if let tlsReload { services.append(tlsReload) }
             if let reminders = settings.reminders {

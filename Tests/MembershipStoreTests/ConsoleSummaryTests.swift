@@ -10,18 +10,40 @@ import Testing
 /// revocations and lapses came in between; and the console's searches and histories find what they should.
 @Suite("Console summaries", .serialized)
 struct ConsoleSummaryTests {
-    /// Everything the summaries hold, shards summed.
+    /// Everything the summaries hold: each day's rows and the changes appended since, summed.
     static func summaries(_ store: SQLMembershipStore) async throws -> [String] {
         try await store.database.read { db in
-            let sales = try await db.query("SELECT day, vendor_id, sales, months, amount_dzd, cancelled FROM sales_days ORDER BY day, vendor_id", [])
-                .map {
-                    "sales \(try $0.int("day")) \(try $0.text("vendor_id")) \(try $0.int("sales")) \(try $0.int("months")) \(try $0.int("amount_dzd")) \(try $0.int("cancelled"))"
-                }
+            let sales = try await db.query(
+                """
+                SELECT day, vendor_id, CAST(SUM(sales) AS BIGINT) AS sales, CAST(SUM(months) AS BIGINT) AS months,
+                    CAST(SUM(amount_dzd) AS BIGINT) AS amount_dzd, CAST(SUM(cancelled) AS BIGINT) AS cancelled
+                FROM (SELECT day, vendor_id, sales, months, amount_dzd, cancelled FROM sales_days
+                    UNION ALL SELECT day, vendor_id, sales, months, amount_dzd, cancelled FROM sales_day_changes) s
+                GROUP BY day, vendor_id ORDER BY day, vendor_id
+                """,
+                []
+            ).map {
+                "sales \(try $0.int("day")) \(try $0.text("vendor_id")) \(try $0.int("sales")) \(try $0.int("months")) \(try $0.int("amount_dzd")) \(try $0.int("cancelled"))"
+            }
             let coverage = try await db.query(
-                "SELECT day, CAST(SUM(ending) AS BIGINT) AS ending, CAST(SUM(renewed) AS BIGINT) AS renewed FROM coverage_days GROUP BY day HAVING SUM(ending) <> 0 OR SUM(renewed) <> 0 ORDER BY day",
+                """
+                SELECT day, CAST(SUM(ending) AS BIGINT) AS ending, CAST(SUM(renewed) AS BIGINT) AS renewed
+                FROM (SELECT day, ending, renewed FROM coverage_days UNION ALL SELECT day, ending, renewed FROM coverage_day_changes) c
+                GROUP BY day HAVING SUM(ending) <> 0 OR SUM(renewed) <> 0 ORDER BY day
+                """,
                 []
             ).map { "coverage \(try $0.int("day")) \(try $0.int("ending")) \(try $0.int("renewed"))" }
             return sales.filter { !$0.hasSuffix(" 0 0 0 0") } + coverage
+        }
+    }
+
+    /// How many changes are appended and not yet folded.
+    static func unfolded(_ store: SQLMembershipStore) async throws -> Int64 {
+        try await store.database.read { db in
+            try await db.query(
+                "SELECT (SELECT COUNT(*) FROM sales_day_changes) + (SELECT COUNT(*) FROM coverage_day_changes) AS count",
+                []
+            )[0].int("count")
         }
     }
 
@@ -62,6 +84,11 @@ struct ConsoleSummaryTests {
             }
             let kept = try await Self.summaries(store)
             #expect(!kept.isEmpty)
+            // Folding moves the appended changes into the days' rows and changes no figure.
+            #expect(try await Self.unfolded(store) > 0)
+            #expect(try await store.foldConsoleSummaries() > 0)
+            #expect(try await Self.unfolded(store) == 0)
+            #expect(try await Self.summaries(store) == kept)
             try await store.rebuildConsoleSummaries()
             #expect(try await Self.summaries(store) == kept)
         }
@@ -257,11 +284,13 @@ struct ConsoleSummaryTests {
             let vendor = try await store.createVendor(name: "Shop", category: "boucherie", neighbourhood: "usto", now: 1_000)
             var members: [Member] = []
             for index in 0..<4 { members.append(try await store.createMember(Sample.draft(index), now: 1_000).member) }
-            // Forty sales at once, ten for each member, on one shop's day: every one waits for the others' rows.
+            // Forty sales at once, ten for each member, on one shop's day, while folds running beside them move their
+            // changes into the day's rows: each change is counted once, folded or not.
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for index in 0..<40 {
                     let member = members[index % members.count]
                     group.addTask { _ = try await desk.sell(member, vendor: vendor, months: 1 + index % 3, now: Sample.january31 + Int64(index)) }
+                    if index % 4 == 0 { group.addTask { _ = try await store.foldConsoleSummaries() } }
                 }
                 try await group.waitForAll()
             }
@@ -272,12 +301,16 @@ struct ConsoleSummaryTests {
                 }
                 for member in members.dropFirst() {
                     group.addTask { _ = try await desk.sell(member, vendor: vendor, months: 2, now: Sample.january31 + 3_600) }
+                    group.addTask { _ = try await store.foldConsoleSummaries() }
                 }
                 try await group.waitForAll()
             }
             let kept = try await Self.summaries(store)
             let day = AlgiersCalendar.dayNumber(Sample.january31)
             #expect(try await store.salesByShop(from: day, to: day).map(\.sales) == [38])
+            _ = try await store.foldConsoleSummaries()
+            #expect(try await Self.unfolded(store) == 0)
+            #expect(try await Self.summaries(store) == kept)
             try await store.rebuildConsoleSummaries()
             #expect(try await Self.summaries(store) == kept)
         }
