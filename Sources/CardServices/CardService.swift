@@ -15,6 +15,8 @@ public struct CardService: Sendable {
     public let renderer: PNGRenderer
     /// The clock every decision of the service reads (injected from the top, so tests can move it).
     public let clock: WallClock
+    /// The revocation list verifications check, kept parsed (shared by every copy of this service).
+    private let revocations = LiveRevocationList()
 
     public init(store: any MembershipStore, keyRing: KeyRing, clock: WallClock, renderer: PNGRenderer = PNGRenderer()) {
         self.store = store
@@ -82,8 +84,7 @@ public struct CardService: Sendable {
 
     /// Verifies a token as the counter verifier does, against the published keys and the live revocation list.
     public func verify(_ token: String) async throws -> VerificationResult {
-        let revocations = try RevocationListDocument(try await store.revocations()).revocationList()
-        let verifier = CardVerifier(trustedKeys: keyRing.trustedKeys, revocations: revocations)
+        let verifier = CardVerifier(trustedKeys: keyRing.trustedKeys, revocations: try await revocations.current(from: store))
         let result = verifier.verify(token, now: now())
         CardMetrics.verification(result.verdict)
         return result
@@ -91,7 +92,7 @@ public struct CardService: Sendable {
 
     /// Whether the live revocation list revokes a card with `claims` (its token, or its member's cards before then).
     public func isRevoked(_ claims: CardClaims) async throws -> Bool {
-        try RevocationListDocument(try await store.revocations()).revocationList().revocationReason(for: claims) != nil
+        try await revocations.current(from: store).revocationReason(for: claims) != nil
     }
 
     /// The membership id a scanned card names, if the card is authentic. Any authentic card identifies its
