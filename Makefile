@@ -16,7 +16,7 @@ DB ?= var/peez.sqlite
 # make serve and make demo share one release build, so a fresh clone compiles once.
 PEEZ := .build/release/peez
 
-.PHONY: help deps deps-test counter-decoder counter-decoder-check bench-counter-web build release serve demo format lint test snapshots static dist test-dist bench bench-static bench-http bench-verify bench-counter bench-remind bench-scans bench-console fuzz vectors clean
+.PHONY: help deps deps-test counter-decoder counter-decoder-check bench-counter-web build release serve demo format lint test snapshots static dist test-dist bench bench-static bench-http bench-compare bench-verify bench-counter bench-remind bench-scans bench-console fuzz vectors clean
 
 help: ## List the commands
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-8s %s\n", $$1, $$2}'
@@ -135,6 +135,9 @@ bench-scans: deps ## The shared-cards report over 100,000 scans (SQLite, Postgre
 
 bench-http: deps ## Load-test the HTTP service with wrk on SQLite and PostgreSQL (release build)
 	Benchmarks/http/run
+
+bench-compare: deps ## The HTTP benchmark of BASE=<commit> beside the working tree's, in turns in one run: medians and ratios
+	Benchmarks/compare/run
 
 fuzz: deps ## Fuzz the token decoder with libFuzzer for FUZZ_RUNS inputs (default 3 million)
 	cd Fuzz && swift build -c release --sanitize=fuzzer --sanitize=address
