@@ -13,7 +13,7 @@ struct ServiceRoutes {
     let cards: CardService
     let metrics: PrometheusCollectorRegistry
     /// Members, their periods and vendors, read to answer a verification and a vendor; the audit trail.
-    let store: any MemberStore & LedgerStore & VendorStore & CredentialStore & RevocationStore & AuditStore & ConsoleStore
+    let store: any MemberStore & LedgerStore & VendorStore & CredentialStore & RevocationStore & AuditStore & CounterDeviceStore
     /// The parts that can fail on their own, for /health.
     let parts: ServiceParts
     /// Whether the database answers (GET /health).

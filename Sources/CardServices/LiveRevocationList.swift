@@ -24,9 +24,10 @@ final class LiveRevocationList: Sendable {
         let changes = try RevocationListDocument(snapshot).revocationList()
         var list = changes
         if snapshot.since != nil, let before {
+            // Added to only when something changed: adding nothing would still copy the whole list.
             list = before.list
-            list.revokedTokenIDs.formUnion(changes.revokedTokenIDs)
-            list.revokedBefore.merge(changes.revokedBefore) { max($0, $1) }
+            if !changes.revokedTokenIDs.isEmpty { list.revokedTokenIDs.formUnion(changes.revokedTokenIDs) }
+            if !changes.revokedBefore.isEmpty { list.revokedBefore.merge(changes.revokedBefore) { max($0, $1) } }
         }
         // Kept unless another read already kept a newer version; both hold every change up to their own.
         held.withLock { kept in

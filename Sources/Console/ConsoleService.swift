@@ -8,7 +8,8 @@ import PeezBasics
 /// console and `peez admin report` both use it. Actions (revoking a member's cards or a device) go through
 /// the same services as the API's and are written to the audit trail under the console user's name.
 public struct ConsoleService: Sendable {
-    public typealias Ledger = ConsoleStore & ScanStore & WalletStore & LedgerStore & CredentialLedger
+    public typealias Ledger = ConsoleSummaryStore & ConsoleLookupStore & CounterDeviceStore & ScanStore & WalletStore & LedgerStore
+        & CredentialLedger
     let store: any Ledger
     let texts: ConsoleTexts
     /// The service's clock.

@@ -8,7 +8,7 @@ import PeezBasics
 /// admin credential) is exchanged once for a session, whose id only the browser's cookie holds. Codes and
 /// session ids are 256-bit random values stored as SHA-256 hashes.
 public struct ConsoleSignIn: Sendable {
-    let store: any ConsoleStore & AuditStore
+    let store: any ConsoleSessionStore & AuditStore
     let now: @Sendable () -> Int64
 
     /// How long a link can be used (once).
@@ -16,7 +16,7 @@ public struct ConsoleSignIn: Sendable {
     /// How long a session lasts.
     public static let sessionLifetime: Int64 = 8 * 3600
 
-    public init(store: any ConsoleStore & AuditStore, now: @escaping @Sendable () -> Int64) {
+    public init(store: any ConsoleSessionStore & AuditStore, now: @escaping @Sendable () -> Int64) {
         self.store = store
         self.now = now
     }

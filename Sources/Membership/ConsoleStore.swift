@@ -1,37 +1,46 @@
 public import Foundation
 
-/// What the PEEZ team's console reads: summaries kept by the write path (per Algiers day, see
-/// ``AlgiersCalendar/dayNumber(_:)``), the members found by a search and one member's history, the vendor
-/// devices, and the console's one-time links and sessions. Days are Algiers day numbers, both ends included.
-public protocol ConsoleStore: Sendable {
+/// The summaries the console's panels read, kept by the write path (per Algiers day, see
+/// ``AlgiersCalendar/dayNumber(_:)``). Days are Algiers day numbers, both ends included.
+public protocol ConsoleSummaryStore: Sendable {
     /// Each shop's sales summed over the days (``SalesDay/day`` is `from`).
     func salesByShop(from: Int64, to: Int64) async throws -> [SalesDay]
     /// The sales of each day of the shops named (nil: sold in the app, at most 50), and of all shops by day.
     func salesDays(from: Int64, to: Int64, shops: [UUID?]) async throws -> (shops: [SalesDay], totals: [Int64: Int64])
     func coverageDays(from: Int64, to: Int64) async throws -> [CoverageDay]
     func reminderDays(from: Int64, to: Int64) async throws -> [OutcomeDay]
+    func pushDays(from: Int64, to: Int64) async throws -> [OutcomeDay]
+    /// The open reminders of each channel: how many, and when the most overdue was due.
+    func reminderOutbox() async throws -> [ReminderOutbox]
+    /// Wallet at a glance, from the tallies the write path keeps and two partial indexes.
+    func walletTallies() async throws -> WalletTallies
     /// Pairs of valid scans of one card at most ten minutes apart at two shops (or of one presentation at two
     /// counters) whose later scan is at `since` or after, newest first; kept as scans are reported.
     func sharedSightings(since: Int64, limit: Int) async throws -> [SharedCardSighting]
-    /// The open reminders of each channel: how many, and when the most overdue was due.
-    func reminderOutbox() async throws -> [ReminderOutbox]
-    func pushDays(from: Int64, to: Int64) async throws -> [OutcomeDay]
-    /// Wallet at a glance, from the tallies the write path keeps and two partial indexes.
-    func walletTallies() async throws -> WalletTallies
-    /// Every vendor device's credential, its shop, its last sync.
-    func counterDevices() async throws -> [CounterDevice]
-    /// Records that a vendor device fetched its counter bundle at `time`.
-    func noteCounterSync(credentialID: UUID, at time: Int64) async throws
+}
+
+/// What the console looks up: members by a search and one member's history, the newest audit entries.
+public protocol ConsoleLookupStore: Sendable {
     /// Members whose membership id or phone is `query`, or whose name starts with it (any case), by name.
     func searchMembers(_ query: MemberSearch, limit: Int) async throws -> [MemberStanding]
     /// The members holding these membership ids.
     func memberStandings(membershipIDs: [String]) async throws -> [MemberStanding]
     /// The member's ledger, Wallet and changes (``MemberHistory/scans`` left empty).
     func memberHistory(uuid: UUID) async throws -> MemberHistory?
-
     /// The newest entries of the audit trail, newest first.
     func recentAudit(limit: Int) async throws -> [AuditEntry]
+}
 
+/// The vendors' devices as the console lists them, and the syncs that date them.
+public protocol CounterDeviceStore: Sendable {
+    /// Every vendor device's credential, its shop, its last sync.
+    func counterDevices() async throws -> [CounterDevice]
+    /// Records that a vendor device fetched its counter bundle at `time`.
+    func noteCounterSync(credentialID: UUID, at time: Int64) async throws
+}
+
+/// The console's one-time sign-in links and the sessions they open, each change with its audit entry.
+public protocol ConsoleSessionStore: Sendable {
     /// Stores a one-time sign-in link and `audit` (who made it) in one transaction.
     func saveConsoleLink(_ link: ConsoleGrant, audit: AuditEntry) async throws
     /// Signs in with the link whose code hashes to `linkHash`, used up now: a session stored under `sessionHash`

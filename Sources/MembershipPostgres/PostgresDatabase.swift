@@ -46,6 +46,8 @@ public final class PostgresDatabase: SQLDatabase, Service {
     /// Durable batches waiting to be committed together, and the lock the one committing holds.
     private let groupCommit = GroupCommit()
     private let committer = AsyncLock()
+    /// Reports take turns: however many run at once, they hold at most one of the pool's connections.
+    private let reportLock = AsyncLock()
     private let logger: Logger
     /// Whether ``run()`` has started the pool, and the tasks waiting for it to (``poolStarted()``).
     private let poolStart = Mutex<(started: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
@@ -249,6 +251,13 @@ public final class PostgresDatabase: SQLDatabase, Service {
         try await lender.withConnection { connection in
             try await body(PostgresExecutor(connection: connection, statements: statements, logger: logger))
         }
+    }
+
+    /// A report (the console's panels, the shared-cards report) waits without holding a thread, and reports take
+    /// turns on one connection at a time: a console refreshed by many clients leaves the other connections to
+    /// sales and cards.
+    public func readReport<T: Sendable>(_ body: @Sendable (any SQLExecutor) async throws -> T) async throws -> T {
+        try await reportLock.withLock { try await read(body) }
     }
 
     /// One statement in a transaction of its own, returned once its COMMIT is done (see ``write(_:)``).

@@ -5,7 +5,7 @@ public import Membership
 /// by search and one member's history (by indexes), the vendor devices; its links and sessions.
 extension SQLMembershipStore {
     public func salesByShop(from: Int64, to: Int64) async throws -> [SalesDay] {
-        try await database.read { db in
+        try await database.readReport { db in
             try await db.query(
                 """
                 SELECT s.vendor_id, MAX(v.name) AS name, CAST(SUM(s.sales) AS BIGINT) AS sales, CAST(SUM(s.months) AS BIGINT) AS months,
@@ -32,7 +32,7 @@ extension SQLMembershipStore {
     public func salesDays(from: Int64, to: Int64, shops: [UUID?]) async throws -> (shops: [SalesDay], totals: [Int64: Int64]) {
         let ids = shops.prefix(50).map { SQLValue.text($0?.uuidString ?? "") }
         let named = ids.isEmpty ? "" : " AND vendor_id IN (\(ids.map { _ in "?" }.joined(separator: ", ")))"
-        return try await database.read { db in
+        return try await database.readReport { db in
             let perShop = try await db.query(
                 """
                 SELECT day, vendor_id, CAST(SUM(sales) AS BIGINT) AS sales FROM \(ConsoleSummaries.salesSource) s
@@ -63,7 +63,7 @@ extension SQLMembershipStore {
     }
 
     public func coverageDays(from: Int64, to: Int64) async throws -> [CoverageDay] {
-        try await database.read { db in
+        try await database.readReport { db in
             try await db.query(
                 """
                 SELECT day, CAST(SUM(ending) AS BIGINT) AS ending, CAST(SUM(renewed) AS BIGINT) AS renewed
@@ -83,7 +83,7 @@ extension SQLMembershipStore {
     }
 
     public func walletTallies() async throws -> WalletTallies {
-        try await database.read { db in
+        try await database.readReport { db in
             var tallies: [String: Int64] = [:]
             for row in try await db.query("SELECT kind, CAST(SUM(count) AS BIGINT) AS count FROM wallet_tallies GROUP BY kind", []) {
                 tallies[try row.text("kind")] = try row.int("count")
@@ -101,7 +101,7 @@ extension SQLMembershipStore {
     }
 
     private func outcomeDays(_ table: String, _ source: String, from: Int64, to: Int64) async throws -> [OutcomeDay] {
-        try await database.read { db in
+        try await database.readReport { db in
             try await db.query(
                 "SELECT day, \(source) AS source, outcome, count FROM \(table) WHERE day BETWEEN ? AND ? ORDER BY day, \(source), outcome",
                 [.int(from), .int(to)]
@@ -113,7 +113,7 @@ extension SQLMembershipStore {
 
     public func reminderOutbox() async throws -> [ReminderOutbox] {
         // The open reminders' partial index, in channel order.
-        try await database.read { db in
+        try await database.readReport { db in
             try await db.query(
                 """
                 SELECT channel, COUNT(*) AS waiting, MIN(next_attempt_at) AS oldest FROM reminders
@@ -126,7 +126,7 @@ extension SQLMembershipStore {
 
     public func counterDevices() async throws -> [CounterDevice] {
         let columns = CredentialRecord.columns.map { "c.\($0) AS \($0)" }.joined(separator: ", ")
-        return try await database.read { db in
+        return try await database.readReport { db in
             try await db.query(
                 """
                 SELECT \(columns), c.last_sync_at AS last_sync_at, v.name AS vendor_name
@@ -172,7 +172,7 @@ extension SQLMembershipStore {
             let name = "lower(m.name)\(database.dialect.bytewiseCollation)"
             (condition, binds) = ("\(name) >= lower(?) AND \(name) < lower(?) || ?", [.text(prefix), .text(prefix), .text("\u{10FFFF}")])
         }
-        return try await database.read { db in
+        return try await database.readReport { db in
             try await db.query(
                 "SELECT \(Self.standingColumns) FROM members m WHERE \(condition) ORDER BY lower(m.name), m.membership_id LIMIT ?",
                 binds + [.int(Int64(limit))]
@@ -183,7 +183,7 @@ extension SQLMembershipStore {
     public func memberStandings(membershipIDs: [String]) async throws -> [MemberStanding] {
         guard !membershipIDs.isEmpty else { return [] }
         let ids = Array(Set(membershipIDs)).prefix(500)
-        return try await database.read { db in
+        return try await database.readReport { db in
             try await db.query(
                 "SELECT \(Self.standingColumns) FROM members m WHERE m.membership_id IN (\(ids.map { _ in "?" }.joined(separator: ", ")))",
                 ids.map(SQLValue.text)
@@ -193,7 +193,7 @@ extension SQLMembershipStore {
 
     public func memberHistory(uuid: UUID) async throws -> MemberHistory? {
         let member = SQLValue.text(uuid.uuidString)
-        return try await database.read { db in
+        return try await database.readReport { db in
             guard let row = try await db.query("SELECT \(Self.standingColumns) FROM members m WHERE m.uuid = ?", [member]).first else { return nil }
             let periods = try await db.query(
                 "SELECT \(PeriodRecord.select("p")), v.name AS vendor_name FROM periods p LEFT JOIN vendors v ON v.id = p.vendor_id WHERE p.member_uuid = ? ORDER BY p.seq",
@@ -225,7 +225,7 @@ extension SQLMembershipStore {
     }
 
     public func recentAudit(limit: Int) async throws -> [AuditEntry] {
-        try await database.read { db in
+        try await database.readReport { db in
             try await db.query(
                 "SELECT \(AuditRecord.columns.joined(separator: ", ")) FROM audit_log ORDER BY seq DESC LIMIT ?",
                 [.int(Int64(limit))]

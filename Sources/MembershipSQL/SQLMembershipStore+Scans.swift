@@ -146,7 +146,7 @@ extension SQLMembershipStore {
     public func sharedSightings(since: Int64, limit: Int) async throws -> [SharedCardSighting] {
         let earlier = Self.scanColumns("a", "va", prefix: "a_")
         let later = Self.scanColumns("b", "vb", prefix: "b_")
-        return try await database.read { db in
+        return try await database.readReport { db in
             try await db.query(
                 """
                 SELECT \(earlier), \(later) FROM shared_sightings p
