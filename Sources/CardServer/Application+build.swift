@@ -5,7 +5,7 @@ import Foundation
 public import Hummingbird
 import HummingbirdCore
 public import Logging
-import Membership
+public import Membership
 public import Prometheus
 public import ServiceLifecycle
 
@@ -57,6 +57,7 @@ public enum ServerMetrics {
 /// `routes` list what it serves (a test holds them to the OpenAPI document).
 public func buildRouter(
     cards: CardService,
+    ledger: any MembershipStore,
     metrics: PrometheusCollectorRegistry,
     wallet: WalletService? = nil,
     googleWallet: GoogleWalletService? = nil,
@@ -78,7 +79,7 @@ public func buildRouter(
     let allowedMethods = AllowedMethods()
     router.add(middleware: ErrorMiddleware(allowedMethods: allowedMethods))
     let credentialCache = CredentialCache()
-    let store = cards.store
+    let store = ledger
     // A revocation made by any instance reaches this one's cache as soon as the database announces it.
     store.onCredentialChange { hash in
         guard let hash else { return credentialCache.forgetAll() }
@@ -86,7 +87,7 @@ public func buildRouter(
     }
     // The published development secrets open nothing on a service that is not in development mode.
     let refused = cards.keyRing.development ? [] : DevelopmentSecrets.hashes
-    router.add(middleware: Authenticator(store: store, cache: credentialCache, now: cards.now, refusing: refused))
+    router.add(middleware: Authenticator(store: store, cache: credentialCache, now: cards.clock, refusing: refused))
     if let afterChange { router.add(middleware: ChangeNotifier(changed: afterChange)) }
     let service = ServiceRoutes(cards: cards, metrics: metrics, store: store, parts: parts, ping: { try await store.ping() })
     router.on("/health", method: .get, use: service.health)
@@ -101,21 +102,21 @@ public func buildRouter(
     SitePageRoutes.console.register(on: router)
     ConsoleRoutes(
         panels: ConsoleService(store: store, texts: ConsoleRoutes.texts, clock: cards.clock),
-        signIn: ConsoleSignIn(store: store, now: cards.now),
+        signIn: ConsoleSignIn(store: store, now: cards.clock),
         cache: credentialCache,
         secureCookies: secureCookies,
         links: links,
         goLive: goLive
     )
     .register(on: router)
-    CredentialRoutes(credentials: CredentialService(store: store, now: cards.now), cache: credentialCache, links: links).register(
+    CredentialRoutes(credentials: CredentialService(store: store, now: cards.clock), cache: credentialCache, links: links).register(
         on: router
     )
     WalletRoutes(
         wallet: wallet,
         google: googleWallet,
         parts: parts,
-        now: cards.now,
+        now: cards.clock,
         store: store,
         base: wallet.flatMap { URL(string: $0.webServiceURL)?.path }.map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 }
             ?? WalletRoutes.defaultBase
@@ -133,6 +134,7 @@ public func buildRouter(
 /// `onServerRunning` is told the port once the socket listens.
 public func buildApplication(
     cards: CardService,
+    ledger: any MembershipStore,
     metrics: PrometheusCollectorRegistry,
     configuration: ServerConfiguration,
     wallet: WalletService? = nil,
@@ -150,6 +152,7 @@ public func buildApplication(
     var application = Application(
         router: buildRouter(
             cards: cards,
+            ledger: ledger,
             metrics: metrics,
             wallet: wallet,
             googleWallet: googleWallet,

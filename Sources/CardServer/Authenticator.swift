@@ -15,7 +15,7 @@ public struct Authenticator: RouterMiddleware {
 
     let store: any CredentialStore
     let cache: CredentialCache
-    let now: @Sendable () -> Int64
+    let now: WallClock
     /// Secret hashes refused whatever the store says: the published development secrets, outside development.
     let refusedHashes: Set<String>
 
@@ -23,7 +23,7 @@ public struct Authenticator: RouterMiddleware {
     /// made elsewhere takes to be refused here.
     public static let revocationDelay: Duration = .seconds(5)
 
-    init(store: any CredentialStore, cache: CredentialCache, now: @escaping @Sendable () -> Int64, refusing refusedHashes: Set<String> = []) {
+    init(store: any CredentialStore, cache: CredentialCache, now: WallClock, refusing refusedHashes: Set<String> = []) {
         self.store = store
         self.cache = cache
         self.now = now

@@ -94,7 +94,7 @@ struct ServiceRoutes {
     @Sendable func createVendor(_ request: Request, context: ServerRequestContext) async throws -> Response {
         let admin = try context.require(.admin)
         let body = try await JSONExchange.decode(CreateVendorRequest.self, request, context: context)
-        let (vendor, issued) = try await CredentialService(store: store, now: cards.now).createVendor(
+        let (vendor, issued) = try await CredentialService(store: store, now: cards.clock).createVendor(
             name: body.name,
             category: body.category,
             neighbourhood: body.neighbourhood,

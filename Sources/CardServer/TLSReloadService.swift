@@ -1,5 +1,6 @@
 public import CardServices
 import Logging
+public import Membership
 public import ServiceLifecycle
 
 /// Looks for a renewed TLS certificate every ``interval``, and at once on SIGHUP, and takes it
@@ -7,11 +8,11 @@ public import ServiceLifecycle
 public struct TLSReloadService: Service {
     let tls: ServerTLS
     let parts: ServiceParts
-    let clock: @Sendable () -> Int64
+    let clock: WallClock
     let interval: Duration
     private let logger = Logger(label: "peez.tls")
 
-    public init(tls: ServerTLS, parts: ServiceParts, clock: @escaping @Sendable () -> Int64, interval: Duration = .seconds(60)) {
+    public init(tls: ServerTLS, parts: ServiceParts, clock: WallClock, interval: Duration = .seconds(60)) {
         self.tls = tls
         self.parts = parts
         self.clock = clock

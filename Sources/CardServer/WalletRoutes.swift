@@ -18,7 +18,7 @@ struct WalletRoutes {
     let google: GoogleWalletService?
     /// Where a Wallet that cannot be used says why (and is said to be so once its certificate ends).
     let parts: ServiceParts
-    let now: @Sendable () -> Int64
+    let now: WallClock
     /// The devices registered for passes, and their logs.
     let store: any WalletStore
     /// The web service's path (`/wallet` unless the configured URL says otherwise).

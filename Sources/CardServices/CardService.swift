@@ -7,9 +7,8 @@ public import Membership
 
 /// Issues, keeps and checks membership cards: the domain's card rules on top of the store.
 public struct CardService: Sendable {
-    /// The whole ledger, for the wiring in this package only (the server hands each route the narrow store it
-    /// needs); callers outside the package use the card use cases.
-    package let store: any MembershipStore
+    /// The cards kept and the revocation list: all this service reads and writes.
+    package let store: any CardStore & RevocationStore
     public let keyRing: KeyRing
     public let issuer: CardIssuer
     public let renderer: PNGRenderer
@@ -18,7 +17,7 @@ public struct CardService: Sendable {
     /// The revocation list verifications check, kept parsed (shared by every copy of this service).
     private let revocations = LiveRevocationList()
 
-    public init(store: any MembershipStore, keyRing: KeyRing, clock: WallClock, renderer: PNGRenderer = PNGRenderer()) {
+    public init(store: any CardStore & RevocationStore, keyRing: KeyRing, clock: WallClock, renderer: PNGRenderer = PNGRenderer()) {
         self.store = store
         self.keyRing = keyRing
         self.issuer = CardIssuer(signingKey: keyRing.signingKey)

@@ -58,9 +58,9 @@ public struct AuditActor: Sendable, Hashable {
 /// SHA-256 hashes; a revoked credential is refused by every instance within ``Authenticator``'s cache time.
 public struct CredentialService: Sendable {
     public let store: any CredentialLedger
-    public let now: @Sendable () -> Int64
+    public let now: WallClock
 
-    public init(store: any CredentialLedger, now: @escaping @Sendable () -> Int64) {
+    public init(store: any CredentialLedger, now: WallClock) {
         self.store = store
         self.now = now
     }

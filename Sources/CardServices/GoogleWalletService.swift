@@ -1,5 +1,5 @@
 public import Foundation
-import Membership
+public import Membership
 public import WalletPass
 
 /// Google Wallet for members' cards: the "Save to Google Wallet" link the app opens, and the object each later
@@ -11,10 +11,18 @@ public struct GoogleWalletService: Sendable {
     public let issuerID: String
     /// The web origins the save button may appear on.
     public let origins: [String]
-    var store: any MembershipStore { cards.store }
+    /// The members, their ledgers and their Wallet records.
+    let store: any MemberStore & LedgerStore & WalletStore
 
-    public init(cards: CardService, account: GoogleServiceAccount, issuerID: String, origins: [String]) {
+    public init(
+        cards: CardService,
+        store: any MemberStore & LedgerStore & WalletStore,
+        account: GoogleServiceAccount,
+        issuerID: String,
+        origins: [String]
+    ) {
         self.cards = cards
+        self.store = store
         self.account = account
         self.issuerID = issuerID
         self.origins = origins

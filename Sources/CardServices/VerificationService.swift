@@ -8,10 +8,10 @@ import PeezBasics
 /// phone) is valid by the ledger, what the card says kept in `card_verdict`: one story for every counter.
 public struct VerificationService: Sendable {
     let cards: CardService
-    /// The members and their periods.
-    let store: any MemberStore & LedgerStore
+    /// The heads of the members' ledgers.
+    let store: any LedgerStore
 
-    public init(cards: CardService, store: any MemberStore & LedgerStore) {
+    public init(cards: CardService, store: any LedgerStore) {
         self.cards = cards
         self.store = store
     }
@@ -28,15 +28,15 @@ public struct VerificationService: Sendable {
         answer.exp = claims.expiresAt
         answer.iat = claims.issuedAt
         answer.cti = claims.tokenID.hex
-        guard let member = try await store.member(membershipID: claims.subject) else {
+        // The member and the end of their paid time, as the head of their ledger keeps it: one read.
+        guard let head = try await store.ledgerHead(of: .membershipID(claims.subject)) else {
             // Authentic, but not one of this ledger's members (a card from another deployment, or test data).
             answer.detail = [answer.detail, "the ledger has no member \(claims.subject): no live coverage to show"]
                 .compactMap { $0 }.joined(separator: "; ")
             return answer
         }
-        let periods = try await store.periods(memberUUID: member.uuid)
         let now = cards.now()
-        let coverageEnd = CoverageSchedule.coverageEnd(periods)
+        let coverageEnd = head.coverageEnd
         answer.coverage = CoverageBody(coverageEnd: coverageEnd, now: now)
         if result.verdict == .expired || result.verdict == .noPaidPeriod, claims.deviceKey == nil, let end = coverageEnd, end > now,
             try await cards.isRevoked(claims) == false

@@ -1,6 +1,6 @@
 import CardCrypto
 public import Foundation
-import Membership
+public import Membership
 import PeezBasics
 public import WalletPass
 
@@ -12,10 +12,12 @@ public struct WalletService: Sendable {
     public let identity: PassSigningIdentity
     /// Where Wallet reaches the web service (written into every pass).
     public let webServiceURL: String
-    var store: any MembershipStore { cards.store }
+    /// The members, their ledgers and their Wallet records.
+    let store: any MemberStore & LedgerStore & WalletStore
 
-    public init(cards: CardService, identity: PassSigningIdentity, webServiceURL: String) {
+    public init(cards: CardService, store: any MemberStore & LedgerStore & WalletStore, identity: PassSigningIdentity, webServiceURL: String) {
         self.cards = cards
+        self.store = store
         self.identity = identity
         self.webServiceURL = webServiceURL
     }

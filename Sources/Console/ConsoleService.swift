@@ -13,16 +13,16 @@ public struct ConsoleService: Sendable {
     let store: any Ledger
     let texts: ConsoleTexts
     /// The service's clock.
-    public let now: @Sendable () -> Int64
+    public let now: WallClock
     let changes: MemberChangeService
     let credentials: CredentialService
 
     public init(store: any Ledger, texts: ConsoleTexts, clock: WallClock) {
         self.store = store
         self.texts = texts
-        self.now = { clock() }
+        self.now = clock
         changes = MemberChangeService(ledger: store, clock: clock)
-        credentials = CredentialService(store: store, now: { clock() })
+        credentials = CredentialService(store: store, now: clock)
     }
 
     /// Today's Algiers day number.

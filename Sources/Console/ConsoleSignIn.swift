@@ -9,14 +9,14 @@ import PeezBasics
 /// session ids are 256-bit random values stored as SHA-256 hashes.
 public struct ConsoleSignIn: Sendable {
     let store: any ConsoleSessionStore & AuditStore
-    let now: @Sendable () -> Int64
+    let now: WallClock
 
     /// How long a link can be used (once).
     public static let linkLifetime: Int64 = 600
     /// How long a session lasts.
     public static let sessionLifetime: Int64 = 8 * 3600
 
-    public init(store: any ConsoleSessionStore & AuditStore, now: @escaping @Sendable () -> Int64) {
+    public init(store: any ConsoleSessionStore & AuditStore, now: WallClock) {
         self.store = store
         self.now = now
     }

@@ -1,4 +1,5 @@
 import Foundation
+public import Membership
 
 /// A counter the service cut off: it refused the counter's own credential (revoked, as for a stolen phone, or
 /// replaced and expired: `device_refusals` in `counter-rules.json`), never merely a network that failed. The mark is
@@ -47,7 +48,7 @@ extension CounterStore {
     /// first refusal's time stays when one is held), then each sale never answered is sent once more with
     /// `client` (the service refuses it and keeps it for PEEZ's operator: the member to make it right with), then
     /// what a cut-off counter must not keep is forgotten. Returns the mark, to be thrown or shown.
-    public func cutOff(after problem: CounterProblem, client: CounterClient?, now: @Sendable () -> Int64) async throws -> CounterCutOff {
+    public func cutOff(after problem: CounterProblem, client: CounterClient?, now: WallClock) async throws -> CounterCutOff {
         precondition(problem.refusesThisDevice, "only the service's refusal of this counter's own credential cuts it off, not \(problem.key)")
         let mark: CounterCutOff
         if let held = cutOff() {

@@ -1,4 +1,5 @@
 import Foundation
+public import Membership
 
 /// Sends the counter's cash sales: each one journaled before it is sent, sent again under the same key while
 /// its answer is unknown, with growing pauses, and its answer journaled. A sale whose answer never came stays
@@ -24,7 +25,7 @@ public struct CounterSeller: Sendable {
     }
 
     /// Sends `sale` until its answer is known or the attempts run out, and journals the answer.
-    public func send(_ sale: SaleJournal.PendingSale, now: @Sendable () -> Int64) async throws -> Outcome {
+    public func send(_ sale: SaleJournal.PendingSale, now: WallClock) async throws -> Outcome {
         var lastProblem = CounterProblem("problem.unreachable", detail: "not sent")
         for attempt in 0...pauses.count {
             if attempt > 0 {

@@ -1,6 +1,7 @@
 import CardToken
 import CardWire
 import Foundation
+public import Membership
 
 /// Accepting a signed bundle into a counter's state: enrolment pins the first one's keys, every later one must
 /// be signed by a key the counter already trusts.
@@ -105,7 +106,7 @@ extension CounterSync {
     public static func run(
         store: CounterStore,
         client: CounterClient,
-        now: @Sendable () -> Int64
+        now: WallClock
     ) async throws
         -> (changes: Changes, report: Result<ScanLogReport.Outcome, any Error>)
     {

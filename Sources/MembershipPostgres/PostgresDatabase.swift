@@ -278,8 +278,8 @@ public final class PostgresDatabase: SQLDatabase, Service {
     /// the next one together, as one statement (every statement of every batch a data-modifying `WITH` clause)
     /// in one transaction, so they share its round trips and its flush. Each batch is answered once that
     /// transaction's COMMIT is done. If the server refuses the group (a batch collides with another writer's
-    /// row, or two of the group with each other), none of it was written, and each batch is written again in a
-    /// transaction of its own, to succeed or fail alone.
+    /// row, or two of the group with each other), none of it was written, and each half of the group is written
+    /// again, halved again while refused, until the batch that collided fails alone.
     public func writeBatch(_ statements: [SQLStatement]) async throws {
         guard !statements.isEmpty else { return }
         let batch = groupCommit.enqueue(statements)
@@ -296,20 +296,11 @@ public final class PostgresDatabase: SQLDatabase, Service {
                 _ = try await db.query(statement.sql, statement.binds)
             }
             return group.map { _ in .success(()) }
-        } catch  where group.count > 1 && Self.isRefusalByServer(error) {
-            var results: [Result<Void, any Error>] = []
-            for batch in group {
-                do {
-                    try await write { db in
-                        let statement = Self.oneStatement(batch)
-                        _ = try await db.query(statement.sql, statement.binds)
-                    }
-                    results.append(.success(()))
-                } catch {
-                    results.append(.failure(error))
-                }
-            }
-            return results
+        } catch where group.count > 1 && Self.isRefusalByServer(error) {
+            // Nothing of it was written. Each half is written again on its own, and halved again if refused: the
+            // batch that collided ends up alone in a few transactions, and the rest still share their commits.
+            let half = group.count / 2
+            return await commit(Array(group[..<half])) + commit(Array(group[half...]))
         } catch {
             // Perhaps committed, perhaps not (the connection was lost): every batch is told so, none written twice.
             return group.map { _ in .failure(error) }

@@ -134,6 +134,8 @@ extension SQLMembershipStore {
             // of them (and perhaps newer ones, which a counter applies again harmlessly).
             let version = try await Self.revocationVersion(db)
             let delta = since.flatMap { (0...version).contains($0) ? $0 : nil }
+            // Nothing changed since: no rows to read (the planner may walk the whole list in `seq` order to find none).
+            if let delta, delta == version { return RevocationSnapshot(tokenIDs: [], members: [:], version: version, since: delta) }
             var tokenIDs: [String] = []
             var members: [String: Int64] = [:]
             let rows = try await db.query(

@@ -23,7 +23,7 @@ public struct WalletOutboxService: Service {
         client: APNsClient,
         signal: WalletPushSignal,
         ready: ReadyFlag,
-        clock: @escaping @Sendable () -> Int64
+        clock: WallClock
     ) -> WalletOutboxService {
         let worker = WalletPushWorker(store: store, push: { await client.push(deviceToken: $0) }, clock: clock)
         return WalletOutboxService(drain: { await worker.run(signal: signal, ready: { ready.isSet }) }, shutdown: { try await client.shutdown() })
@@ -36,7 +36,7 @@ public struct WalletOutboxService: Service {
         client: GoogleWalletClient,
         signal: WalletPushSignal,
         ready: ReadyFlag,
-        clock: @escaping @Sendable () -> Int64
+        clock: WallClock
     ) -> WalletOutboxService {
         let worker = GoogleWalletWorker(
             store: store,

@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Foundation
+public import Membership
 import NIOCore
 import NIOHTTP1
 import NIOSSL
@@ -24,7 +25,7 @@ public final class APNsClient: Sendable {
     private let key: APNsAuthenticationKey?
     private let topic: String
     private let tokens = Mutex<(token: String, issuedAt: Int64)?>(nil)
-    private let clock: @Sendable () -> Int64
+    private let clock: WallClock
 
     /// Provider tokens are made anew after this many seconds (Apple refuses one older than an hour, and asks
     /// that they not change more often than every 20 minutes).
@@ -37,7 +38,7 @@ public final class APNsClient: Sendable {
         key: APNsAuthenticationKey,
         topic: String,
         certificateAuthority: String?,
-        clock: @escaping @Sendable () -> Int64
+        clock: WallClock
     ) throws {
         try self.init(server: server, authentication: .token(key), topic: topic, certificateAuthority: certificateAuthority, clock: clock)
     }
@@ -48,7 +49,7 @@ public final class APNsClient: Sendable {
         authentication: Authentication,
         topic: String,
         certificateAuthority: String?,
-        clock: @escaping @Sendable () -> Int64
+        clock: WallClock
     ) throws {
         var tls = TLSConfiguration.makeClientConfiguration()
         tls.minimumTLSVersion = .tlsv12

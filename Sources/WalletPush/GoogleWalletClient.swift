@@ -15,7 +15,7 @@ public final class GoogleWalletClient: Sendable {
     private let account: GoogleServiceAccount
     private let apiURL: String
     private let tokens = AccessTokens()
-    private let clock: @Sendable () -> Int64
+    private let clock: WallClock
 
     /// A client of the Wallet API at `apiURL` (`https://walletobjects.googleapis.com` in production).
     /// Told whether the token endpoint takes the service account's key: the refusal's reason (a revoked or
@@ -25,7 +25,7 @@ public final class GoogleWalletClient: Sendable {
     public init(
         account: GoogleServiceAccount,
         apiURL: String,
-        clock: @escaping @Sendable () -> Int64,
+        clock: WallClock,
         keyStanding: @escaping @Sendable (_ refusal: String?) -> Void = { _ in }
     ) {
         self.keyStanding = keyStanding
@@ -127,14 +127,14 @@ public struct GoogleWalletWorker: Sendable {
     let store: any WalletStore
     let object: @Sendable (UUID) async throws -> GoogleWalletCard?
     let update: @Sendable (GoogleWalletCard) async -> PushResult
-    let clock: @Sendable () -> Int64
+    let clock: WallClock
     let owner = UUID().uuidString
 
     public init(
         store: any WalletStore,
         object: @escaping @Sendable (UUID) async throws -> GoogleWalletCard?,
         update: @escaping @Sendable (GoogleWalletCard) async -> PushResult,
-        clock: @escaping @Sendable () -> Int64
+        clock: WallClock
     ) {
         self.store = store
         self.object = object

@@ -10,7 +10,7 @@ public import Membership
 public struct WalletPushWorker: Sendable {
     let store: any WalletStore
     let push: @Sendable (String) async -> PushResult
-    let clock: @Sendable () -> Int64
+    let clock: WallClock
     let owner: String
 
     /// Seconds a lease lasts: a worker that dies leaves its updates to another after this.
@@ -18,7 +18,7 @@ public struct WalletPushWorker: Sendable {
     /// Passes leased at once.
     public static let batch = 100
 
-    public init(store: any WalletStore, push: @escaping @Sendable (String) async -> PushResult, clock: @escaping @Sendable () -> Int64) {
+    public init(store: any WalletStore, push: @escaping @Sendable (String) async -> PushResult, clock: WallClock) {
         self.store = store
         self.push = push
         self.clock = clock

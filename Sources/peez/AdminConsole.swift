@@ -40,7 +40,7 @@ extension Peez.Admin {
             let person = name ?? ProcessInfo.processInfo.environment["SUDO_USER"] ?? ProcessInfo.processInfo.environment["USER"] ?? "operator"
             let base = try store.linkBase(flag: publicUrl)
             let (url, expiresAt) = try await store.withStore { store in
-                try await ConsoleSignIn(store: store, now: CardDates.now).link(
+                try await ConsoleSignIn(store: store, now: CardDates.clock).link(
                     for: AuditActor(label: "console (\(person))", credentialID: nil, address: "local"),
                     baseURL: base,
                     by: creator

@@ -89,7 +89,7 @@ extension Peez.Admin {
         func run() async throws {
             let (id, label) = (try uuid(id, "the credential id"), label)
             let renamed = try await store.withStore { store in
-                try await CredentialService(store: store, now: CardDates.now).rename(id: id, label: label, by: .commandLine())
+                try await CredentialService(store: store, now: CardDates.clock).rename(id: id, label: label, by: .commandLine())
             }
             printNow(line(renamed, now: CardDates.now()))
         }
@@ -113,7 +113,7 @@ extension Peez.Admin {
         func run() async throws {
             let id = try uuid(id, "the credential id")
             let revoked = try await store.withStore { store in
-                try await CredentialService(store: store, now: CardDates.now).revoke(id: id, by: .commandLine())
+                try await CredentialService(store: store, now: CardDates.clock).revoke(id: id, by: .commandLine())
             }
             printNow(line(revoked, now: CardDates.now()))
         }
@@ -135,7 +135,7 @@ extension Peez.Admin {
         func run() async throws {
             let (id, grace) = (try uuid(id, "the credential id"), grace)
             let (issued, previous) = try await store.withStore { store in
-                try await CredentialService(store: store, now: CardDates.now).rotate(id: id, grace: grace, by: .commandLine())
+                try await CredentialService(store: store, now: CardDates.clock).rotate(id: id, grace: grace, by: .commandLine())
             }
             print(issued.secret)
             printError("new credential \(issued.credential.id.lowercasedText); its secret is shown only this once")
@@ -155,7 +155,7 @@ extension Peez.Admin {
         func run() async throws {
             let vendorID = try uuid(vendor, "the vendor id")
             let revoked = try await store.withStore { store in
-                try await CredentialService(store: store, now: CardDates.now).cutOff(vendorID: vendorID, by: .commandLine())
+                try await CredentialService(store: store, now: CardDates.clock).cutOff(vendorID: vendorID, by: .commandLine())
             }
             printNow("\(revoked) credential(s) revoked; the vendor's unused enrolment codes withdrawn")
         }
@@ -187,7 +187,7 @@ extension Peez.Admin {
             let (vendorID, lifetime, label) = (try uuid(vendor, "--vendor"), lifetime, label)
             let base = try store.linkBase(flag: publicUrl)
             let (code, expiresAt) = try await store.withStore { store in
-                try await CredentialService(store: store, now: CardDates.now).enrolmentCode(
+                try await CredentialService(store: store, now: CardDates.clock).enrolmentCode(
                     vendorID: vendorID,
                     lifetime: lifetime,
                     label: label,

@@ -140,7 +140,7 @@ extension Peez.Counter {
             try await options.withUsableStore(language.texts) { store in
                 let (state, _, note) = try store.load()
                 if let note { printError("warning: \(note)") }
-                let (changes, report) = try await CounterSync.run(store: store, client: try store.client(for: state), now: { CardDates.now() })
+                let (changes, report) = try await CounterSync.run(store: store, client: try store.client(for: state), now: CardDates.clock)
                 CounterReport.printChanges(changes)
                 Self.printReport(report)
             }
@@ -315,7 +315,7 @@ extension Peez.Counter {
                 do {
                     if let mark = store.cutOff() { throw mark }
                     let (state, _, _) = try store.load()
-                    let (changes, report) = try await CounterSync.run(store: store, client: try store.client(for: state), now: { CardDates.now() })
+                    let (changes, report) = try await CounterSync.run(store: store, client: try store.client(for: state), now: CardDates.clock)
                     printError(
                         texts.text(
                             "synced",

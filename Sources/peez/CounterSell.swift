@@ -71,7 +71,7 @@ extension Peez.Counter {
                 }
                 let client = try store.client(for: state)
                 let seller = CounterSeller(client: client, journal: journal, attempts: attempts)
-                let outcome = try await seller.send(sale, now: { CardDates.now() })
+                let outcome = try await seller.send(sale, now: CardDates.clock)
                 try await Peez.Counter.finish(sale, outcome, store: store, client: client, texts: language.texts)
             }
         }
@@ -168,7 +168,7 @@ extension Peez.Counter {
                 let seller = CounterSeller(client: client, journal: store.saleJournal, attempts: attempts)
                 var stillPending = false
                 for sale in try store.saleJournal.pending() {
-                    let outcome = try await seller.send(sale, now: { CardDates.now() })
+                    let outcome = try await seller.send(sale, now: CardDates.clock)
                     if case .pending = outcome { stillPending = true }
                     do { try await Peez.Counter.finish(sale, outcome, store: store, client: client, texts: language.texts) } catch is ExitCode {
                         stillPending = true
@@ -192,7 +192,7 @@ extension Peez.Counter {
             return try CounterReport.printSale(sale, outcome, texts: texts)
         }
         try? CounterReport.printSale(sale, outcome, texts: texts)
-        throw try await store.cutOff(after: problem, client: client, now: { CardDates.now() })
+        throw try await store.cutOff(after: problem, client: client, now: CardDates.clock)
     }
 }
 

@@ -26,8 +26,7 @@ enum DevelopmentData {
     /// a valid one, as `make demo`'s is.
     /// Returns the demo member's membership id (a database seeded by an older version keeps its own).
     @discardableResult
-    static func seed(cards: CardService) async throws -> String {
-        let store = cards.store
+    static func seed(cards: CardService, store: any MembershipStore) async throws -> String {
         let now = cards.now()
         try await Provisioning.saveCredential(store: store, secret: adminSecret, role: .admin, vendorID: nil, label: "development admin", now: now)
         try await Provisioning.saveCredential(

@@ -175,12 +175,13 @@ extension Peez {
                 }
             }
             let migrated = ReadyFlag()
-            let google = settings.google.map { GoogleWalletService(cards: cards, account: $0.account, issuerID: $0.issuerID, origins: $0.origins) }
+            let google = settings.google.map { GoogleWalletService(cards: cards, store: ledger, account: $0.account, issuerID: $0.issuerID, origins: $0.origins) }
             let app = buildApplication(
                 cards: cards,
+                ledger: ledger,
                 metrics: ServerMetrics.bootstrap(recording: settings.parts),
                 configuration: settings.server,
-                wallet: settings.wallet.map { WalletService(cards: cards, identity: $0.identity, webServiceURL: $0.webServiceURL) },
+                wallet: settings.wallet.map { WalletService(cards: cards, store: ledger, identity: $0.identity, webServiceURL: $0.webServiceURL) },
                 googleWallet: google,
                 parts: settings.parts,
                 goLive: { [check = GoLiveCheck(.success(settings))] in
@@ -193,7 +194,7 @@ extension Peez {
                     await database.poolStarted()
                     try await ledger.migrate(now: CardDates.now())
                     migrated.set()
-                    let demoMember = settings.development ? try await DevelopmentData.seed(cards: cards) : nil
+                    let demoMember = settings.development ? try await DevelopmentData.seed(cards: cards, store: ledger) : nil
                     printNow("PEEZ card service on \(baseURL)  (store: \(settings.storeName), signing kid \(settings.keyRing.signingKey.keyID.hex))")
                     if let demoMember { DevelopmentData.printGuide(baseURL: baseURL, membershipID: demoMember) }
                 },
@@ -208,7 +209,7 @@ extension Peez {
                 }
             )
             var services: [any Service] = [app, SummaryFoldService(fold: { try await ledger.foldConsoleSummaries() }, ready: migrated)]
-            let tlsReload = settings.server.tls.map { TLSReloadService(tls: $0, parts: settings.parts, clock: { CardDates.now() }) }
+            let tlsReload = settings.server.tls.map { TLSReloadService(tls: $0, parts: settings.parts, clock: CardDates.clock) }
             if let tlsReload { services.append(tlsReload) }
             if let reminders = settings.reminders {
                 // A wrong sink or secret leaves the reminders out, said at start and in /health; cards and sales go on.
@@ -226,10 +227,10 @@ extension Peez {
                     authentication: push.authentication,
                     topic: wallet.identity.passTypeIdentifier,
                     certificateAuthority: push.certificateAuthority,
-                    clock: { CardDates.now() }
+                    clock: CardDates.clock
                 )
                 services.append(
-                    WalletOutboxService.apple(store: ledger, client: client, signal: appleSignal, ready: migrated, clock: { CardDates.now() })
+                    WalletOutboxService.apple(store: ledger, client: client, signal: appleSignal, ready: migrated, clock: CardDates.clock)
                 )
             }
             let parts = settings.parts
@@ -237,7 +238,7 @@ extension Peez {
                 let client = GoogleWalletClient(
                     account: settings.account,
                     apiURL: settings.apiURL,
-                    clock: { CardDates.now() },
+                    clock: CardDates.clock,
                     keyStanding: { refusal in
                         guard let refusal else { return parts.markWorking(.googleWallet) }
                         parts.markUnavailable(.googleWallet, refusal)
@@ -250,7 +251,7 @@ extension Peez {
                         client: client,
                         signal: googleSignal,
                         ready: migrated,
-                        clock: { CardDates.now() }
+                        clock: CardDates.clock
                     )
                 )
             }

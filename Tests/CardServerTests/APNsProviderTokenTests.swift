@@ -1,4 +1,5 @@
 import Foundation
+import Membership
 import Synchronization
 import TestSupport
 import Testing
@@ -21,7 +22,7 @@ struct APNsProviderTokenTests {
             key: key,
             topic: "pass.test",
             certificateAuthority: nil,
-            clock: { now.withLock { $0 } }
+            clock: WallClock { now.withLock { $0 } }
         )
         let first = try client.providerToken()
         now.withLock { $0 += APNsClient.tokenLifetime - 1 }

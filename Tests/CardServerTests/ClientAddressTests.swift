@@ -27,7 +27,7 @@ struct ClientAddressTests {
         var configuration = ServerConfiguration(host: "127.0.0.1", port: 0)
         configuration.trustedProxies = try TrustedProxies(parsing: proxies)
         configuration.publicURL = publicURL
-        let app = buildApplication(cards: harness.cards, metrics: ServerHarness.metrics, configuration: configuration)
+        let app = buildApplication(cards: harness.cards, ledger: harness.store, metrics: ServerHarness.metrics, configuration: configuration)
         try await app.test(.live) { client in try await body(harness, client) }
         try await harness.database.close()
     }

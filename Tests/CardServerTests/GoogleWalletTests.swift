@@ -2,6 +2,7 @@ import CardServices
 import Foundation
 import HTTPTypes
 import HummingbirdTesting
+import Membership
 import MembershipSQL
 import PeezAPI
 import Synchronization
@@ -36,8 +37,8 @@ struct GoogleWalletTests {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let account = try Self.account(folder, port: 9)
-        let service: @Sendable (CardService) throws -> GoogleWalletService = {
-            GoogleWalletService(cards: $0, account: account, issuerID: Self.issuer, origins: ["https://peez.dz"])
+        let service: @Sendable (ServerHarness) throws -> GoogleWalletService = {
+            GoogleWalletService(cards: $0.cards, store: $0.store, account: account, issuerID: Self.issuer, origins: ["https://peez.dz"])
         }
         try await ServerHarness.withLiveServer(googleWallet: service) { harness, client in
             let uuid = try await client.createMember()
@@ -95,8 +96,8 @@ struct GoogleWalletTests {
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent(
             "Tools/google-wallet-server.py"
         ).path
-        let service: @Sendable (CardService) throws -> GoogleWalletService = {
-            GoogleWalletService(cards: $0, account: account, issuerID: Self.issuer, origins: [])
+        let service: @Sendable (ServerHarness) throws -> GoogleWalletService = {
+            GoogleWalletService(cards: $0.cards, store: $0.store, account: account, issuerID: Self.issuer, origins: [])
         }
         try await ServerHarness.withLiveServer(googleWallet: service) { harness, client in
             let saved = try await client.createMember()
@@ -108,13 +109,13 @@ struct GoogleWalletTests {
             for member in [saved, unsaved] {
                 _ = try await client.send(.get, "/v1/members/\(member)/google-wallet", secret: ServerHarness.backendSecret)
             }
-            let google = GoogleWalletService(cards: harness.cards, account: account, issuerID: Self.issuer, origins: [])
-            let api = GoogleWalletClient(account: account, apiURL: "http://127.0.0.1:\(port)", clock: { Int64(Date().timeIntervalSince1970) })
+            let google = GoogleWalletService(cards: harness.cards, store: harness.store, account: account, issuerID: Self.issuer, origins: [])
+            let api = GoogleWalletClient(account: account, apiURL: "http://127.0.0.1:\(port)", clock: .system)
             let worker = GoogleWalletWorker(
                 store: harness.store,
                 object: { try await google.object(memberUUID: $0) },
                 update: { await api.update($0) },
-                clock: { harness.now }
+                clock: WallClock { harness.now }
             )
             #expect(try await worker.runOnce() == 0, "a link just issued needs no update")
 
@@ -172,7 +173,7 @@ struct GoogleWalletTests {
             let api = GoogleWalletClient(
                 account: account,
                 apiURL: "http://127.0.0.1:\(port)",
-                clock: { Int64(Date().timeIntervalSince1970) },
+                clock: .system,
                 keyStanding: { refusal in standing.withLock { $0.append(refusal) } }
             )
             _ = await api.update(card)

@@ -83,8 +83,8 @@ final class ServerHarness: Sendable {
     /// Runs `body` against the service listening on a real loopback socket.
     static func withLiveServer(
         limits: ConnectionLimits = ConnectionLimits(),
-        wallet: (@Sendable (CardService) throws -> WalletService)? = nil,
-        googleWallet: (@Sendable (CardService) throws -> GoogleWalletService)? = nil,
+        wallet: (@Sendable (ServerHarness) throws -> WalletService)? = nil,
+        googleWallet: (@Sendable (ServerHarness) throws -> GoogleWalletService)? = nil,
         publicURL: String? = nil,
         _ body: @Sendable (ServerHarness, any TestClientProtocol) async throws -> Void
     ) async throws {
@@ -94,10 +94,11 @@ final class ServerHarness: Sendable {
         configuration.publicURL = publicURL
         let app = buildApplication(
             cards: harness.cards,
+            ledger: harness.store,
             metrics: metrics,
             configuration: configuration,
-            wallet: try wallet?(harness.cards),
-            googleWallet: try googleWallet?(harness.cards)
+            wallet: try wallet?(harness),
+            googleWallet: try googleWallet?(harness)
         )
         try await app.test(.live) { client in try await body(harness, client) }
         try await harness.database.close()

@@ -27,7 +27,7 @@ struct WalletPushTests {
             key: key,
             topic: WalletCertificates.passTypeIdentifier,
             certificateAuthority: apns.certificateAuthority,
-            clock: { Int64(Date().timeIntervalSince1970) }
+            clock: .system
         )
     }
 
@@ -56,7 +56,7 @@ struct WalletPushTests {
                 #expect(registered.status == .created)
             }
             let apnsClient = try Self.tokenClient(of: apns)
-            let worker = WalletPushWorker(store: harness.store, push: { await apnsClient.push(deviceToken: $0) }, clock: { harness.now })
+            let worker = WalletPushWorker(store: harness.store, push: { await apnsClient.push(deviceToken: $0) }, clock: WallClock { harness.now })
             #expect(try await worker.runOnce() == 0, "a pass just issued has nothing to push")
 
             // A renewal at the counter: one update, pushed to each device.
@@ -115,7 +115,7 @@ struct WalletPushTests {
             authentication: .certificate(chainPEM: client.certificateChainPEM, keyPEM: client.privateKeyPEM),
             topic: WalletCertificates.passTypeIdentifier,
             certificateAuthority: apns.certificateAuthority,
-            clock: { Int64(Date().timeIntervalSince1970) }
+            clock: .system
         )
         #expect(await withCertificate.push(deviceToken: "a1b2c3d4") == .delivered)
         try await withCertificate.shutdown()
@@ -160,7 +160,7 @@ struct WalletPushTests {
             let first = try await passWithDevices(2, ["a1110001"])
             let second = try await passWithDevices(3, ["a2220001"])
             let apnsClient = try Self.tokenClient(of: apns)
-            let worker = WalletPushWorker(store: harness.store, push: { await apnsClient.push(deviceToken: $0) }, clock: { harness.now })
+            let worker = WalletPushWorker(store: harness.store, push: { await apnsClient.push(deviceToken: $0) }, clock: WallClock { harness.now })
             let signal = WalletPushSignal()
             let drain = Task { await worker.run(signal: signal, ready: { true }) }
             defer { drain.cancel() }
@@ -237,7 +237,7 @@ struct WalletPushTests {
             #expect(summary.due == 1 && summary.delivered == 1, "\(summary)")
 
             let apnsClient = try Self.tokenClient(of: apns)
-            let worker = WalletPushWorker(store: harness.store, push: { await apnsClient.push(deviceToken: $0) }, clock: { harness.now })
+            let worker = WalletPushWorker(store: harness.store, push: { await apnsClient.push(deviceToken: $0) }, clock: WallClock { harness.now })
             #expect(try await worker.runOnce() == 1)
             #expect(apns.requests.map { $0["token"] as? String } == ["a1b2c3d4"], "\(apns.requests)")
 

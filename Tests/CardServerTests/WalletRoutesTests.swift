@@ -20,10 +20,10 @@ struct WalletRoutesTests {
     static let passType = WalletCertificates.passTypeIdentifier
 
     /// A Wallet service signed by a fresh openssl-made chain, its root for checking.
-    static func wallet(_ folder: TemporaryFolder) throws -> (@Sendable (CardService) throws -> WalletService, String) {
+    static func wallet(_ folder: TemporaryFolder) throws -> (@Sendable (ServerHarness) throws -> WalletService, String) {
         let chain = try WalletCertificates(in: folder)
         let identity = try Self.identity(chain)
-        return ({ cards in WalletService(cards: cards, identity: identity, webServiceURL: "https://cards.peez.dz/wallet") }, chain.root)
+        return ({ harness in WalletService(cards: harness.cards, store: harness.store, identity: identity, webServiceURL: "https://cards.peez.dz/wallet") }, chain.root)
     }
 
     /// The pass signing identity of an openssl-made chain.

@@ -147,7 +147,7 @@ struct ConsoleSummaryTests {
     @Test(arguments: StoreKind.available)
     func aOneTimeConsoleLinkOpensOneSessionThatEndsWithItsCredential(kind: StoreKind) async throws {
         try await kind.withStore { store in
-            let admin = try await CredentialService(store: store, now: { 1_000 }).create(
+            let admin = try await CredentialService(store: store, now: WallClock { 1_000 }).create(
                 role: .admin,
                 vendorID: nil,
                 label: "ops",
@@ -241,7 +241,7 @@ struct ConsoleSummaryTests {
     func aCounterSyncIsKeptToTheLatestTime(kind: StoreKind) async throws {
         try await kind.withStore { store in
             let vendor = try await store.createVendor(name: "Épicerie", category: "epicerie", neighbourhood: "usto", now: 1)
-            let issued = try await CredentialService(store: store, now: { 1_000 }).create(
+            let issued = try await CredentialService(store: store, now: WallClock { 1_000 }).create(
                 role: .vendor,
                 vendorID: vendor.id,
                 label: "phone",

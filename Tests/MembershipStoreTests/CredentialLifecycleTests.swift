@@ -12,7 +12,7 @@ import Testing
 struct CredentialLifecycleTests {
     final class Clock: Sendable {
         let seconds = Mutex<Int64>(1_795_000_000)
-        var now: @Sendable () -> Int64 { { self.seconds.withLock { $0 } } }
+        var now: WallClock { WallClock { self.seconds.withLock { $0 } } }
         func advance(_ by: Int64) { seconds.withLock { $0 += by } }
     }
 

@@ -55,7 +55,7 @@ struct CredentialRaceTests {
         }
     }
 
-    static let now: @Sendable () -> Int64 = { 1_795_000_000 }
+    static let now = WallClock { 1_795_000_000 }
 
     @Test(arguments: StoreKind.available)
     func twoAdminsRevokingEachOtherAtOnceAlwaysLeaveOne(kind: StoreKind) async throws {
