@@ -296,7 +296,7 @@ public final class PostgresDatabase: SQLDatabase, Service {
                 _ = try await db.query(statement.sql, statement.binds)
             }
             return group.map { _ in .success(()) }
-        } catch where group.count > 1 && Self.isRefusalByServer(error) {
+        } catch  where group.count > 1 && Self.isRefusalByServer(error) {
             // Nothing of it was written. Each half is written again on its own, and halved again if refused: the
             // batch that collided ends up alone in a few transactions, and the rest still share their commits.
             let half = group.count / 2

@@ -63,7 +63,12 @@ extension Peez.Admin {
         func run() async throws {
             let (role, label, vendorID) = (role, label, vendor.flatMap(UUID.init(strictText:)))
             let issued = try await store.withStore(creating: createDatabase) { store in
-                try await CredentialService(store: store, now: CardDates.clock).create(role: role, vendorID: vendorID, label: label, by: .commandLine())
+                try await CredentialService(store: store, now: CardDates.clock).create(
+                    role: role,
+                    vendorID: vendorID,
+                    label: label,
+                    by: .commandLine()
+                )
             }
             print(issued.secret)
             printError("\(role.rawValue) secret created (credential \(issued.credential.id.lowercasedText)); it is shown only this once.")

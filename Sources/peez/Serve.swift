@@ -175,7 +175,9 @@ extension Peez {
                 }
             }
             let migrated = ReadyFlag()
-            let google = settings.google.map { GoogleWalletService(cards: cards, store: ledger, account: $0.account, issuerID: $0.issuerID, origins: $0.origins) }
+            let google = settings.google.map {
+                GoogleWalletService(cards: cards, store: ledger, account: $0.account, issuerID: $0.issuerID, origins: $0.origins)
+            }
             let app = buildApplication(
                 cards: cards,
                 ledger: ledger,

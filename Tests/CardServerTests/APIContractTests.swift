@@ -31,7 +31,9 @@ struct APIContractTests {
     @Test func servedRoutesAreExactlyTheOpenAPIDocument() async throws {
         let harness = try await ServerHarness.make()
         defer { harness.folder.remove() }
-        let served = Set(buildRouter(cards: harness.cards, ledger: harness.store, metrics: ServerHarness.metrics).routes.map { "\($0.method.rawValue) \($0.path)" })
+        let served = Set(
+            buildRouter(cards: harness.cards, ledger: harness.store, metrics: ServerHarness.metrics).routes.map { "\($0.method.rawValue) \($0.path)" }
+        )
         #expect(served == Self.documentedOperations)
         try await harness.database.close()
     }

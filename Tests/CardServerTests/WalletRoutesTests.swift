@@ -23,7 +23,10 @@ struct WalletRoutesTests {
     static func wallet(_ folder: TemporaryFolder) throws -> (@Sendable (ServerHarness) throws -> WalletService, String) {
         let chain = try WalletCertificates(in: folder)
         let identity = try Self.identity(chain)
-        return ({ harness in WalletService(cards: harness.cards, store: harness.store, identity: identity, webServiceURL: "https://cards.peez.dz/wallet") }, chain.root)
+        return (
+            { harness in WalletService(cards: harness.cards, store: harness.store, identity: identity, webServiceURL: "https://cards.peez.dz/wallet")
+            }, chain.root
+        )
     }
 
     /// The pass signing identity of an openssl-made chain.
