@@ -57,23 +57,35 @@ public struct CardService: Sendable {
     /// state it was signed from (compare and set): one signed while the member changed is signed again from the
     /// new state, so no revoking change can miss it. An unknown member is `notFound`.
     public func currentCard(memberUUID: UUID) async throws -> (card: StoredCard, png: [UInt8]) {
-        var card = try await LedgerRetry.run { _ in
-            if let kept = try await store.card(memberUUID: memberUUID) { return kept }
-            guard let basis = try await store.cardBasis(memberUUID: memberUUID) else {
-                throw MembershipError(.notFound, "No member has uuid \(memberUUID.lowercasedText).")
-            }
-            // Signed and drawn here, kept in one write: a card first read is shown at once.
-            var signed = try sign(from: basis.head, coverageEnd: basis.head.coverageEnd, now: now())
-            signed.png = try picture(of: signed)
-            let kept = try await store.keepCard(signed, signedFrom: basis)
-            if kept == signed { CardMetrics.cardIssued() }
-            return kept
-        }
+        var card = try await keptCard(memberUUID: memberUUID, drawn: true)
         if let png = card.png { return (card, png) }
         // A card a sale signed, shown for the first time.
         let png = try picture(of: card)
         card.png = png
         return (try await store.keepPicture(of: card), png)
+    }
+
+    /// The member's current card, kept as ``currentCard(memberUUID:)`` keeps it, without drawing a picture it
+    /// would not show (a Wallet pass carries the token; Wallet draws its own barcode).
+    public func currentToken(memberUUID: UUID) async throws -> StoredCard {
+        try await keptCard(memberUUID: memberUUID, drawn: false)
+    }
+
+    /// The kept card, or one signed now from the member's state and kept (compare and set, see
+    /// ``currentCard(memberUUID:)``), its picture drawn before the write when `drawn`: a card first read is then
+    /// shown at once, in one write.
+    private func keptCard(memberUUID: UUID, drawn: Bool) async throws -> StoredCard {
+        try await LedgerRetry.run { _ in
+            if let kept = try await store.card(memberUUID: memberUUID) { return kept }
+            guard let basis = try await store.cardBasis(memberUUID: memberUUID) else {
+                throw MembershipError(.notFound, "No member has uuid \(memberUUID.lowercasedText).")
+            }
+            var signed = try sign(from: basis.head, coverageEnd: basis.head.coverageEnd, now: now())
+            if drawn { signed.png = try picture(of: signed) }
+            let kept = try await store.keepCard(signed, signedFrom: basis)
+            if kept == signed { CardMetrics.cardIssued() }
+            return kept
+        }
     }
 
     /// The card's QR code as PNG.

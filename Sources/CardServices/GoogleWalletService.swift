@@ -52,7 +52,7 @@ public struct GoogleWalletService: Sendable {
     }
 
     private func card(_ member: Member) async throws -> GoogleWalletCard {
-        let (card, _) = try await cards.currentCard(memberUUID: member.uuid)
+        let card = try await cards.currentToken(memberUUID: member.uuid)
         let head = try await store.ledgerHead(of: .uuid(member.uuid))
         return GoogleWalletCard(
             issuerID: issuerID,

@@ -70,7 +70,7 @@ public struct WalletService: Sendable {
     }
 
     private func build(_ member: Member, token: String) async throws -> SignedPass {
-        let (card, _) = try await cards.currentCard(memberUUID: member.uuid)
+        let card = try await cards.currentToken(memberUUID: member.uuid)
         let head = try await store.ledgerHead(of: .uuid(member.uuid))
         let now = cards.now()
         // A reminder is shown while it is about the coverage the card shows (a renewal makes it stale).

@@ -57,6 +57,25 @@ struct WalletRoutesTests {
         }
     }
 
+    @Test func aPassIsBuiltFromTheCardsTokenWithoutDrawingItsPicture() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let (wallet, _) = try Self.wallet(folder)
+        try await ServerHarness.withLiveServer(wallet: wallet) { harness, client in
+            let uuid = try #require(UUID(uuidString: try await client.createMember()))
+            // A sale signs a new card and keeps it without a picture; the pass shows that card's token.
+            _ = try await client.activate(token: try await client.cardToken(uuid.uuidString.lowercased()))
+            let reply = try await client.send(.get, "/v1/members/\(uuid.uuidString.lowercased())/pass.pkpass", secret: ServerHarness.backendSecret)
+            #expect(reply.status == .ok, "\(reply.text)")
+            let pass = try #require(
+                try JSONSerialization.jsonObject(with: Data(try PassArchive(reply.body).files["pass.json"]!)) as? [String: Any]
+            )
+            let kept = try #require(try await harness.store.card(memberUUID: uuid))
+            #expect((pass["barcodes"] as? [[String: Any]])?.first?["message"] as? String == kept.token)
+            #expect(kept.png == nil, "a pass draws no QR picture: Wallet draws its own barcode")
+        }
+    }
+
     @Test func theBackendsPassChecksWholeAndWalletsWebServiceKeepsItCurrent() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
