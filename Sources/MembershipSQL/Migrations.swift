@@ -1,8 +1,11 @@
+import Foundation
+
 /// The schema, as named migrations applied once each, in order, each in its own transaction.
 /// A shipped migration is never edited: changes come as new ones.
 enum Migrations {
     static func all(_ dialect: SQLDialect) -> [(name: String, statements: [String])] {
-        [
+        let appendKey = dialect.serialPrimaryKey.replacingOccurrences(of: " AUTOINCREMENT", with: "")
+        return [
             (
                 "001_ledger",
                 [
@@ -377,15 +380,16 @@ enum Migrations {
                 [
                     // A sale or cancellation appends its change to a day's summaries here instead of updating the
                     // day's row, which every sale of that day and shop would wait on; `peez serve` folds them into
-                    // sales_days and coverage_days every few seconds, and readers sum both.
+                    // sales_days and coverage_days every few seconds, and readers sum both. Their numbers need no
+                    // order that survives a fold: on SQLite a plain rowid, without AUTOINCREMENT's write per row.
                     """
                     CREATE TABLE sales_day_changes (
-                        seq \(dialect.serialPrimaryKey), day BIGINT NOT NULL, vendor_id TEXT NOT NULL, sales BIGINT NOT NULL,
+                        seq \(appendKey), day BIGINT NOT NULL, vendor_id TEXT NOT NULL, sales BIGINT NOT NULL,
                         months BIGINT NOT NULL, amount_dzd BIGINT NOT NULL, cancelled BIGINT NOT NULL)
                     """,
                     """
                     CREATE TABLE coverage_day_changes (
-                        seq \(dialect.serialPrimaryKey), day BIGINT NOT NULL, ending BIGINT NOT NULL, renewed BIGINT NOT NULL)
+                        seq \(appendKey), day BIGINT NOT NULL, ending BIGINT NOT NULL, renewed BIGINT NOT NULL)
                     """,
                 ]
             ),
