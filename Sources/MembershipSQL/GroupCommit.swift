@@ -13,11 +13,13 @@ public final class GroupCommit: Sendable {
     public final class Batch: Sendable {
         public let statements: [SQLStatement]
         fileprivate let bindCount: Int
+        fileprivate let claim: SQLClaim?
         private let outcome = Mutex<Result<Void, any Error>?>(nil)
 
         fileprivate init(_ statements: [SQLStatement]) {
             self.statements = statements
             self.bindCount = statements.reduce(0) { $0 + $1.binds.count }
+            self.claim = statements.lazy.compactMap(\.claim).first
         }
 
         fileprivate var result: Result<Void, any Error>? { outcome.withLock { $0 } }
@@ -31,6 +33,10 @@ public final class GroupCommit: Sendable {
     public let maxBinds: Int
 
     private let waiting = Mutex<[Batch]>([])
+    /// The claims of the latest committed batches (see ``SQLClaim``), oldest first, at most ``claimsKept``.
+    private let taken = Mutex<(keys: Set<String>, order: [String])>(([], []))
+    /// Claims remembered: one older than these is left to the database to refuse.
+    static let claimsKept = 65_536
 
     public init(maxBatches: Int = 256, maxBinds: Int = 30_000) {
         precondition(maxBatches > 0 && maxBinds > 0, "a group takes at least one batch")
@@ -54,25 +60,62 @@ public final class GroupCommit: Sendable {
     ) async -> Result<Void, any Error> {
         while true {
             if let result = batch.result { return result }
-            let group = nextGroup()
+            // A batch whose claim a committed batch took would be refused: it fails without being sent.
+            var group: [Batch] = []
+            for member in nextGroup() {
+                if let claim = member.claim, taken.withLock({ $0.keys.contains(claim.key) }) {
+                    member.settle(.failure(claim.refusal))
+                } else {
+                    group.append(member)
+                }
+            }
+            guard !group.isEmpty else { continue }
             let results = await commit(group.map(\.statements))
             precondition(results.count == group.count, "a group commit answers every batch")
-            for (member, result) in zip(group, results) { member.settle(result) }
+            for (member, result) in zip(group, results) {
+                member.settle(result)
+                if case .success = result, let claim = member.claim { remember(claim.key) }
+            }
         }
     }
 
-    /// The oldest waiting batches, within the bounds (always at least one while any waits).
+    private func remember(_ key: String) {
+        taken.withLock { taken in
+            guard taken.keys.insert(key).inserted else { return }
+            taken.order.append(key)
+            if taken.order.count > Self.claimsKept {
+                let dropped = taken.order.prefix(taken.order.count / 2)
+                taken.keys.subtract(dropped)
+                taken.order.removeFirst(dropped.count)
+            }
+        }
+    }
+
+    /// The oldest waiting batches, within the bounds (always at least one while any waits); a batch holding a
+    /// claim another of the group holds waits for the next group, in its place.
     private func nextGroup() -> [Batch] {
         waiting.withLock { queue in
-            var count = 0
+            var group: [Batch] = []
+            var left: [Batch] = []
+            var claims: Set<String> = []
             var binds = 0
-            for batch in queue.prefix(maxBatches) {
-                guard count == 0 || binds + batch.bindCount <= maxBinds else { break }
-                count += 1
+            var index = 0
+            while index < queue.count, group.count < maxBatches {
+                let batch = queue[index]
+                index += 1
+                if let claim = batch.claim, claims.contains(claim.key) {
+                    left.append(batch)
+                    continue
+                }
+                guard group.isEmpty || binds + batch.bindCount <= maxBinds else {
+                    index -= 1
+                    break
+                }
+                if let claim = batch.claim { claims.insert(claim.key) }
+                group.append(batch)
                 binds += batch.bindCount
             }
-            let group = Array(queue.prefix(count))
-            queue.removeFirst(count)
+            queue = left + queue[index...]
             return group
         }
     }

@@ -151,13 +151,29 @@ extension SQLExecutor {
 }
 
 /// One statement and its values, to run as part of a batch.
+/// A row a statement inserts under a unique key (a member's next version): once a batch holding it has
+/// committed, a later batch holding the same claim would be refused with `refusal`, so a group commit fails it
+/// with that error without sending it, and never puts two batches with one claim in one transaction.
+public struct SQLClaim: Sendable, Hashable {
+    public var key: String
+    public var refusal: SQLError
+
+    public init(key: String, refusal: SQLError) {
+        self.key = key
+        self.refusal = refusal
+    }
+}
+
 public struct SQLStatement: Sendable {
     public var sql: String
     public var binds: [SQLValue]
+    /// What this statement takes that no two committed statements may share (see ``SQLClaim``); nil for most.
+    public var claim: SQLClaim?
 
-    public init(_ sql: String, _ binds: [SQLValue] = []) {
+    public init(_ sql: String, _ binds: [SQLValue] = [], claim: SQLClaim? = nil) {
         self.sql = sql
         self.binds = binds
+        self.claim = claim
     }
 
     /// `INSERT INTO table (columns) VALUES (?, …)` with one value per column, in their order (a trusted table

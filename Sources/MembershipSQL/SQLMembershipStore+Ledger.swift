@@ -167,7 +167,8 @@ extension SQLMembershipStore {
     static func recordChange(of member: UUID, version: Int64, kind: String, now: Int64) -> SQLStatement {
         SQLStatement(
             "INSERT INTO member_changes (member_uuid, version, kind, changed_at) VALUES (?, ?, ?, ?)",
-            [.text(member.uuidString), .int(version), .text(kind), .int(now)]
+            [.text(member.uuidString), .int(version), .text(kind), .int(now)],
+            claim: SQLClaim(key: "member_changes \(member.uuidString) \(version)", refusal: .uniqueViolation("member_changes_pkey"))
         )
     }
 

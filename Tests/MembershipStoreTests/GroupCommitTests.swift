@@ -82,4 +82,28 @@ struct GroupCommitTests {
         }
         #expect(sizes == [1, 1, 1, 1], "three binds a batch against a bound of five: one batch a group")
     }
+
+    @Test func aBatchHoldingAClaimAnotherCommittedFailsUnsentAndTwoWithOneClaimNeverShareAGroup() async throws {
+        let queue = GroupCommit()
+        func batch(_ value: Int64, claim: String) -> GroupCommit.Batch {
+            queue.enqueue([
+                SQLStatement("INSERT ?", [.int(value)], claim: SQLClaim(key: claim, refusal: .uniqueViolation("member_changes_pkey")))
+            ])
+        }
+        // Two sales of one member read at the same version, and a third of another member: one group takes the
+        // first and the third; the second waits for the next group, where it fails without being sent.
+        let batches = [batch(1, claim: "m 2"), batch(2, claim: "m 2"), batch(3, claim: "n 2")]
+        var sent: [[Int64]] = []
+        let last = await queue.commitUntilSettled(batches[2]) { group in
+            sent.append(group.map { batch in if case .int(let value) = batch[0].binds[0] { value } else { -1 } })
+            return group.map { _ in .success(()) }
+        }
+        #expect((try? last.get()) != nil && sent == [[1, 3]])
+        let second = await queue.commitUntilSettled(batches[1]) { group in
+            sent.append(group.map { batch in if case .int(let value) = batch[0].binds[0] { value } else { -1 } })
+            return group.map { _ in .success(()) }
+        }
+        #expect(sent == [[1, 3]], "the second batch of the claim was never sent")
+        #expect(throws: SQLError.uniqueViolation("member_changes_pkey")) { try second.get() }
+    }
 }
