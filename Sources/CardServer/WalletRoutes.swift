@@ -121,10 +121,10 @@ struct WalletRoutes {
 
     /// The pass's token checked, or 401.
     private func authenticate(_ context: ServerRequestContext, serial: UUID, _ wallet: WalletService) async throws {
-        guard let token = context.passToken, try await wallet.authenticates(serial: serial, token: token) else {
-            throw APIError.unauthenticated("Send the pass's token as 'Authorization: ApplePass <token>'.")
-        }
+        guard let token = context.passToken, try await wallet.authenticates(serial: serial, token: token) else { throw Self.unauthenticated }
     }
+
+    static let unauthenticated = APIError.unauthenticated("Send the pass's token as 'Authorization: ApplePass <token>'.")
 
     /// Register a device for a pass's updates: 201, or 200 when it already was (its push token updated).
     @Sendable func registerDevice(_ request: Request, context: ServerRequestContext) async throws -> Response {
@@ -196,16 +196,12 @@ struct WalletRoutes {
     @Sendable func latestPass(_ request: Request, context: ServerRequestContext) async throws -> Response {
         let wallet = try configured()
         let serial = try passPath(context, wallet)
-        try await authenticate(context, serial: serial, wallet)
-        if let since = request.headers[.ifModifiedSince].flatMap(HTTPDate.parse), let changed = try await wallet.lastChange(serial: serial),
-            changed <= since
-        {
-            return Response(status: .notModified, headers: [.lastModified: HTTPDate.format(changed)])
+        let since = request.headers[.ifModifiedSince].flatMap(HTTPDate.parse)
+        switch try await wallet.latestPass(serial: serial, token: context.passToken ?? "", ifModifiedSince: since) {
+        case .unauthenticated: throw Self.unauthenticated
+        case .notModified(let changed): return Response(status: .notModified, headers: [.lastModified: HTTPDate.format(changed)])
+        case .pass(let pass): return Self.passResponse(pass)
         }
-        guard let pass = try await wallet.latestPass(serial: serial, token: context.passToken ?? "") else {
-            throw APIError.unauthenticated("Send the pass's token as 'Authorization: ApplePass <token>'.")
-        }
-        return Self.passResponse(pass)
     }
 
     /// Wallet's log lines: kept, the newest only, each bounded.

@@ -12,10 +12,10 @@ public struct WalletService: Sendable {
     public let identity: PassSigningIdentity
     /// Where Wallet reaches the web service (written into every pass).
     public let webServiceURL: String
-    /// The members, their ledgers and their Wallet records.
-    let store: any MemberStore & LedgerStore & WalletStore
+    /// The members' Wallet passes and what they show.
+    let store: any WalletStore
 
-    public init(cards: CardService, store: any MemberStore & LedgerStore & WalletStore, identity: PassSigningIdentity, webServiceURL: String) {
+    public init(cards: CardService, store: any WalletStore, identity: PassSigningIdentity, webServiceURL: String) {
         self.cards = cards
         self.store = store
         self.identity = identity
@@ -33,7 +33,7 @@ public struct WalletService: Sendable {
     /// another, keeps being updated after the app downloads it again. A member whose cards are bound to a phone
     /// gets none: a Wallet barcode is static, and counters refuse a bound card shown bare.
     public func issuePass(memberUUID: UUID) async throws -> SignedPass {
-        let member = try await member(memberUUID)
+        let member = try await view(memberUUID).head.member
         if member.deviceKey != nil {
             throw MembershipError(
                 .conflict,
@@ -42,39 +42,51 @@ public struct WalletService: Sendable {
         }
         let fresh = Self.newToken()
         let token = try await store.issueWalletPass(member: memberUUID, token: fresh, tokenHash: Self.hash(fresh), now: cards.now())
-        return try await build(member, token: token)
+        return try await build(try await view(memberUUID), token: token)
     }
 
-    /// The latest pass for Wallet, which authenticated with `token`; nil when the token is not the pass's.
-    public func latestPass(serial: UUID, token: String) async throws -> SignedPass? {
-        guard try await authenticates(serial: serial, token: token) else { return nil }
-        return try await build(try await member(serial), token: token)
+    /// What Wallet is answered when it asks for the latest pass.
+    public enum LatestPass: Sendable {
+        /// The token is not the pass's (or there is no such pass).
+        case unauthenticated
+        /// Nothing the pass shows changed since the time Wallet sent: its stamp.
+        case notModified(Int64)
+        case pass(SignedPass)
+    }
+
+    /// The latest pass for Wallet, which authenticated with `token`, unless nothing changed since
+    /// `ifModifiedSince`. The member, the token's hash, the stamp and what the pass shows come from one read,
+    /// the card from memory or one more.
+    public func latestPass(serial: UUID, token: String, ifModifiedSince: Int64? = nil) async throws -> LatestPass {
+        guard let view = try await store.walletPassView(member: serial), Self.authenticates(token, hash: view.tokenHash) else {
+            return .unauthenticated
+        }
+        if let since = ifModifiedSince, let changed = view.lastChange, changed <= since { return .notModified(changed) }
+        return .pass(try await build(view, token: token))
     }
 
     /// Whether `token` is the authentication token of `serial`'s pass (compared by hash, in constant time).
     public func authenticates(serial: UUID, token: String) async throws -> Bool {
-        guard let stored = try await store.walletPassTokenHash(member: serial) else { return false }
-        return Self.constantTimeEquals(Array(Self.hash(token).utf8), Array(stored.utf8))
+        Self.authenticates(token, hash: try await store.walletPassTokenHash(member: serial))
     }
 
-    /// When what `serial`'s pass shows last changed, nil for an unknown member.
-    public func lastChange(serial: UUID) async throws -> Int64? {
-        try await store.walletPassLastChange(member: serial)
+    private static func authenticates(_ token: String, hash stored: String?) -> Bool {
+        guard let stored else { return false }
+        return constantTimeEquals(Array(hash(token).utf8), Array(stored.utf8))
     }
 
-    private func member(_ uuid: UUID) async throws -> Member {
-        guard let member = try await store.member(uuid: uuid) else {
+    private func view(_ uuid: UUID) async throws -> WalletPassView {
+        guard let view = try await store.walletPassView(member: uuid) else {
             throw MembershipError(.notFound, "No member has uuid \(uuid.lowercasedText).")
         }
-        return member
+        return view
     }
 
-    private func build(_ member: Member, token: String) async throws -> SignedPass {
+    private func build(_ view: WalletPassView, token: String) async throws -> SignedPass {
+        let member = view.head.member
         let card = try await cards.currentToken(memberUUID: member.uuid)
-        let head = try await store.ledgerHead(of: .uuid(member.uuid))
-        let now = cards.now()
         // A reminder is shown while it is about the coverage the card shows (a renewal makes it stale).
-        let reminder = try await store.walletPassReminder(member: member.uuid).flatMap { $0.coverageEnd == card.coverageEnd ? $0.threshold : nil }
+        let reminder = view.reminder.flatMap { $0.coverageEnd == card.coverageEnd ? $0.threshold : nil }
         let pass = MembershipPass(
             serialNumber: member.uuid.lowercasedText,
             memberName: member.name,
@@ -84,13 +96,15 @@ public struct WalletService: Sendable {
             cardToken: member.deviceKey == nil ? card.token : nil,
             coverageEnd: card.coverageEnd,
             // Every period the member bought was cancelled: the card stands for nothing paid.
-            voided: card.coverageEnd == nil && (head?.lastPeriodSeq ?? 0) > 0,
+            voided: card.coverageEnd == nil && view.head.lastPeriodSeq > 0,
             authenticationToken: token,
             webServiceURL: webServiceURL,
             reminder: reminder
         )
-        let lastModified = try await store.walletPassLastChange(member: member.uuid) ?? member.createdAt
-        return SignedPass(archive: try PassPackage.build(pass, identity: identity, now: now), lastModified: lastModified)
+        return SignedPass(
+            archive: try PassPackage.build(pass, identity: identity, now: cards.now()),
+            lastModified: view.lastChange ?? member.createdAt
+        )
     }
 
     /// 32 random bytes in base64url: 43 characters (Wallet asks for 16 or more).

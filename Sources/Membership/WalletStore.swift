@@ -35,6 +35,9 @@ public protocol WalletStore: Sendable {
     func putReminderOnWalletPass(member: UUID, reminder: WalletReminder, now: Int64) async throws -> Bool
     /// The reminder the member's pass shows, nil when none.
     func walletPassReminder(member: UUID) async throws -> WalletReminder?
+    /// What a pass shows besides the card, read in one statement: the head of the member's ledger and their
+    /// pass's token hash, stamp and reminder (nil each when no pass was issued); nil for an unknown member.
+    func walletPassView(member: UUID) async throws -> WalletPassView?
 
     /// The outboxes at a glance, for monitoring: Apple passes and Google objects waiting, the oldest, the failing.
     func walletOutboxStatus() async throws -> WalletOutboxStatus
@@ -51,6 +54,23 @@ public protocol WalletStore: Sendable {
     func keepWalletLogs(_ lines: [String], now: Int64) async throws
     /// The newest kept log lines, newest first.
     func walletLogs(limit: Int) async throws -> [String]
+}
+
+/// What a member's Wallet pass shows besides the card, from one read (``WalletStore/walletPassView(member:)``).
+public struct WalletPassView: Sendable, Hashable {
+    public var head: LedgerHead
+    /// The hash of the pass's authentication token; nil when no pass was issued.
+    public var tokenHash: String?
+    /// The pass's stamp (``WalletStore/walletPassLastChange(member:)``); nil when no pass was issued.
+    public var lastChange: Int64?
+    public var reminder: WalletReminder?
+
+    public init(head: LedgerHead, tokenHash: String?, lastChange: Int64?, reminder: WalletReminder?) {
+        self.head = head
+        self.tokenHash = tokenHash
+        self.lastChange = lastChange
+        self.reminder = reminder
+    }
 }
 
 /// A renewal reminder put on a pass: sent `threshold` (`7d`, `3d`, `1d`, `ended`) before the coverage that

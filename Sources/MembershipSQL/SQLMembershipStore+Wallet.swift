@@ -137,7 +137,29 @@ extension SQLMembershipStore {
         let text = try await database.read { db in
             try await db.query("SELECT reminder FROM wallet_passes WHERE member_uuid = ?", [.text(member.uuidString)]).first?.optionalText("reminder")
         }
-        guard let text else { return nil }
+        return try text.map(Self.walletReminder)
+    }
+
+    public func walletPassView(member: UUID) async throws -> WalletPassView? {
+        let row = try await database.read { db in
+            try await db.query(
+                """
+                SELECT \(MemberRecord.select("m")), \(Self.headColumns), w.token_hash, w.modified_at, w.reminder
+                FROM members m LEFT JOIN wallet_passes w ON w.member_uuid = m.uuid WHERE m.uuid = ?
+                """,
+                [.text(member.uuidString)]
+            ).first
+        }
+        guard let row else { return nil }
+        return WalletPassView(
+            head: try Self.ledgerHead(row),
+            tokenHash: try row.optionalText("token_hash"),
+            lastChange: try row.optionalInt("modified_at"),
+            reminder: try row.optionalText("reminder").map(Self.walletReminder)
+        )
+    }
+
+    private static func walletReminder(_ text: String) throws -> WalletReminder {
         guard let reminder = WalletReminder(storedText: text) else { throw SQLError.unexpectedValue("wallet_passes.reminder") }
         return reminder
     }
