@@ -59,7 +59,8 @@ public struct CounterVerdict: Sendable {
     public var outcome: Outcome
     public var warnings: [Warning]
     /// The renewal the counter answered from: the card is authentic and unrevoked but older than the member's
-    /// latest sale, which it does not show (expired or unpaid on its face); VALID until the renewal's end.
+    /// latest sale, which it does not show (expired or unpaid on its face, or valid with less paid time than the
+    /// sale gave); VALID until the renewal's end, the member's coverage as best known.
     public var renewal: RenewalListDocument.Entry?
 
     public init(outcome: Outcome, warnings: [Warning] = [], renewal: RenewalListDocument.Entry? = nil) {
@@ -107,15 +108,21 @@ public struct CounterVerdict: Sendable {
         }
     }
 
-    /// The renewal that answers for a card refused only as expired or unpaid: one of its member's, made after the
-    /// card was issued, covering now; never for a revoked card (a revocation always wins), nor for a card bound to
-    /// a phone (its verdict stopped before the presentation's own checks, which a renewal must not skip).
+    /// The renewal that answers for a card: one of its member's, made after the card was issued, covering now,
+    /// for a card refused only as expired or unpaid (VALID from the renewal), or a valid card showing less paid
+    /// time than the renewal (the member's coverage is the renewal's, not the card's: a shop must not be told a
+    /// member who just paid three months is nearly out). Never for a revoked card (a revocation always wins), nor
+    /// for a card bound to a phone (its verdict stopped before the presentation's own checks, which a renewal
+    /// must not skip).
     static func renewal(for result: VerificationResult, trust: CounterTrust, verifier: CardVerifier, now: Int64) -> RenewalListDocument.Entry? {
-        guard result.verdict == .expired || result.verdict == .noPaidPeriod, let claims = result.claims, claims.deviceKey == nil,
-            verifier.revocations.revocationReason(for: claims) == nil,
+        guard let claims = result.claims, claims.deviceKey == nil, verifier.revocations.revocationReason(for: claims) == nil,
             let renewal = trust.renewalsByMember[claims.subject], renewal.applies(to: claims, now: now, leeway: verifier.leeway)
         else { return nil }
-        return renewal
+        switch result.verdict {
+        case .expired, .noPaidPeriod: return renewal
+        case .valid: return renewal.paidUntil > claims.expiresAt ? renewal : nil
+        default: return nil
+        }
     }
 
     /// Whether a vendor may take the card as paid: VALID, or answered from a renewal.

@@ -90,18 +90,20 @@ function renewalsApplying(held, list, now) {
   return next;
 }
 
-/** The renewal that answers for a card refused only as expired or unpaid (`result`), or null: one of its member's,
- *  made after the card was issued, covering now; never for a revoked card, nor for one bound to a phone. Mirrors
- *  CounterVerdict.renewal. */
+/** The renewal that answers for a card (`result`), or null: one of its member's, made after the card was issued,
+ *  covering now, for a card refused only as expired or unpaid (VALID from the renewal) or a valid card showing
+ *  less paid time than the renewal (the member's coverage is the renewal's); never for a revoked card, nor for one
+ *  bound to a phone. Mirrors CounterVerdict.renewal. */
 export function renewalFor(result, trust, now) {
-  if (result.verdict !== "expired" && result.verdict !== "no_paid_period") return null;
+  const answers = result.verdict === "expired" || result.verdict === "no_paid_period" || result.verdict === "valid";
   const claims = result.claims;
-  if (!claims || claims.deviceKey) return null;
+  if (!answers || !claims || claims.deviceKey) return null;
   const cutoff = trust.members.get(claims.sub);
   if (trust.tokenIDs.has(claims.cti) || (cutoff !== undefined && Number(claims.iat) < cutoff)) return null;
   const entry = trust.renewals.get(claims.sub);
   if (!entry || !(Number(claims.iat) < entry.renewed_at)) return null;
-  return now >= entry.renewed_at - LEEWAY && now <= entry.paid_until + LEEWAY ? entry : null;
+  if (now < entry.renewed_at - LEEWAY || now > entry.paid_until + LEEWAY) return null;
+  return result.verdict !== "valid" || entry.paid_until > Number(claims.exp) ? entry : null;
 }
 
 /** The clock tolerance card dates are judged with (CardVerifier.defaultLeeway), in seconds. */
