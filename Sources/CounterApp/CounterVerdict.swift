@@ -115,14 +115,13 @@ public struct CounterVerdict: Sendable {
     /// for a card bound to a phone (its verdict stopped before the presentation's own checks, which a renewal
     /// must not skip).
     static func renewal(for result: VerificationResult, trust: CounterTrust, verifier: CardVerifier, now: Int64) -> RenewalListDocument.Entry? {
-        guard let claims = result.claims, claims.deviceKey == nil, verifier.revocations.revocationReason(for: claims) == nil,
-            let renewal = trust.renewalsByMember[claims.subject], renewal.applies(to: claims, now: now, leeway: verifier.leeway)
+        let answerable = result.verdict == .expired || result.verdict == .noPaidPeriod || result.verdict == .valid
+        guard answerable, let claims = result.claims, claims.deviceKey == nil,
+            let renewal = trust.renewalsByMember[claims.subject], renewal.applies(to: claims, now: now, leeway: verifier.leeway),
+            result.verdict != .valid || renewal.paidUntil > claims.expiresAt,
+            verifier.revocations.revocationReason(for: claims) == nil
         else { return nil }
-        switch result.verdict {
-        case .expired, .noPaidPeriod: return renewal
-        case .valid: return renewal.paidUntil > claims.expiresAt ? renewal : nil
-        default: return nil
-        }
+        return renewal
     }
 
     /// Whether a vendor may take the card as paid: VALID, or answered from a renewal.
