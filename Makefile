@@ -16,7 +16,7 @@ DB ?= var/peez.sqlite
 # make serve and make demo share one release build, so a fresh clone compiles once.
 PEEZ := .build/release/peez
 
-.PHONY: help deps deps-test counter-decoder counter-decoder-check bench-counter-web build release serve demo format lint test snapshots static dist test-dist bench bench-static bench-http bench-compare bench-verify bench-counter bench-remind bench-scans bench-console fuzz vectors clean
+.PHONY: help deps deps-test counter-decoder counter-decoder-check bench-counter-web build release serve demo format lint test snapshots static dist test-dist bench bench-static bench-http bench-compare bench-verify bench-counter bench-remind bench-scans bench-console bench-panels fuzz vectors clean
 
 help: ## List the commands
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-8s %s\n", $$1, $$2}'
@@ -129,6 +129,9 @@ bench-remind: deps ## Reminders over 1,000,000 members (SQLite, PostgreSQL): see
 
 bench-console: deps-test ## The console's panels at 1,000,000 members and 10,000,000 scans (SQLite, PostgreSQL): p50/p99, the page's first load
 	Benchmarks/console/run
+
+bench-panels: deps ## Sales and /health alone, then beside console clients refreshing the heaviest panels (100,000 members, 1,000,000 scans; SQLite, PostgreSQL)
+	Benchmarks/panels/run
 
 bench-scans: deps ## The shared-cards report over 100,000 scans (SQLite, PostgreSQL): its time, and /health's while it runs
 	Benchmarks/scans/run

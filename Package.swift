@@ -286,6 +286,12 @@ let package = Package(
             path: "Benchmarks/peez-bench",
             swiftSettings: strictSettings
         ),
+        .executableTarget(
+            name: "peez-http-ceiling",
+            dependencies: [.product(name: "Hummingbird", package: "hummingbird"), .product(name: "NIOPosix", package: "swift-nio")],
+            path: "Benchmarks/http-ceiling",
+            swiftSettings: strictSettings
+        ),
 
         .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: strictSettings),
         .testTarget(name: "CardTokenTests", dependencies: ["CardToken", "CardCrypto", "PeezBasics"], swiftSettings: strictSettings),

@@ -1,12 +1,11 @@
 import CPeezSQLite
 import MembershipSQL
 
-/// One connection to an SQLite file through Debian's libsqlite3, called inline.
+/// One connection to an SQLite file through Debian's libsqlite3.
 ///
-/// SQLite statements take microseconds (a commit adds one fsync), so they run on the calling task's thread
-/// instead of hopping to a thread pool per statement; ``SQLiteDatabase`` makes sure only one task uses a
-/// connection at a time (so SQLite's own per-call mutex is off). Prepared statements are kept and reused,
-/// keyed by their SQL. The handle is closed when the connection goes.
+/// Its calls block: ``SQLiteDatabase`` runs them on the connection's own thread (``ConnectionThread``) and makes
+/// sure only one task uses a connection at a time (so SQLite's own per-call mutex is off). Prepared statements
+/// are kept and reused, keyed by their SQL. The handle is closed when the connection goes.
 final class SQLiteConnection: @unchecked Sendable {
     private let handle: OpaquePointer
     /// Prepared statements by SQL; emptied when it reaches ``statementCacheLimit``.

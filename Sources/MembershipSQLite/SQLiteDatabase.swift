@@ -5,7 +5,13 @@ import Synchronization
 
 /// The embedded store's database: one SQLite file in WAL mode, with one writer connection (write transactions
 /// take turns behind an async lock and start with `BEGIN IMMEDIATE`) and a few reader connections that read the
-/// last committed state while a write is under way. Statements run inline (see ``SQLiteConnection``).
+/// last committed state while a write is under way.
+///
+/// What blocks runs on a thread of its own (see ``ConnectionThread``), never on the threads that serve requests:
+/// the writer's statements (a commit waits for its fsync) and reports (a report may scan for seconds, on a thread
+/// of lower priority). A read by key runs inline on the reader connection it takes: it finds its pages in the
+/// connection's cache in microseconds, and handing it to another thread and back would cost more than the read
+/// (a fifth of a warm `card.png` on two cores, measured).
 ///
 /// Durability: `synchronous = FULL`, so a transaction acknowledged as committed is on disk, through a process
 /// kill or a power loss. Foreign keys are enforced; `busy_timeout` covers another process holding the file.
@@ -15,22 +21,23 @@ public final class SQLiteDatabase: SQLDatabase {
     /// SQLite's SQL, as every connection and migration writes it.
     public static let sqlDialect = SQLDialect(blobType: "BLOB", serialPrimaryKey: "INTEGER PRIMARY KEY AUTOINCREMENT", lockRowsClause: "")
     public let dialect = SQLiteDatabase.sqlDialect
+    /// The niceness of the report connection's thread: a report takes the cores only when requests leave them idle.
+    static let reportNiceness: Int32 = 10
 
-    private let writer: SQLiteConnection
+    private let writer: ConnectionThread
     private let writerLock = AsyncLock()
     /// Batches waiting for the writer, committed together (see ``writeBatch(_:)``).
     private let groupCommit = GroupCommit()
     private let readers: [(connection: SQLiteConnection, lock: AsyncLock)]
     private let nextReader = Atomic<Int>(0)
-    /// Reports (long reads) have a connection and a thread of their own: see ``readReport(_:)``.
-    private let reportReader: SQLiteConnection
+    /// Reports (long reads) have a connection of their own: see ``readReport(_:)``.
+    private let reportReader: ConnectionThread
     private let reportLock = AsyncLock()
-    private let reportQueue = DispatchQueue(label: "peez.sqlite.reports")
 
     private init(writer: SQLiteConnection, readers: [SQLiteConnection], reportReader: SQLiteConnection) {
-        self.writer = writer
+        self.writer = ConnectionThread(writer, name: "peez.sqlite.writer")
         self.readers = readers.map { ($0, AsyncLock()) }
-        self.reportReader = reportReader
+        self.reportReader = ConnectionThread(reportReader, name: "peez.sqlite.reports", niceness: Self.reportNiceness)
     }
 
     /// Opens (creating if needed) the database file at `path`.
@@ -101,28 +108,29 @@ public final class SQLiteDatabase: SQLDatabase {
     public func read<T: Sendable>(_ body: @Sendable (any SQLExecutor) async throws -> T) async throws -> T {
         let index = nextReader.wrappingAdd(1, ordering: .relaxed).oldValue % readers.count
         let reader = readers[index]
-        return try await reader.lock.withLock { try await body(SQLiteExecutor(connection: reader.connection)) }
+        return try await reader.lock.withLock { try await body(InlineSQLiteExecutor(connection: reader.connection)) }
     }
 
-    /// A report runs on a reader connection of its own, one report at a time, each statement on a thread of
-    /// its own: statements run inline elsewhere, and a report taking seconds there would hold a thread of the
-    /// server's pool and a reader connection that other requests' reads wait for. In WAL mode it blocks no
-    /// writer and no other reader.
+    /// A report runs on a reader connection of its own, one report at a time, on a thread of lower priority
+    /// (see ``reportNiceness``): a report taking seconds leaves the other readers to requests, and the cores to
+    /// sales. In WAL mode it blocks no writer and no other reader.
     public func readReport<T: Sendable>(_ body: @Sendable (any SQLExecutor) async throws -> T) async throws -> T {
-        try await reportLock.withLock { try await body(QueuedSQLiteExecutor(connection: reportReader, queue: reportQueue)) }
+        try await reportLock.withLock { try await body(reportReader) }
     }
 
     public func writeStatement(_ sql: String, _ binds: [SQLValue]) async throws -> [SQLRow] {
-        try await writerLock.withLock { try await SQLiteExecutor(connection: writer).query(sql, binds) }
+        try await writerLock.withLock { try await writer.query(sql, binds) }
     }
 
     /// A write that need not be durable commits with `synchronous = NORMAL` (no fsync): the next commit with
     /// `FULL` syncs the whole write-ahead log, this write included.
     public func writeStatement(_ sql: String, _ binds: [SQLValue], durable: Bool) async throws -> [SQLRow] {
         try await writerLock.withLock {
-            if !durable { _ = try writer.query("PRAGMA synchronous = NORMAL", []) }
-            defer { if !durable { _ = try? writer.query("PRAGMA synchronous = FULL", []) } }
-            return try writer.query(sql, binds)
+            try await writer.run { writer in
+                if !durable { _ = try writer.query("PRAGMA synchronous = NORMAL", []) }
+                defer { if !durable { _ = try? writer.query("PRAGMA synchronous = FULL", []) } }
+                return try writer.query(sql, binds)
+            }
         }
     }
 
@@ -138,12 +146,20 @@ public final class SQLiteDatabase: SQLDatabase {
     public func writeBatch(_ statements: [SQLStatement]) async throws {
         let batch = groupCommit.enqueue(statements)
         try await writerLock.withLock {
-            await groupCommit.commitUntilSettled(batch) { group in Self.commit(group, on: writer) }
+            await groupCommit.commitUntilSettled(batch) { group in await Self.commit(group, on: writer) }
         }.get()
     }
 
     /// One transaction holding every batch of `group`, each in a savepoint: a batch whose statement fails is
     /// rolled back alone; a failing COMMIT fails them all.
+    private static func commit(_ group: [[SQLStatement]], on thread: ConnectionThread) async -> [Result<Void, any Error>] {
+        do {
+            return try await thread.run { connection in commit(group, on: connection) }
+        } catch {
+            return group.map { _ in .failure(error) }
+        }
+    }
+
     private static func commit(_ group: [[SQLStatement]], on connection: SQLiteConnection) -> [Result<Void, any Error>] {
         do {
             _ = try connection.query("BEGIN IMMEDIATE", [])
@@ -175,36 +191,37 @@ public final class SQLiteDatabase: SQLDatabase {
     /// One that need not be durable commits with `synchronous = NORMAL`, as ``writeStatement(_:_:durable:)``.
     public func write<T: Sendable>(durable: Bool, _ body: @Sendable (any SQLExecutor) async throws -> T) async throws -> T {
         try await writerLock.withLock {
-            let executor = SQLiteExecutor(connection: writer)
-            if !durable { _ = try writer.query("PRAGMA synchronous = NORMAL", []) }
-            defer { if !durable { _ = try? writer.query("PRAGMA synchronous = FULL", []) } }
-            _ = try writer.query("BEGIN IMMEDIATE", [])
+            try await writer.run { writer in
+                if !durable { _ = try writer.query("PRAGMA synchronous = NORMAL", []) }
+                do {
+                    _ = try writer.query("BEGIN IMMEDIATE", [])
+                } catch {
+                    if !durable { _ = try? writer.query("PRAGMA synchronous = FULL", []) }
+                    throw error
+                }
+            }
             do {
-                let value = try await body(executor)
-                _ = try writer.query("COMMIT", [])
+                let value = try await body(writer)
+                try await writer.run { writer in
+                    defer { if !durable { _ = try? writer.query("PRAGMA synchronous = FULL", []) } }
+                    _ = try writer.query("COMMIT", [])
+                }
                 return value
             } catch {
-                _ = try? writer.query("ROLLBACK", [])
+                try? await writer.run { writer in
+                    _ = try? writer.query("ROLLBACK", [])
+                    if !durable { _ = try? writer.query("PRAGMA synchronous = FULL", []) }
+                }
                 throw error
             }
         }
     }
 }
 
-/// Runs statements on one SQLite connection, each on `queue` while the calling task waits without a thread.
-struct QueuedSQLiteExecutor: SQLExecutor {
-    let connection: SQLiteConnection
-    let queue: DispatchQueue
+extension ConnectionThread: SQLExecutor {}
 
-    func query(_ sql: String, _ binds: [SQLValue]) async throws -> [SQLRow] {
-        try await withCheckedThrowingContinuation { continuation in
-            queue.async { continuation.resume(with: Result { try connection.query(sql, binds) }) }
-        }
-    }
-}
-
-/// Runs statements on one SQLite connection.
-struct SQLiteExecutor: SQLExecutor {
+/// Runs statements on one SQLite connection on the calling thread: for reads by key (see ``SQLiteDatabase``).
+struct InlineSQLiteExecutor: SQLExecutor {
     let connection: SQLiteConnection
 
     func query(_ sql: String, _ binds: [SQLValue]) async throws -> [SQLRow] {

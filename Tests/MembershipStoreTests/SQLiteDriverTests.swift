@@ -1,6 +1,7 @@
 import Foundation
 import MembershipSQL
 import MembershipSQLite
+import Synchronization
 import TestSupport
 import Testing
 
@@ -17,6 +18,49 @@ struct SQLiteDriverTests {
             #expect(try rows.map { try $0.text("t") } == ["Ahmed\u{0}Evil", "", "\u{0}", "أحمد"])
             let cut = try await database.read { db in try await db.query("SELECT t FROM scratch WHERE t = ?", [.text("Ahmed\u{0}anything")]) }
             #expect(cut.isEmpty, "a look-up with a NUL inside matches nothing shorter")
+        }
+    }
+
+    /// A write (which waits for its fsync) and a report (which may scan for seconds) run on threads of their own:
+    /// run inline, a long one of each would hold both threads of a two-core machine's cooperative pool, and
+    /// nothing else (a sale, `/health`) would run until one ended.
+    @Test func longWritesAndReportsLeaveTheCooperativeThreadsFree() async throws {
+        try await StoreKind.sqlite.withDatabase { database in
+            let long = "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 10000000) SELECT count(*) AS c FROM n"
+            let finished = FinishedStatements()
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for index in 0..<max(2, ProcessInfo.processInfo.activeProcessorCount) {
+                    group.addTask {
+                        let rows =
+                            index % 2 == 0
+                            ? try await database.write { db in try await db.query(long, []) }
+                            : try await database.readReport { db in try await db.query(long, []) }
+                        #expect(try rows.first?.int("c") == 10_000_000)
+                        finished.count.add(1, ordering: .relaxed)
+                    }
+                }
+                try await Task.sleep(for: .milliseconds(200))
+                #expect(finished.count.load(ordering: .relaxed) == 0, "this task ran again only once a long statement had ended")
+                try await group.waitForAll()
+            }
+        }
+    }
+
+    /// Linux keeps a nice value per thread: the report connection's thread must be the one at 10, and no other.
+    @Test func reportsRunOnAThreadOfLowerPriority() async throws {
+        try await StoreKind.sqlite.withDatabase { database in
+            _ = try await database.readReport { db in try await db.query("SELECT 1", []) }
+            let threads = try FileManager.default.contentsOfDirectory(atPath: "/proc/self/task").compactMap { task -> (name: String, nice: Int)? in
+                guard let stat = try? String(contentsOfFile: "/proc/self/task/\(task)/stat", encoding: .utf8),
+                    let open = stat.firstIndex(of: "("), let close = stat.lastIndex(of: ")")
+                else { return nil }
+                // Fields after the name: state is field 3, nice is field 19 (proc(5)).
+                let fields = stat[stat.index(after: close)...].split(separator: " ")
+                return (String(stat[stat.index(after: open)..<close]), Int(fields[16]) ?? 0)
+            }
+            let reports = threads.filter { $0.name == "peez.sqlite.rep" }
+            #expect(!reports.isEmpty && reports.allSatisfy { $0.nice == 10 }, "\(threads)")
+            #expect(threads.filter { $0.name.hasPrefix("peez.sqlite.wri") || $0.name.hasPrefix("peez.sqlite.rea") }.allSatisfy { $0.nice == 0 })
         }
     }
 
@@ -39,4 +83,8 @@ struct SQLiteDriverTests {
         #expect(SQLiteDatabase.permissionProblem(path: path)?.contains("chmod 600 \(path)") == true)
         try await database.close()
     }
+}
+
+private final class FinishedStatements: Sendable {
+    let count = Atomic<Int>(0)
 }
