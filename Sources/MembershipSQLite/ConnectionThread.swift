@@ -2,8 +2,8 @@ import Foundation
 import MembershipSQL
 import Synchronization
 
-/// A thread of its own for one SQLite connection: the connection's statements run there, in the order they were
-/// handed over, while the task that handed one over waits without holding a thread.
+/// A thread of its own for one SQLite connection, as a task executor: the work given to ``withConnection(_:)``
+/// runs there, its statements inline, while the task's caller waits without holding a thread.
 ///
 /// SQLite's calls block (a commit waits for its fsync, a report may scan for seconds), and Swift's cooperative
 /// pool has one thread per core: such a statement run inline would hold a thread that every request, `/health`
@@ -14,7 +14,7 @@ import Synchronization
 /// value): the report connection's thread runs at 10, so a report scanning for seconds takes the cores only when
 /// requests leave them idle. The thread ends once the last reference to this object is gone and the work handed
 /// over has run.
-final class ConnectionThread: Sendable {
+final class ConnectionThread: TaskExecutor {
     private let connection: SQLiteConnection
     private let jobs: Jobs
 
@@ -45,16 +45,15 @@ final class ConnectionThread: Sendable {
         _ = bytes.withUnsafeBytes { write(file, $0.baseAddress, $0.count) }
     }
 
-    /// Runs `work` with the connection on this thread and returns what it returned (or throws what it threw).
-    func run<T: Sendable>(_ work: @escaping @Sendable (SQLiteConnection) throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
-            jobs.append { [connection] in continuation.resume(with: Result { try work(connection) }) }
-        }
+    /// Runs `body` with the connection on this thread: its statements, and every await in it that needs no
+    /// other executor, run here without handing anything to another thread (SE-0417's task executor preference).
+    func withConnection<T: Sendable>(_ body: (SQLiteConnection) async throws -> T) async throws -> T {
+        try await withTaskExecutorPreference(self) { try await body(connection) }
     }
 
-    /// Runs one statement on this thread and returns its rows.
-    func query(_ sql: String, _ binds: [SQLValue]) async throws -> [SQLRow] {
-        try await run { connection in try connection.query(sql, binds) }
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        jobs.append { [self] in job.runSynchronously(on: asUnownedTaskExecutor()) }
     }
 
     /// The work waiting for the thread, and the signal that wakes it.

@@ -115,18 +115,18 @@ public final class SQLiteDatabase: SQLDatabase {
     /// (see ``reportNiceness``): a report taking seconds leaves the other readers to requests, and the cores to
     /// sales. In WAL mode it blocks no writer and no other reader.
     public func readReport<T: Sendable>(_ body: @Sendable (any SQLExecutor) async throws -> T) async throws -> T {
-        try await reportLock.withLock { try await body(reportReader) }
+        try await reportLock.withLock { try await reportReader.withConnection { try await body(InlineSQLiteExecutor(connection: $0)) } }
     }
 
     public func writeStatement(_ sql: String, _ binds: [SQLValue]) async throws -> [SQLRow] {
-        try await writerLock.withLock { try await writer.query(sql, binds) }
+        try await writerLock.withLock { try await writer.withConnection { try $0.query(sql, binds) } }
     }
 
     /// A write that need not be durable commits with `synchronous = NORMAL` (no fsync): the next commit with
     /// `FULL` syncs the whole write-ahead log, this write included.
     public func writeStatement(_ sql: String, _ binds: [SQLValue], durable: Bool) async throws -> [SQLRow] {
         try await writerLock.withLock {
-            try await writer.run { writer in
+            try await writer.withConnection { writer in
                 if !durable { _ = try writer.query("PRAGMA synchronous = NORMAL", []) }
                 defer { if !durable { _ = try? writer.query("PRAGMA synchronous = FULL", []) } }
                 return try writer.query(sql, binds)
@@ -154,7 +154,7 @@ public final class SQLiteDatabase: SQLDatabase {
     /// rolled back alone; a failing COMMIT fails them all.
     private static func commit(_ group: [[SQLStatement]], on thread: ConnectionThread) async -> [Result<Void, any Error>] {
         do {
-            return try await thread.run { connection in commit(group, on: connection) }
+            return try await thread.withConnection { connection in commit(group, on: connection) }
         } catch {
             return group.map { _ in .failure(error) }
         }
@@ -191,34 +191,23 @@ public final class SQLiteDatabase: SQLDatabase {
     /// One that need not be durable commits with `synchronous = NORMAL`, as ``writeStatement(_:_:durable:)``.
     public func write<T: Sendable>(durable: Bool, _ body: @Sendable (any SQLExecutor) async throws -> T) async throws -> T {
         try await writerLock.withLock {
-            try await writer.run { writer in
+            try await writer.withConnection { writer in
                 if !durable { _ = try writer.query("PRAGMA synchronous = NORMAL", []) }
+                defer { if !durable { _ = try? writer.query("PRAGMA synchronous = FULL", []) } }
+                _ = try writer.query("BEGIN IMMEDIATE", [])
                 do {
-                    _ = try writer.query("BEGIN IMMEDIATE", [])
+                    let value = try await body(InlineSQLiteExecutor(connection: writer))
+                    _ = try writer.query("COMMIT", [])
+                    return value
                 } catch {
-                    if !durable { _ = try? writer.query("PRAGMA synchronous = FULL", []) }
+                    _ = try? writer.query("ROLLBACK", [])
                     throw error
                 }
-            }
-            do {
-                let value = try await body(writer)
-                try await writer.run { writer in
-                    defer { if !durable { _ = try? writer.query("PRAGMA synchronous = FULL", []) } }
-                    _ = try writer.query("COMMIT", [])
-                }
-                return value
-            } catch {
-                try? await writer.run { writer in
-                    _ = try? writer.query("ROLLBACK", [])
-                    if !durable { _ = try? writer.query("PRAGMA synchronous = FULL", []) }
-                }
-                throw error
             }
         }
     }
 }
 
-extension ConnectionThread: SQLExecutor {}
 
 /// Runs statements on one SQLite connection on the calling thread: for reads by key (see ``SQLiteDatabase``).
 struct InlineSQLiteExecutor: SQLExecutor {
