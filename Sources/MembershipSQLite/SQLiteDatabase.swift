@@ -208,7 +208,6 @@ public final class SQLiteDatabase: SQLDatabase {
     }
 }
 
-
 /// Runs statements on one SQLite connection on the calling thread: for reads by key (see ``SQLiteDatabase``).
 struct InlineSQLiteExecutor: SQLExecutor {
     let connection: SQLiteConnection
