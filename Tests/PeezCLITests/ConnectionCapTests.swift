@@ -100,18 +100,20 @@ struct ConnectionCapTests {
             connection.send("GET /health HTTP/1.1\r\nHost: peez\r\n")
             try await Task.sleep(for: .milliseconds(200))
         }
+        // "At once" against the 58 s a refused connection used to wait; how long it takes on a loaded machine is
+        // bounded loosely, as in the test above (a whole suite on two cores has stalled single requests for seconds).
         let refused = try RawConnection(port: service.port)
-        let answer = await refused.readUntilClosed(within: .seconds(3))
+        let answer = await refused.readUntilClosed(within: .seconds(15))
         #expect(
             answer?.hasPrefix("HTTP/1.1 503") == true && answer?.contains("Retry-After: 1") == true
                 && answer?.contains(#""code":"too_many_connections""#) == true,
             "\(answer ?? "no answer: it waited")"
         )
         busy[0].send("\r\n")
-        #expect(await busy[0].readResponse(within: .seconds(5))?.hasPrefix("HTTP/1.1 200") == true, "the requests in progress are served")
+        #expect(await busy[0].readResponse(within: .seconds(15))?.hasPrefix("HTTP/1.1 200") == true, "the requests in progress are served")
         let next = try RawConnection(port: service.port)
         next.send(Self.health)
-        #expect(await next.readResponse(within: .seconds(5))?.hasPrefix("HTTP/1.1 200") == true, "an idle one now makes room")
+        #expect(await next.readResponse(within: .seconds(15))?.hasPrefix("HTTP/1.1 200") == true, "an idle one now makes room")
     }
 
     @Test func oneClientAddressHoldsAtMostItsIdleShareTheLongestIdleClosedFirst() async throws {
