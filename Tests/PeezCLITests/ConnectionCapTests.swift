@@ -91,7 +91,9 @@ struct ConnectionCapTests {
     @Test func atTheCapWithNothingIdleANewConnectionIsRefused503AtOnce() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let service = try Self.service(folder, ["--max-connections", "2"])
+        // The requests in progress must outlast the waits below: their header timeout (10 s by default) would
+        // otherwise answer them 408 on a machine slow enough to use the whole of those waits.
+        let service = try Self.service(folder, ["--max-connections", "2", "--header-timeout", "60"])
         defer { service.killHard() }
         try await service.waitUntilReady()
         // Two requests in progress (headers not ended): neither is idle, so neither may be closed.
