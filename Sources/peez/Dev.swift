@@ -74,11 +74,12 @@ extension Peez.Dev {
                 }
                 guard scanCount > 0 else { return }
                 try await ScanSeeder(store: store).seed(scans: scanCount, shops: seeder.shops, now: moment) { done in
-                    if done % 1_000_000 < 201_000 { printError("seeded \(done) scans") }
+                    if done % 1_000_000 < 201_000 || done == scanCount { printError("seeded \(done) of \(scanCount) scans") }
                 }
             }
+            let seeded = scanCount > 0 ? "\(count) members and \(scanCount) scans" : "\(count) members"
             printError(
-                "seeded \(count) members in \(start.duration(to: .now).formatted(.units(allowed: [.seconds], fractionalPart: .show(length: 1))))"
+                "seeded \(seeded) in \(start.duration(to: .now).formatted(.units(allowed: [.seconds], fractionalPart: .show(length: 1))))"
             )
         }
     }
