@@ -140,9 +140,16 @@ public struct MemberListBody: Codable, Sendable {
         public var name: String
         public var phone: String
         public var neighbourhood: String
+        /// The neighbourhood's names, `fr` and `ar` (absent for an identifier the service does not know).
+        public var neighbourhood_names: [String: String]?
         public var paid_until: Int64?
     }
     public var members: [Member]
+}
+
+/// A neighbourhood's names as the console bodies carry them.
+func neighbourhoodNames(_ id: String) -> [String: String]? {
+    Oran.neighbourhood(id).map { ["fr": $0.fr, "ar": $0.ar] }
 }
 
 public struct MemberPanelBody: Codable, Sendable {
@@ -153,10 +160,13 @@ public struct MemberPanelBody: Codable, Sendable {
         public var phone: String
         public var email: String
         public var neighbourhood: String
+        /// The neighbourhood's names, `fr` and `ar` (absent for an identifier the service does not know).
+        public var neighbourhood_names: [String: String]?
         public var language: String
         public var created_at: Int64
         public var paid_until: Int64?
         public var device_bound: Bool
+        /// Cards issued before this time are revoked; 0: none is.
         public var cards_valid_from: Int64
     }
     public struct Event: Codable, Sendable {

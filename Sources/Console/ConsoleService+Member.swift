@@ -41,6 +41,7 @@ extension ConsoleService {
                 phone: member.phone,
                 email: member.email,
                 neighbourhood: member.neighbourhood,
+                neighbourhood_names: neighbourhoodNames(member.neighbourhood),
                 language: member.language.rawValue,
                 created_at: member.createdAt,
                 paid_until: history.standing.coverageEnd,

@@ -99,18 +99,7 @@ public struct ConsoleService: Sendable {
     /// once, its closest pair (the most recent of equals), the 100 most recent cards.
     public func anomalies(days: Int64) async throws -> AnomaliesPanelBody {
         let within: Int64 = 600
-        var closest: [String: SharedCardSighting] = [:]
-        var order: [String] = []
-        for pair in try await store.sharedSightings(since: now() - days * 86_400, limit: 1_000) {
-            let card = pair.later.scan.tokenID ?? ""
-            guard let kept = closest[card] else {
-                closest[card] = pair
-                order.append(card)
-                continue
-            }
-            if pair.secondsApart < kept.secondsApart { closest[card] = pair }
-        }
-        let sightings = order.prefix(100).map { closest[$0]! }
+        let sightings = try await store.closestSharedSightings(since: now() - days * 86_400, cards: 100)
         let members = try await store.memberStandings(membershipIDs: sightings.compactMap(\.later.scan.membershipID))
         let byID = Dictionary(members.map { ($0.member.membershipID, $0) }, uniquingKeysWith: { first, _ in first })
         func sighting(_ scan: ReportedScan) -> AnomaliesPanelBody.Sighting {
@@ -218,8 +207,8 @@ public struct ConsoleService: Sendable {
         )
     }
 
-    /// Up to 20 members by membership id, phone or the start of the name; an empty or too long query is
-    /// `invalidFields`.
+    /// Up to 20 members by any part of the name, phone or membership id (see ``MemberSearch``); an empty or too
+    /// long query is `invalidFields`.
     public func searchMembers(_ text: String) async throws -> MemberListBody {
         guard let query = MemberSearch(text) else {
             throw MembershipError(
@@ -236,6 +225,7 @@ public struct ConsoleService: Sendable {
                     name: $0.member.name,
                     phone: $0.member.phone,
                     neighbourhood: $0.member.neighbourhood,
+                    neighbourhood_names: neighbourhoodNames($0.member.neighbourhood),
                     paid_until: $0.coverageEnd
                 )
             }

@@ -62,7 +62,8 @@ struct SVGDocument {
         body += title.map { "<circle \(attributes)><title>\(SVGText.escaped($0))</title></circle>" } ?? "<circle \(attributes)/>"
     }
 
-    /// Text at (x, y); `anchor` start, middle or end; bidirectional text is laid out by the reader.
+    /// Text at (x, y); `anchor` start, middle or end; bidirectional text is laid out by the reader. A text that
+    /// would run past either edge (a month's name at the last mark) is moved in until it fits.
     mutating func text(
         _ text: String,
         x: Double,
@@ -72,9 +73,21 @@ struct SVGDocument {
         weight: String? = nil,
         fill: String = "#333"
     ) {
+        let extent = Self.widestExtent(of: text, size: size)
+        let before = anchor == "start" ? 0 : anchor == "middle" ? extent / 2 : extent
+        let x = min(max(x, before + Self.margin), width - (extent - before) - Self.margin)
         body +=
             "<text x=\"\(SVGText.number(x))\" y=\"\(SVGText.number(y))\" text-anchor=\"\(anchor)\" font-size=\"\(SVGText.number(size))\" fill=\"\(fill)\""
             + (weight.map { " font-weight=\"\($0)\"" } ?? "") + ">\(SVGText.escaped(text))</text>"
+    }
+
+    /// Room kept between a text and the document's edges.
+    static let margin = 2.0
+
+    /// The most room `text` can take at font size `size`: each character as wide as the widest of the fonts'
+    /// letters and digits for their script (0.64 em; DejaVu Sans's digits are 0.636 em).
+    static func widestExtent(of text: String, size: Double) -> Double {
+        Double(text.count) * size * 0.64
     }
 
     /// The whole document: scalable (a viewBox, no fixed size), labelled for screen readers.

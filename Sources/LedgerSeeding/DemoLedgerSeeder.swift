@@ -127,7 +127,7 @@ public struct DemoLedgerSeeder: Sendable {
     struct RowMaker: Sendable {
         static let memberColumns = [
             "uuid", "membership_id", "name", "phone", "email", "neighbourhood", "language", "created_at",
-            "ledger_version", "coverage_end", "last_period_seq",
+            "ledger_version", "coverage_end", "last_period_seq", "search_key",
         ]
         static let periodColumns = [
             "id", "member_uuid", "seq", "months", "amount_dzd", "source", "vendor_id", "purchased_at", "starts_at", "ends_at",
@@ -190,12 +190,14 @@ public struct DemoLedgerSeeder: Sendable {
                     ])
                     start = end
                 }
+                let membershipID = Member.membershipID(registeredAt: registered, sequence: Int(sequence))
+                let phone = "+2135" + DecimalText.zeroPadded((phoneBase + index) % 100_000_000, width: 8)
                 memberRows.append([
-                    .text(uuid), .text(Member.membershipID(registeredAt: registered, sequence: Int(sequence))),
-                    .text(name), .text("+2135" + DecimalText.zeroPadded((phoneBase + index) % 100_000_000, width: 8)),
+                    .text(uuid), .text(membershipID), .text(name), .text(phone),
                     .text("membre.\(DecimalText.zeroPadded(index, width: 8)).\(run)@seed.peez.dz"),
                     .text(Oran.neighbourhoods[index % Oran.neighbourhoods.count].id),
                     .text(index % 5 == 0 ? "ar" : "fr"), .int(registered), .int(Int64(months.count)), .int(start), .int(Int64(months.count)),
+                    .text(MemberSearchKey.key(name: name, phone: phone, membershipID: membershipID)),
                 ])
             }
             return (memberRows, periodRows)

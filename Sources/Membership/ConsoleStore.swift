@@ -14,9 +14,10 @@ public protocol ConsoleSummaryStore: Sendable {
     func reminderOutbox() async throws -> [ReminderOutbox]
     /// Wallet at a glance, from the tallies the write path keeps and two partial indexes.
     func walletTallies() async throws -> WalletTallies
-    /// Pairs of valid scans of one card at most ten minutes apart at two shops (or of one presentation at two
-    /// counters) whose later scan is at `since` or after, newest first; kept as scans are reported.
-    func sharedSightings(since: Int64, limit: Int) async throws -> [SharedCardSighting]
+    /// The cards seen at two shops at most ten minutes apart (or one presentation at two counters of a shop), in
+    /// pairs of valid scans whose later scan is at `since` or after, kept as scans are reported: each card once,
+    /// with its closest pair (the most recent of equals), the `cards` cards last seen so most recently first.
+    func closestSharedSightings(since: Int64, cards: Int) async throws -> [SharedCardSighting]
 }
 
 /// What the console looks up: members by a search and one member's history, the newest audit entries.
@@ -147,30 +148,6 @@ public struct CounterDevice: Sendable, Hashable {
         self.credential = credential
         self.vendorName = vendorName
         self.lastSyncAt = lastSyncAt
-    }
-}
-
-/// What a console search looks for.
-public enum MemberSearch: Sendable, Hashable {
-    case membershipID(String)
-    case phone(String)
-    case namePrefix(String)
-
-    /// The search `text` asks for: a membership id, a phone number (`0…` read as Algerian, `+213…`), or a name.
-    public init?(_ text: String) {
-        let trimmed = text.trimmingCharacters(in: .whitespaces)
-        // No name holds a control character (a NUL would reach the database as no text can).
-        guard !trimmed.isEmpty, trimmed.count <= 100, TextRules.disguisingCharacterProblem(trimmed) == nil else { return nil }
-        if Member.isMembershipID(trimmed.uppercased()) {
-            self = .membershipID(trimmed.uppercased())
-            return
-        }
-        let digits = trimmed.filter { !" .-".contains($0) }
-        if digits.count >= 9, digits.dropFirst(digits.hasPrefix("+") ? 1 : 0).allSatisfy(\.isASCIIDigit) {
-            self = .phone(digits.hasPrefix("0") ? "+213" + digits.dropFirst() : digits.hasPrefix("+") ? digits : "+" + digits)
-            return
-        }
-        self = .namePrefix(trimmed)
     }
 }
 

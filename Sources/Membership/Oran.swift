@@ -56,6 +56,11 @@ public enum Oran {
         Place(id: "sport-loisirs", fr: "Sport et loisirs", ar: "رياضة وترفيه"),
     ]
 
+    /// The neighbourhood whose identifier is `id`, or nil.
+    public static func neighbourhood(_ id: String) -> Place? {
+        neighbourhoods.first { $0.id == id }
+    }
+
     static let neighbourhoodIDs = Set(neighbourhoods.map(\.id))
     static let categoryIDs = Set(categories.map(\.id))
 }

@@ -28,7 +28,8 @@ public final class PostgresDatabase: SQLDatabase, Service {
         hasFillFactor: true,
         rowIdentity: "ctid",
         bytewiseCollation: " COLLATE \"C\"",
-        keyLockExpression: "pg_advisory_xact_lock(hashtext(key))"
+        keyLockExpression: "pg_advisory_xact_lock(hashtext(key))",
+        partSearch: .trigramIndex
     )
     public let dialect = PostgresDatabase.sqlDialect
     /// The advisory lock migrations take ("PEEZ" in ASCII).

@@ -40,21 +40,26 @@ enum ConsoleSummaries {
         return [salesDay(period, sign: 1)] + coverageDays(coverage)
     }
 
-    /// A revoking change's summary rows: periods it cancelled (`cancelled`, with the paid time each renewed)
-    /// leave their shop's day and their renewal; a moved end of paid time moves between days.
+    /// A revoking change's summary rows: periods it cancelled (`cancelled`) leave their shop's day; each renewal
+    /// whose renewed end moved (`renewals`: the end before and after, nil for none: a cancelled period's renewal
+    /// ends, a period left first renews nothing) moves between days; a moved end of paid time moves between days.
     static func revokingChange(
         coverageBefore: Int64?,
         coverageAfter: Int64?,
-        cancelled: [(period: SubscriptionPeriod, renewsEnd: Int64?)]
+        cancelled: [SubscriptionPeriod],
+        renewals: [(before: Int64?, after: Int64?)]
     ) -> [SQLStatement] {
         var coverage: [(day: Int64, ending: Int64, renewed: Int64)] = []
         if coverageBefore != coverageAfter {
             if let coverageBefore { coverage.append((day(coverageBefore), -1, 0)) }
             if let coverageAfter { coverage.append((day(coverageAfter), 1, 0)) }
         }
-        for case (_, let renewsEnd?) in cancelled { coverage.append((day(renewsEnd), 0, -1)) }
+        for renewal in renewals where renewal.before != renewal.after {
+            if let before = renewal.before { coverage.append((day(before), 0, -1)) }
+            if let after = renewal.after { coverage.append((day(after), 0, 1)) }
+        }
         // Rows in key order (day, shop), as every change takes them.
-        let byKey = cancelled.map(\.period).sorted {
+        let byKey = cancelled.sorted {
             (day($0.purchasedAt), $0.vendorID?.uuidString ?? "") < (day($1.purchasedAt), $1.vendorID?.uuidString ?? "")
         }
         return byKey.map { salesDay($0, sign: -1) } + coverageDays(coverage)
@@ -201,6 +206,14 @@ enum ConsoleSummaries {
         )
     }
 
+    /// Each live period's `id` and `renewed_end`: the end of the paid time it extended, which is the end of the
+    /// member's live period before it in purchase order (live periods follow each other, so the latest end of
+    /// those before it), null for the first. What `periods.renews_end` holds for every live period.
+    static let renewedEnds = """
+        SELECT id, MAX(ends_at) OVER (PARTITION BY member_uuid ORDER BY seq ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS renewed_end
+        FROM periods WHERE cancelled_at IS NULL
+        """
+
     /// Every summary the ledger's rows determine, computed again from them (pushes and retried reminders are
     /// not kept in rows: they are left as they are).
     static func rebuildStatements(_ dialect: SQLDialect) -> [String] {
@@ -223,7 +236,7 @@ enum ConsoleSummaries {
             SELECT day, 0, SUM(ending), SUM(renewed) FROM (
                 SELECT \(daySQL("coverage_end")) AS day, 1 AS ending, 0 AS renewed FROM members WHERE coverage_end IS NOT NULL
                 UNION ALL
-                SELECT \(daySQL("renews_end")) AS day, 0 AS ending, 1 AS renewed FROM periods WHERE renews_end IS NOT NULL AND cancelled_at IS NULL
+                SELECT \(daySQL("renewed_end")) AS day, 0 AS ending, 1 AS renewed FROM (\(renewedEnds)) renewals WHERE renewed_end IS NOT NULL
             ) changes GROUP BY day
             """,
             "DELETE FROM shared_sightings",

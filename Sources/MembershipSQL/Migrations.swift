@@ -393,7 +393,61 @@ enum Migrations {
                     """,
                 ]
             ),
+            (
+                "019_member_search",
+                [
+                    // What a member is found by (name folded, phone as written in Algeria, membership id; see
+                    // MemberSearchKey): its start through a b-tree compared byte by byte, any part of it through
+                    // an index of trigrams. Rows written before this migration are given theirs by
+                    // SQLMembershipStore.fillSearchKeys at start ('' until then).
+                    "ALTER TABLE members ADD COLUMN search_key TEXT NOT NULL DEFAULT ''",
+                    "DROP INDEX members_by_name",
+                    "CREATE INDEX members_by_search_key ON members (search_key\(dialect.bytewiseCollation))",
+                ] + partSearchIndex(dialect)
+            ),
+            ("020_renewed_ends", Migration020.statements()),
+            (
+                "021_shared_sightings_by_card",
+                // The anomalies panel's closest pair of each card: a card's pairs in one range.
+                ["CREATE INDEX shared_sightings_by_card ON shared_sightings (token_id, seconds_apart, later_at)"]
+            ),
         ]
+    }
+
+    /// Migration 019's index of the parts of the members' search keys.
+    private static func partSearchIndex(_ dialect: SQLDialect) -> [String] {
+        switch dialect.partSearch {
+        case .trigramIndex:
+            return [
+                "CREATE EXTENSION IF NOT EXISTS pg_trgm",
+                "CREATE INDEX members_search_parts ON members USING gin (search_key gin_trgm_ops)",
+            ]
+        case .trigramTable:
+            // A table of its own (its rowids are its own: VACUUM may renumber those of members), kept by triggers.
+            // A key is removed by looking it up whole (every key is longer than a trigram) and the member's uuid.
+            return [
+                "CREATE VIRTUAL TABLE member_search USING fts5(search_key, member_uuid UNINDEXED, tokenize = 'trigram')",
+                """
+                CREATE TRIGGER members_search_insert AFTER INSERT ON members WHEN NEW.search_key <> '' BEGIN
+                    INSERT INTO member_search (search_key, member_uuid) VALUES (NEW.search_key, NEW.uuid);
+                END
+                """,
+                """
+                CREATE TRIGGER members_search_fill AFTER UPDATE OF search_key ON members
+                WHEN OLD.search_key = '' AND NEW.search_key <> '' BEGIN
+                    INSERT INTO member_search (search_key, member_uuid) VALUES (NEW.search_key, NEW.uuid);
+                END
+                """,
+                """
+                CREATE TRIGGER members_search_change AFTER UPDATE OF search_key ON members
+                WHEN OLD.search_key <> '' AND NEW.search_key <> OLD.search_key BEGIN
+                    DELETE FROM member_search
+                        WHERE member_search MATCH '"' || replace(OLD.search_key, '"', '""') || '"' AND member_uuid = OLD.uuid;
+                    INSERT INTO member_search (search_key, member_uuid) VALUES (NEW.search_key, NEW.uuid);
+                END
+                """,
+            ]
+        }
     }
 
     /// Where the database can announce changes, a trigger announces each credential revoked or given an end, on

@@ -216,6 +216,16 @@ public struct SQLDialect: Sendable {
     /// every other one that took the same key, where concurrent writers can commit at once (nil where write
     /// transactions already run one at a time).
     public var keyLockExpression: String?
+    /// The index that finds any part of the members' search keys.
+    public var partSearch: PartSearch
+
+    /// How a database finds a part of a text without reading every row: an index of its three-character pieces.
+    public enum PartSearch: Sendable {
+        /// A full-text table of trigrams beside the rows (SQLite's FTS5 `trigram` tokenizer).
+        case trigramTable
+        /// A GIN index of trigrams on the column itself (PostgreSQL's `pg_trgm`).
+        case trigramIndex
+    }
 
     public init(
         blobType: String,
@@ -227,7 +237,8 @@ public struct SQLDialect: Sendable {
         hasFillFactor: Bool = false,
         rowIdentity: String = "rowid",
         bytewiseCollation: String = "",
-        keyLockExpression: String? = nil
+        keyLockExpression: String? = nil,
+        partSearch: PartSearch = .trigramTable
     ) {
         self.blobType = blobType
         self.serialPrimaryKey = serialPrimaryKey
@@ -239,6 +250,7 @@ public struct SQLDialect: Sendable {
         self.rowIdentity = rowIdentity
         self.bytewiseCollation = bytewiseCollation
         self.keyLockExpression = keyLockExpression
+        self.partSearch = partSearch
     }
 }
 

@@ -152,32 +152,14 @@ extension SQLMembershipStore {
         )
     }
 
-    private static let standingColumns = MemberRecord.select("m") + ", m.coverage_end AS coverage_end, m.cards_valid_from AS cards_valid_from"
+    static let standingColumns = MemberRecord.select("m") + ", m.coverage_end AS coverage_end, m.cards_valid_from AS cards_valid_from"
 
-    private static func standing(_ row: SQLRow) throws -> MemberStanding {
+    static func standing(_ row: SQLRow) throws -> MemberStanding {
         MemberStanding(
             member: try MemberRecord.member(row),
             coverageEnd: try row.optionalInt("coverage_end"),
             cardsValidFrom: try row.int("cards_valid_from")
         )
-    }
-
-    public func searchMembers(_ query: MemberSearch, limit: Int) async throws -> [MemberStanding] {
-        let (condition, binds): (String, [SQLValue])
-        switch query {
-        case .membershipID(let id): (condition, binds) = ("m.membership_id = ?", [.text(id)])
-        case .phone(let phone): (condition, binds) = ("m.phone = ?", [.text(phone)])
-        case .namePrefix(let prefix):
-            // A range of the lower-cased names' index, compared byte by byte: every name that starts with it.
-            let name = "lower(m.name)\(database.dialect.bytewiseCollation)"
-            (condition, binds) = ("\(name) >= lower(?) AND \(name) < lower(?) || ?", [.text(prefix), .text(prefix), .text("\u{10FFFF}")])
-        }
-        return try await database.readReport { db in
-            try await db.query(
-                "SELECT \(Self.standingColumns) FROM members m WHERE \(condition) ORDER BY lower(m.name), m.membership_id LIMIT ?",
-                binds + [.int(Int64(limit))]
-            ).map(Self.standing)
-        }
     }
 
     public func memberStandings(membershipIDs: [String]) async throws -> [MemberStanding] {

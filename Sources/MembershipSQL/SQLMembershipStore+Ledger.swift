@@ -95,7 +95,7 @@ extension SQLMembershipStore {
                         ),
                     ]
                     + Self.periodChanges(from: change.periodsBefore, to: change.periodsAfter)
-                    + (try await Self.summaryChanges(change, db))
+                    + (try await Self.renewalAndSummaryChanges(change, db))
                     + [
                         SQLStatement("INSERT INTO revocation_changes (version, changed_at) VALUES (?, ?)", [.int(listVersion), .int(now)]),
                         SQLStatement(
@@ -120,19 +120,41 @@ extension SQLMembershipStore {
         return revokedBefore
     }
 
-    /// The console's summary rows a revoking change moves: the periods it cancels, the end of paid time it moves.
-    static func summaryChanges(_ change: RevokingChange, _ db: any SQLExecutor) async throws -> [SQLStatement] {
+    /// What a revoking change moves besides the periods' dates: each live period's renewed end (the end of the
+    /// live period before it, which a cancellation moves back or takes away) and the console's summary rows: the
+    /// periods it cancels, the renewals it ends or moves, the end of paid time it moves.
+    static func renewalAndSummaryChanges(_ change: RevokingChange, _ db: any SQLExecutor) async throws -> [SQLStatement] {
         let cancelled = zip(change.periodsBefore, change.periodsAfter).filter { $0.cancelledAt == nil && $1.cancelledAt != nil }.map(\.1)
-        var renewed: [(period: SubscriptionPeriod, renewsEnd: Int64?)] = []
-        for period in cancelled {
-            let row = try await db.query("SELECT renews_end FROM periods WHERE id = ?", [.text(period.id.uuidString)]).first
-            renewed.append((period, try row?.optionalInt("renews_end")))
+        var stored: [String: Int64?] = [:]
+        for row in try await db.query("SELECT id, renews_end FROM periods WHERE member_uuid = ?", [.text(change.memberUUID.uuidString)]) {
+            stored[try row.text("id")] = try row.optionalInt("renews_end")
         }
-        return ConsoleSummaries.revokingChange(
-            coverageBefore: CoverageSchedule.coverageEnd(change.periodsBefore),
-            coverageAfter: change.coverageEnd,
-            cancelled: renewed
-        )
+        var renewals: [(before: Int64?, after: Int64?)] = []
+        var updates: [SQLStatement] = []
+        for period in cancelled {
+            renewals.append((stored[period.id.uuidString] ?? nil, nil))
+        }
+        var previousEnd: Int64?
+        for period in change.periodsAfter where period.cancelledAt == nil {
+            let before = stored[period.id.uuidString] ?? nil
+            if before != previousEnd {
+                renewals.append((before, previousEnd))
+                updates.append(
+                    SQLStatement(
+                        "UPDATE periods SET renews_end = ? WHERE id = ?",
+                        [previousEnd.map(SQLValue.int) ?? .null, .text(period.id.uuidString)]
+                    )
+                )
+            }
+            previousEnd = period.endsAt
+        }
+        return updates
+            + ConsoleSummaries.revokingChange(
+                coverageBefore: CoverageSchedule.coverageEnd(change.periodsBefore),
+                coverageAfter: change.coverageEnd,
+                cancelled: cancelled,
+                renewals: renewals
+            )
     }
 
     /// Runs `attempt` until its batch commits without another writer having taken the member's next version.

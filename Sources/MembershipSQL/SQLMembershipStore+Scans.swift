@@ -141,22 +141,29 @@ extension SQLMembershipStore {
         }
     }
 
-    /// The pairs of scans of one card at two shops ten minutes apart at most whose later scan is at `since` or
-    /// after, newest first (the summary ``recordSightings(of:at:_:)`` keeps).
-    public func sharedSightings(since: Int64, limit: Int) async throws -> [SharedCardSighting] {
+    /// From the pairs ``recordSightings(of:at:_:)`` keeps: the `cards` cards whose latest pair is the most
+    /// recent, each with its closest pair since `since` (the most recent of equals), however many pairs each has.
+    public func closestSharedSightings(since: Int64, cards: Int) async throws -> [SharedCardSighting] {
         let earlier = Self.scanColumns("a", "va", prefix: "a_")
         let later = Self.scanColumns("b", "vb", prefix: "b_")
         return try await database.readReport { db in
             try await db.query(
                 """
-                SELECT \(earlier), \(later) FROM shared_sightings p
+                WITH recent AS (
+                    SELECT token_id, MAX(later_at) AS last_at FROM shared_sightings WHERE later_at >= ?
+                    GROUP BY token_id ORDER BY last_at DESC, token_id LIMIT ?
+                ), ranked AS (
+                    SELECT p.*, r.last_at, ROW_NUMBER() OVER (PARTITION BY p.token_id ORDER BY p.seconds_apart, p.later_at DESC) AS closeness
+                    FROM shared_sightings p JOIN recent r ON r.token_id = p.token_id WHERE p.later_at >= ?
+                )
+                SELECT \(earlier), \(later) FROM ranked p
                 JOIN counter_scans a ON a.vendor_id = p.earlier_vendor_id AND a.counter_id = p.earlier_counter_id AND a.seq = p.earlier_seq
                 JOIN counter_scans b ON b.vendor_id = p.later_vendor_id AND b.counter_id = p.later_counter_id AND b.seq = p.later_seq
                 JOIN vendors va ON va.id = a.vendor_id
                 JOIN vendors vb ON vb.id = b.vendor_id
-                WHERE p.later_at >= ? ORDER BY p.later_at DESC LIMIT ?
+                WHERE p.closeness = 1 ORDER BY p.last_at DESC, p.token_id
                 """,
-                [.int(since), .int(Int64(limit))]
+                [.int(since), .int(Int64(cards)), .int(since)]
             ).map { SharedCardSighting(earlier: try Self.reportedScan($0, "a_"), later: try Self.reportedScan($0, "b_")) }
         }
     }

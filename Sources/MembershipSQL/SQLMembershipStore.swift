@@ -37,6 +37,7 @@ public struct SQLMembershipStore: MembershipStore {
     /// Applies the migrations the database has not seen (instances starting together take turns).
     public func migrate(now: Int64) async throws {
         try await Migrations.apply(to: database, now: now)
+        try await fillSearchKeys()
     }
 
     var lock: String { database.dialect.lockRowsClause }
@@ -110,10 +111,13 @@ public struct SQLMembershipStore: MembershipStore {
                     // The name is printed on the card: a new name is a new version, so the next read signs a card with it.
                     let renamed = updated.name != member.name
                     let rows = try await db.query(
-                        "UPDATE members SET name = ?, phone = ?, email = ?, neighbourhood = ?, language = ?, ledger_version = ledger_version + ? WHERE uuid = ? RETURNING ledger_version",
+                        """
+                        UPDATE members SET name = ?, phone = ?, email = ?, neighbourhood = ?, language = ?, search_key = ?,
+                            ledger_version = ledger_version + ? WHERE uuid = ? RETURNING ledger_version
+                        """,
                         [
                             .text(updated.name), .text(updated.phone), .text(updated.email), .text(updated.neighbourhood),
-                            .text(updated.language.rawValue), .int(renamed ? 1 : 0), .text(uuid.uuidString),
+                            .text(updated.language.rawValue), .text(updated.searchKey), .int(renamed ? 1 : 0), .text(uuid.uuidString),
                         ]
                     )
                     if let audit {

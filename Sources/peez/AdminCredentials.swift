@@ -14,7 +14,7 @@ private func line(_ credential: APICredential, now: Int64) -> String {
     if state == "active", let end = credential.expiresAt { state = "active until \(AlgiersCalendar.minuteStamp(end))" }
     if let revoked = credential.revokedAt { state = "revoked \(AlgiersCalendar.minuteStamp(revoked))" }
     return "\(credential.id.lowercasedText)  \(credential.role.rawValue)  \(state)  \"\(credential.label)\"\(vendor)  "
-        + "made \(AlgiersCalendar.minuteStamp(credential.createdAt)) by \(credential.createdBy.isEmpty ? "?" : credential.createdBy)\(used)"
+        + "made \(AlgiersCalendar.minuteStamp(credential.createdAt)) by \(credential.createdBy.isEmpty ? "(not recorded)" : credential.createdBy)\(used)"
 }
 
 /// A UUID argument, or a usage error naming it.

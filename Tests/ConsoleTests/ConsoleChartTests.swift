@@ -62,6 +62,28 @@ struct ConsoleChartTests {
         #expect(svg.contains("المدة المدفوعة") && svg.contains("a &amp; b"))
     }
 
+    /// A month's mark at the right edge (the timeline ends on the 1st) and today's name beside it: drawn by librsvg,
+    /// no letter lies past either edge, in any language.
+    @Test(arguments: [(ChartLanguage.en, "Today"), (.fr, "Aujourd'hui"), (.ar, "اليوم")])
+    func aTimelinesLabelsStayInsideItsEdges(language: ChartLanguage, today: String) throws {
+        // 2027-01-28 12:00 in Algiers: the timeline runs to 2027-02-01, whose mark is at its right edge.
+        let end: Int64 = 1_801_134_000
+        let timeline = CoverageTimeline(
+            title: "Coverage",
+            periods: [.init(start: end - 200 * 86_400, end: end, label: "p", cancelled: false)],
+            events: [.init(at: end, lane: .sale, label: "sale")],
+            now: end,
+            language: language,
+            periodsName: "Paid",
+            laneNames: [:],
+            todayName: today
+        )
+        let svg = timeline.svg()
+        #expect(svg.contains(">02/2027</text>"))
+        let ink = try #require(try SVGInk.columns(svg))
+        #expect(ink.lowerBound >= 0 && ink.upperBound < 720, "ink from column \(ink.lowerBound) to \(ink.upperBound) of 0..<720")
+    }
+
     @Test(arguments: [
         (ChartLanguage.en, Int64(1_234_567), "1,234,567"), (.fr, 1_234_567, "1\u{202F}234\u{202F}567"), (.ar, 1_234_567, "1.234.567"),
         (.en, 999, "999"), (.fr, 0, "0"), (.ar, -12_000, "-12.000"),

@@ -89,7 +89,7 @@ struct SharedSightingTests {
             let start: Int64 = 1_800_000_000
             _ = try await store.recordScans([Self.scan(till1, 1, at: start, token: "bbbbbbbbbbbbbbb1")], vendorID: shop.id, now: start)
             _ = try await store.recordScans([Self.scan(till2, 1, at: start + 30, token: "bbbbbbbbbbbbbbb1")], vendorID: shop.id, now: start)
-            #expect(try await store.sharedSightings(since: 0, limit: 10).isEmpty, "the same member at two tills of one shop")
+            #expect(try await store.closestSharedSightings(since: 0, cards: 10).isEmpty, "the same member at two tills of one shop")
             _ = try await store.recordScans(
                 [Self.scan(till1, 2, at: start + 100, token: "bbbbbbbbbbbbbbb2", presentedAt: start + 90)],
                 vendorID: shop.id,
@@ -100,8 +100,40 @@ struct SharedSightingTests {
                 vendorID: shop.id,
                 now: start
             )
-            let pairs = try await store.sharedSightings(since: 0, limit: 10)
+            let pairs = try await store.closestSharedSightings(since: 0, cards: 10)
             #expect(pairs.count == 1 && pairs.first?.secondsApart == 30, "one presentation copied to a second till")
+        }
+    }
+
+    /// A card's closest pair is its oldest, behind 1,200 farther pairs since: it is still the one shown, and each
+    /// card once, the most recently seen first.
+    @Test(arguments: StoreKind.available)
+    func aCardsClosestPairIsFoundBehindAnyNumberOfFartherNewerOnes(kind: StoreKind) async throws {
+        try await kind.withStore { store in
+            let a = (try await store.createVendor(name: "A", category: "epicerie", neighbourhood: "usto", now: 1), UUID())
+            let b = (try await store.createVendor(name: "B", category: "epicerie", neighbourhood: "usto", now: 1), UUID())
+            let start: Int64 = 1_800_000_000
+            // Card 1: 30 s apart first, then scans at A and B in turn 500 s apart.
+            var scans: [(shop: (Vendor, UUID), CounterScan)] = [(a, Self.scan(a.1, 1, at: start, token: "dddddddddddddd01"))]
+            var time = start + 30
+            for index in 0..<1_201 {
+                let shop = index.isMultiple(of: 2) ? b : a
+                scans.append((shop, Self.scan(shop.1, Int64(index + 2), at: time, token: "dddddddddddddd01")))
+                time += 500
+            }
+            // Card 2, seen later at both shops, 200 s apart.
+            scans.append((a, Self.scan(a.1, 5_000, at: time, token: "dddddddddddddd02")))
+            scans.append((b, Self.scan(b.1, 5_000, at: time + 200, token: "dddddddddddddd02")))
+            for shop in [a, b] {
+                let own = scans.filter { $0.shop.1 == shop.1 }.map(\.1)
+                for chunk in stride(from: 0, to: own.count, by: 500) {
+                    _ = try await store.recordScans(Array(own[chunk..<min(chunk + 500, own.count)]), vendorID: shop.0.id, now: time + 300)
+                }
+            }
+            let shown = try await store.closestSharedSightings(since: 0, cards: 100)
+            #expect(shown.map(\.later.scan.tokenID) == ["dddddddddddddd02", "dddddddddddddd01"])
+            #expect(shown.map(\.secondsApart) == [200, 30])
+            #expect(try await store.closestSharedSightings(since: 0, cards: 1).map(\.later.scan.tokenID) == ["dddddddddddddd02"])
         }
     }
 
@@ -119,7 +151,7 @@ struct SharedSightingTests {
                 async let second = stores[1].recordScans([Self.scan(counterB, Int64(round + 1), at: at + 60, token: token)], vendorID: b.id, now: at)
                 _ = try await (first, second)
             }
-            #expect(try await stores[0].sharedSightings(since: 0, limit: 100).count == 40)
+            #expect(try await stores[0].closestSharedSightings(since: 0, cards: 100).count == 40)
         }
     }
 }

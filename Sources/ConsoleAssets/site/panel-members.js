@@ -1,4 +1,4 @@
-// Finding a member (membership id, phone, or the start of a name) and one member's record: the facts, the
+// Finding a member (any part of a name, a phone in any written form, a membership id) and one member's record: the facts, the
 // service's timeline of paid time, what happened, and the same card revocation as the anomalies panel.
 // The search form is index.html's (it stays as typed while the results under it are drawn again).
 import { get } from "./api.js";
@@ -35,7 +35,7 @@ function result(member, ctx) {
     el("strong", { dir: "auto", textContent: member.name || text("anomalies.no_name") }),
     ltr(member.membership_id, "ltr id"),
     member.phone ? ltr(member.phone) : null,
-    member.neighbourhood ? own(member.neighbourhood) : null,
+    member.neighbourhood ? own(placeName(member)) : null,
     el("small", { textContent: paidUntil(member) }),
   ], { member: member.uuid });
   if (member.uuid === selected) open.setAttribute("aria-current", "true");
@@ -44,6 +44,12 @@ function result(member, ctx) {
     ctx.refresh(["members"]);
   });
   return el("li", {}, [open]);
+}
+
+/** The member's neighbourhood by its name in the console's language (French names in English), else its id. */
+function placeName(member) {
+  const names = member.neighbourhood_names;
+  return names?.[currentLanguage()] ?? names?.fr ?? member.neighbourhood;
 }
 
 function language(code) {
@@ -59,12 +65,12 @@ function detail({ member, events = [], chart: svg }, ctx) {
     ["member.membership_id", ltr(member.membership_id, "ltr id")],
     ["member.phone", ltr(member.phone)],
     ["member.email", ltr(member.email)],
-    ["member.neighbourhood", own(member.neighbourhood || "—")],
+    ["member.neighbourhood", own(placeName(member) || "—")],
     ["member.language", member.language ? language(member.language) : "—"],
     ["member.created_at", dateTime(member.created_at)],
     ["member.paid_until", member.paid_until ? dateTime(member.paid_until) : text("members.not_paid")],
     ["member.device_bound", text(member.device_bound ? "yes" : "no")],
-    ["member.cards_valid_from", dateTime(member.cards_valid_from)],
+    ["member.cards_valid_from", member.cards_valid_from ? dateTime(member.cards_valid_from) : text("member.no_card_revoked")],
   ];
   const sorted = [...events].sort((a, b) => b.at - a.at);
   return el("article", { id: "member-detail" }, [

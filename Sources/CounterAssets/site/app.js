@@ -72,10 +72,7 @@ function applyLanguage(code) {
   }
   $("language").value = code;
   // A past answer's line was written in the language before: it leaves rather than stay in another language.
-  for (const id of ["sell-result", "pending-result", "input-problem", "enrol-problem"]) {
-    $(id).textContent = "";
-    $(id).dataset.status = "";
-  }
+  for (const id of ["sell-result", "pending-result", "input-problem", "enrol-problem"]) clearLine(id);
   showStatus();
   renderPending();
   if (counter?.cutOff) renderCutOff();
@@ -168,8 +165,7 @@ function showVerdict(judgement, now) {
     withID(paidUntil ? `${member} · ${text("sell.already_paid", { end: time(paidUntil) })}` : member, lastSellable.sub, $("sell-member"));
     $("sell-member").dataset.paidUntil = paidUntil ?? "";
   }
-  $("sell-result").textContent = "";
-  $("sell-result").dataset.status = "";
+  clearLine("sell-result");
 }
 
 /** One scan, from any input: judged, shown, logged. A counter cut off takes no scan. */
@@ -223,7 +219,7 @@ async function renderPending() {
         sale.membershipID, document.createElement("span"));
       const retry = Object.assign(document.createElement("button"), { type: "button", textContent: text("pending.retry") });
       retry.addEventListener("click", async () => {
-        showSale(await counter.sendSale(sale), "pending-result");
+        showSettled(await counter.sendSale(sale));
         renderPending();
       });
       item.append(label, retry);
@@ -240,6 +236,20 @@ function showSale(sale, where = "sell-result") {
     : text("sell.pending", { problem: say(sale.problem) });
   $(where).textContent = line;
   $(where).dataset.status = sale.status;
+  $(where).dataset.key = sale.key;
+}
+
+/** Empties an answer's line, and forgets which sale it was of. */
+function clearLine(id) {
+  $(id).textContent = "";
+  $(id).dataset.status = "";
+  delete $(id).dataset.key;
+}
+
+/** Shows an answer to a sale sent again: in place of its "not confirmed yet" line when the sell form still shows
+ *  that sale (so the screen never says both), else under the list of pending sales. */
+function showSettled(sale) {
+  showSale(sale, $("sell-result").dataset.key === sale.key ? "sell-result" : "pending-result");
 }
 
 async function sync() {
@@ -259,7 +269,7 @@ async function sync() {
  *  network was down is confirmed on screen once it is back. */
 async function sendPending() {
   if (!counter?.enrolled) return;
-  for (const sale of await counter.sendPending()) if (sale.status !== "pending") showSale(sale, "pending-result");
+  for (const sale of await counter.sendPending()) if (sale.status !== "pending") showSettled(sale);
   renderPending();
 }
 
@@ -500,8 +510,7 @@ function wire() {
     }
     $("sell-button").disabled = true;
     // The previous sale's line leaves first: what shows next is this sale's answer.
-    $("sell-result").textContent = "";
-    $("sell-result").dataset.status = "";
+    clearLine("sell-result");
     try {
       showSale(await counter.sell({ claims: lastSellable, months, paid, now: deviceNow() }));
     } catch (error) {

@@ -21,8 +21,9 @@ enum MemberRecord {
         ]
     }
 
+    /// A new member's row, with the key searches find it by (see ``MemberSearchKey``).
     static func insert(_ member: Member) -> SQLStatement {
-        SQLStatement.insert(into: table, columns: columns, values(member))
+        SQLStatement.insert(into: table, columns: columns + ["search_key"], values(member) + [.text(member.searchKey)])
     }
 
     static func member(_ row: SQLRow, prefix: String = "") throws -> Member {
