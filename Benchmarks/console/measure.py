@@ -34,6 +34,9 @@ panels = [
     ("counters", "/console/api/counters"),
     ("members by name prefix", "/console/api/members?q=amina+ben"),
     ("members by phone", "/console/api/members?q=" + urllib.parse.quote(member["phone"])),
+    ("members by a surname", "/console/api/members?q=benali"),
+    ("members by part of a phone", "/console/api/members?q=" + urllib.parse.quote(member["phone"][6:12])),
+    ("members by a part found nowhere", "/console/api/members?q=zqxw"),
     ("one member's timeline", f"/console/api/members/{member['uuid']}?lang=ar"),
     ("audit trail", "/console/api/audit?limit=20"),
 ]

@@ -53,7 +53,13 @@ struct MemberRoutes {
             "name": body.name, "phone": body.phone, "email": body.email, "neighbourhood": body.neighbourhood, "language": body.language?.rawValue,
         ]
         .compactMap { $0.value == nil ? nil : $0.key }.sorted()
-        let audit = Self.operator(caller, context)?.entry("member.update", uuid, "changed: \(changed.joined(separator: ", "))", at: now)
+        let audit = Self.operator(caller, context)?.entry(
+            "member.update",
+            uuid,
+            "changed: \(changed.joined(separator: ", "))",
+            [AuditValue("fields", changed.joined(separator: ","))],
+            at: now
+        )
         let updated = try await store.updateMember(uuid: uuid, patch: patch, now: now, audit: audit)
         return try JSONExchange.response(MemberBody(updated))
     }

@@ -32,8 +32,9 @@ public struct AuditActor: Sendable, Hashable {
         self.init(label: credential.label, credentialID: credential.id, address: address)
     }
 
-    /// The audit entry of this actor's `action` on `target` at `time`.
-    public func entry(_ action: String, _ target: UUID, _ detail: String, at time: Int64) -> AuditEntry {
+    /// The audit entry of this actor's `action` on `target` at `time`: `detail` in English, `values` its facts
+    /// one by one.
+    public func entry(_ action: String, _ target: UUID, _ detail: String, _ values: [AuditValue] = [], at time: Int64) -> AuditEntry {
         AuditEntry(
             at: time,
             actor: label,
@@ -41,7 +42,8 @@ public struct AuditActor: Sendable, Hashable {
             address: address,
             action: action,
             target: target.lowercasedText,
-            detail: detail
+            detail: detail,
+            values: values
         )
     }
 
@@ -96,7 +98,9 @@ public struct CredentialService: Sendable {
             }
             try await tx.insert(credential)
             let detail = "\(role.rawValue) \"\(label)\"" + (vendorID.map { " vendor \($0.lowercasedText)" } ?? "")
-            try await tx.appendAudit(actor.entry("credential.create", credential.id, detail, at: time))
+            let values =
+                [AuditValue("role", role.rawValue), AuditValue("label", label)] + (vendorID.map { [AuditValue("vendor", $0.lowercasedText)] } ?? [])
+            try await tx.appendAudit(actor.entry("credential.create", credential.id, detail, values, at: time))
         }
         return Issued(credential: credential, secret: secret)
     }
@@ -118,7 +122,9 @@ public struct CredentialService: Sendable {
             try await Self.requireActive(actor, tx, at: time)
             try await tx.insert(vendor)
             try await tx.insert(credential)
-            try await tx.appendAudit(actor.entry("vendor.create", vendor.id, "\"\(vendor.name)\" with its first credential", at: time))
+            try await tx.appendAudit(
+                actor.entry("vendor.create", vendor.id, "\"\(vendor.name)\" with its first credential", [AuditValue("name", vendor.name)], at: time)
+            )
         }
         return (vendor, Issued(credential: credential, secret: secret))
     }
@@ -136,7 +142,7 @@ public struct CredentialService: Sendable {
             try await Self.requireActive(actor, tx, at: time)
             guard var credential = try await tx.credential(id: id) else { throw Self.noCredential(id) }
             try await tx.rename(credential: id, label: label)
-            try await tx.appendAudit(actor.entry("credential.rename", id, "\"\(label)\"", at: time))
+            try await tx.appendAudit(actor.entry("credential.rename", id, "\"\(label)\"", [AuditValue("label", label)], at: time))
             credential.label = label
             return credential
         }
@@ -165,7 +171,10 @@ public struct CredentialService: Sendable {
             var detail = "\(credential.role.rawValue) \"\(credential.label)\""
             if revoking.count > 1 { detail += ", and \(revoking.count - 1) credential(s) that replaced it" }
             if withdrawn > 0 { detail += ", \(withdrawn) unused enrolment code(s) it made withdrawn" }
-            try await tx.appendAudit(actor.entry("credential.revoke", id, detail, at: time))
+            var values = [AuditValue("role", credential.role.rawValue), AuditValue("label", credential.label)]
+            if revoking.count > 1 { values.append(AuditValue("successors_revoked", "\(revoking.count - 1)")) }
+            if withdrawn > 0 { values.append(AuditValue("codes_withdrawn", "\(withdrawn)")) }
+            try await tx.appendAudit(actor.entry("credential.revoke", id, detail, values, at: time))
             var revoked = credential
             revoked.revokedAt = time
             return revoked
@@ -201,7 +210,13 @@ public struct CredentialService: Sendable {
                 old.expiresAt = min(old.expiresAt ?? .max, time + grace)
             }
             try await tx.appendAudit(
-                actor.entry("credential.rotate", id, "new credential \(credential.id.lowercasedText), old accepted \(grace) s more", at: time)
+                actor.entry(
+                    "credential.rotate",
+                    id,
+                    "new credential \(credential.id.lowercasedText), old accepted \(grace) s more",
+                    [AuditValue("new_credential", credential.id.lowercasedText), AuditValue("grace_seconds", "\(grace)")],
+                    at: time
+                )
             )
             return (Issued(credential: credential, secret: secret), old)
         }
@@ -249,7 +264,13 @@ public struct CredentialService: Sendable {
             made.label = label
             try await tx.insert(made)
             try await tx.appendAudit(
-                actor.entry("enrolment_code.create", vendorID, "valid \(lifetime) s" + (label.map { ", for \"\($0)\"" } ?? ""), at: time)
+                actor.entry(
+                    "enrolment_code.create",
+                    vendorID,
+                    "valid \(lifetime) s" + (label.map { ", for \"\($0)\"" } ?? ""),
+                    [AuditValue("lifetime_seconds", "\(lifetime)")] + (label.map { [AuditValue("label", $0)] } ?? []),
+                    at: time
+                )
             )
         }
         return (code, time + lifetime)
@@ -288,7 +309,13 @@ public struct CredentialService: Sendable {
             try await tx.markUsed(code: found.codeHash, at: time, by: credential.id)
             let actor = AuditActor(label: "enrolment code", credentialID: credential.id, address: address)
             try await tx.appendAudit(
-                actor.entry("credential.enrol", credential.id, "vendor \(found.vendorID.lowercasedText) \"\(credential.label)\"", at: time)
+                actor.entry(
+                    "credential.enrol",
+                    credential.id,
+                    "vendor \(found.vendorID.lowercasedText) \"\(credential.label)\"",
+                    [AuditValue("vendor", found.vendorID.lowercasedText), AuditValue("label", credential.label)],
+                    at: time
+                )
             )
             return .success(credential)
         }
@@ -310,7 +337,13 @@ public struct CredentialService: Sendable {
             let withdrawn = try await tx.withdrawCodes(ofVendor: vendorID, madeBy: active, at: time)
             try await tx.markCutOff(vendor: vendorID, at: time)
             try await tx.appendAudit(
-                actor.entry("vendor.cut_off", vendorID, "\(active.count) credential(s) revoked, \(withdrawn) code(s) withdrawn", at: time)
+                actor.entry(
+                    "vendor.cut_off",
+                    vendorID,
+                    "\(active.count) credential(s) revoked, \(withdrawn) code(s) withdrawn",
+                    [AuditValue("credentials_revoked", "\(active.count)"), AuditValue("codes_withdrawn", "\(withdrawn)")],
+                    at: time
+                )
             )
             return active.count
         }

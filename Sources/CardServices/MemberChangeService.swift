@@ -63,7 +63,13 @@ public struct MemberChangeService: Sendable {
                 throw MembershipError(.notFound, "No member has uuid \(memberUUID.lowercasedText).")
             }
             var change = RevokingChange(.cardsRevoked, to: ledger, periods: ledger.periods, deviceKey: ledger.head.member.deviceKey, now: now)
-            change.audit = actor?.entry("member.cards_revoked", memberUUID, "every card of \(ledger.head.member.membershipID) revoked", at: now)
+            change.audit = actor?.entry(
+                "member.cards_revoked",
+                memberUUID,
+                "every card of \(ledger.head.member.membershipID) revoked",
+                [AuditValue("membership_id", ledger.head.member.membershipID)],
+                at: now
+            )
             return try await self.ledger.commitRevokingChange(change, expectedVersion: ledger.head.version)
         }
     }

@@ -1,4 +1,4 @@
-import Membership
+public import Membership
 
 // The console API's answers, as the page reads them (Docs/console.md): times in Unix seconds, days as
 // `YYYY-MM-DD` in Algiers, each chart a whole SVG document.
@@ -193,7 +193,11 @@ public struct ConsoleAuditBody: Codable, Sendable {
         public var address: String
         public var action: String
         public var target: String
+        /// In English, as the command line shows it.
         public var detail: String
+        /// The detail's facts one by one (`role`, `label`, `grace_seconds`, …), for the console to say in its
+        /// reader's language: empty when the action says it all; absent for entries written before they were kept.
+        public var values: [AuditValue]?
     }
     public var entries: [Entry]
 }

@@ -235,7 +235,16 @@ public struct ConsoleService: Sendable {
     public func recentAudit(limit: Int) async throws -> ConsoleAuditBody {
         ConsoleAuditBody(
             entries: try await store.recentAudit(limit: limit).map {
-                .init(seq: $0.seq, at: $0.at, actor: $0.actor, address: $0.address, action: $0.action, target: $0.target, detail: $0.detail)
+                .init(
+                    seq: $0.seq,
+                    at: $0.at,
+                    actor: $0.actor,
+                    address: $0.address,
+                    action: $0.action,
+                    target: $0.target,
+                    detail: $0.detail,
+                    values: $0.values
+                )
             }
         )
     }

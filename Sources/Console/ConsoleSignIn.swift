@@ -42,7 +42,8 @@ public struct ConsoleSignIn: Sendable {
                 address: creator.address,
                 action: "console.link",
                 target: actor.credentialID?.lowercasedText ?? "",
-                detail: "one-time console link for \(actor.label)"
+                detail: "one-time console link for \(actor.label)",
+                values: [AuditValue("label", actor.label)]
             )
         )
         let base = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL

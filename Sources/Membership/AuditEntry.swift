@@ -14,10 +14,24 @@ public struct AuditEntry: Sendable, Hashable {
     /// What: a verb such as `credential.revoke`, and the thing it acted on (a credential's or vendor's id).
     public var action: String
     public var target: String
-    /// Anything more worth keeping (a new label, a grace period), never a secret.
+    /// Anything more worth keeping (a new label, a grace period), never a secret: in English, as the command
+    /// line shows it.
     public var detail: String
+    /// The same facts one by one, by name, for a reader in another language (the console): empty when the
+    /// action says it all; nil for entries written before they were kept.
+    public var values: [AuditValue]?
 
-    public init(seq: Int64 = 0, at: Int64, actor: String, actorCredentialID: UUID?, address: String, action: String, target: String, detail: String) {
+    public init(
+        seq: Int64 = 0,
+        at: Int64,
+        actor: String,
+        actorCredentialID: UUID?,
+        address: String,
+        action: String,
+        target: String,
+        detail: String,
+        values: [AuditValue]? = []
+    ) {
         self.seq = seq
         self.at = at
         self.actor = actor
@@ -26,6 +40,19 @@ public struct AuditEntry: Sendable, Hashable {
         self.action = action
         self.target = target
         self.detail = detail
+        self.values = values
+    }
+}
+
+/// One fact of an audit entry's detail: its name (`role`, `label`, `grace_seconds`, …) and its value as written
+/// in the entry's English detail.
+public struct AuditValue: Sendable, Hashable, Codable {
+    public var name: String
+    public var value: String
+
+    public init(_ name: String, _ value: String) {
+        self.name = name
+        self.value = value
     }
 }
 

@@ -411,6 +411,12 @@ enum Migrations {
                 // The anomalies panel's closest pair of each card: a card's pairs in one range.
                 ["CREATE INDEX shared_sightings_by_card ON shared_sightings (token_id, seconds_apart, later_at)"]
             ),
+            (
+                "022_audit_detail_values",
+                // An entry's detail fact by fact (a JSON array of {"name", "value"}), for the console to say in its
+                // reader's language; null for entries written before.
+                ["ALTER TABLE audit_log ADD COLUMN detail_values TEXT"]
+            ),
         ]
     }
 

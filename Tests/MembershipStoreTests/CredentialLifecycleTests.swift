@@ -59,6 +59,20 @@ struct CredentialLifecycleTests {
             #expect(trail.allSatisfy { $0.actor == "ops laptop" && $0.address == "192.0.2.7" })
             #expect(trail.map(\.seq) == Array(trail.map(\.seq).sorted()) && Set(trail.map(\.seq)).count == trail.count)
             #expect(!trail.contains { $0.detail.contains(till.secret) || $0.detail.contains(rotated.secret) }, "no secret in the trail")
+            // Each detail also fact by fact, for the console to say in its reader's language.
+            #expect(
+                trail.map { $0.values ?? [] } == [
+                    [AuditValue("role", "vendor"), AuditValue("label", "till 1"), AuditValue("vendor", shop.id.lowercasedText)],
+                    [AuditValue("label", "till 1 (Karim's phone)")],
+                    [AuditValue("new_credential", rotated.credential.id.lowercasedText), AuditValue("grace_seconds", "3600")],
+                    [AuditValue("role", "vendor"), AuditValue("label", "till 1 (Karim's phone)")],
+                ]
+            )
+            // An entry written before the facts were kept reads as such (nil), not as one with none.
+            _ = try await store.database.write { db in
+                try await db.execute("UPDATE audit_log SET detail_values = NULL WHERE seq = ?", [.int(trail[0].seq)])
+            }
+            #expect(try await store.audit(after: 0, limit: 1).first?.values == nil)
             #expect(try await service.list(role: .vendor, vendorID: shop.id).count == 2)
         }
     }

@@ -66,16 +66,18 @@ enum CredentialRecord {
 /// The `audit_log` table.
 enum AuditRecord {
     static let table = "audit_log"
-    static let columns = ["seq", "at", "actor", "actor_credential_id", "address", "action", "target", "detail"]
+    static let columns = ["seq", "at", "actor", "actor_credential_id", "address", "action", "target", "detail", "detail_values"]
 
-    /// An entry's values for an insert (all but the seq, which the table gives).
+    /// An entry's values for an insert (all but the seq, which the table gives); its detail's facts as a JSON
+    /// array of `{"name", "value"}`.
     static func insert(_ entry: AuditEntry) -> SQLStatement {
-        SQLStatement.insert(
+        let values = entry.values.flatMap { try? JSONEncoder().encode($0) }.map { String(decoding: $0, as: UTF8.self) }
+        return SQLStatement.insert(
             into: table,
             columns: Array(columns.dropFirst()),
             [
                 .int(entry.at), .text(entry.actor), entry.actorCredentialID.map { .text($0.uuidString) } ?? .null, .text(entry.address),
-                .text(entry.action), .text(entry.target), .text(entry.detail),
+                .text(entry.action), .text(entry.target), .text(entry.detail), values.map(SQLValue.text) ?? .null,
             ]
         )
     }
@@ -90,7 +92,13 @@ enum AuditRecord {
             address: try read.text("address"),
             action: try read.text("action"),
             target: try read.text("target"),
-            detail: try read.text("detail")
+            detail: try read.text("detail"),
+            values: try read.optionalText("detail_values").map { text in
+                guard let values = try? JSONDecoder().decode([AuditValue].self, from: Data(text.utf8)) else {
+                    throw SQLError.unexpectedValue("\(table).detail_values")
+                }
+                return values
+            }
         )
     }
 }
