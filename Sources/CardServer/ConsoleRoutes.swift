@@ -119,12 +119,7 @@ struct ConsoleRoutes {
 
     @Sendable func anomalies(_ request: Request, context: ServerRequestContext) async throws -> Response {
         _ = try await requireSession(request)
-        var problems: [String: String] = [:]
-        let days = ScanRoutes.wholeNumber(request.uri.queryParameters.get("days"), default: 7, in: 1...90, "days", "days", &problems)
-        guard problems.isEmpty else {
-            throw APIError(.unprocessableContent, code: "invalid_fields", "The query has invalid parameters.", fields: problems)
-        }
-        return try answer(try await panels.anomalies(days: days))
+        return try answer(try await panels.anomalies(try days(request)))
     }
 
     @Sendable func counters(_ request: Request, context: ServerRequestContext) async throws -> Response {
@@ -158,7 +153,8 @@ struct ConsoleRoutes {
 
     @Sendable func audit(_ request: Request, context: ServerRequestContext) async throws -> Response {
         _ = try await requireSession(request)
-        return try answer(try await panels.recentAudit(limit: try ActivationRoutes.limit(request.uri.queryParameters.get("limit"))))
+        let limit = try ActivationRoutes.limit(request.uri.queryParameters.get("limit"))
+        return try answer(try await panels.audit(try days(request), limit: limit))
     }
 
     /// The session the request's cookie names; 401 without one. A request that changes something must also

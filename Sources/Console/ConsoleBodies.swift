@@ -56,6 +56,9 @@ public struct RenewalsPanelBody: Codable, Sendable {
     public var renewed: Int64
     /// renewed / due; absent when nobody was due.
     public var rate: Double?
+    /// The members whose paid time ends in the 7 and 30 days from `ahead_from` (the range's last day, or today
+    /// if that is later than today), as the ledger stands now; the chart draws those 30 days.
+    public var ahead_from: String
     public var ending_7: Int64
     public var ending_30: Int64
     public var chart: String
@@ -79,7 +82,9 @@ public struct AnomaliesPanelBody: Codable, Sendable {
         public var earlier: Sighting
         public var later: Sighting
     }
-    public var days: Int64
+    /// The range of days the later scans are in.
+    public var from: String
+    public var to: String
     public var within_seconds: Int64
     public var cards: [Card]
 }
@@ -185,6 +190,7 @@ public struct RevokedCardsBody: Codable, Sendable {
     public var revoked_before: Int64
 }
 
+/// The audit trail over a range of days: its newest entries, newest first.
 public struct ConsoleAuditBody: Codable, Sendable {
     public struct Entry: Codable, Sendable {
         public var seq: Int64
@@ -199,5 +205,7 @@ public struct ConsoleAuditBody: Codable, Sendable {
         /// reader's language: empty when the action says it all; absent for entries written before they were kept.
         public var values: [AuditValue]?
     }
+    public var from: String
+    public var to: String
     public var entries: [Entry]
 }

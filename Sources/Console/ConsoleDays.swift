@@ -35,6 +35,9 @@ public struct ConsoleDays: Sendable, Hashable {
     }
 
     public var days: [Int64] { Array(first...last) }
+    /// The range as times: its first day's first second, and the first second after its last day.
+    public var start: Int64 { first * 86_400 - AlgiersCalendar.utcOffset }
+    public var end: Int64 { (last + 1) * 86_400 - AlgiersCalendar.utcOffset }
     public var fromText: String { AlgiersCalendar.dayText(first) }
     public var toText: String { AlgiersCalendar.dayText(last) }
 }

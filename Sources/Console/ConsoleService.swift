@@ -73,11 +73,11 @@ public struct ConsoleService: Sendable {
         )
     }
 
-    /// The renewal rate over the range's days up to today; the members whose paid time ends in the next 7
-    /// and 30 days, and per day over the next 30 days.
+    /// The renewal rate over the range's days up to today; the members whose paid time ends in the 7 and 30
+    /// days from the range's last day (today at the latest), and per day over those 30 days.
     public func renewals(_ range: ConsoleDays, _ language: ChartLanguage) async throws -> RenewalsPanelBody {
-        let today = today
-        let past = range.first <= min(range.last, today) ? try await store.coverageDays(from: range.first, to: min(range.last, today)) : []
+        let today = min(today, range.last)
+        let past = range.first <= today ? try await store.coverageDays(from: range.first, to: today) : []
         let ahead = try await store.coverageDays(from: today, to: today + 29)
         let renewed = past.reduce(0) { $0 + $1.renewed }
         let due = past.reduce(0) { $0 + $1.renewed + $1.ending }
@@ -89,17 +89,18 @@ public struct ConsoleService: Sendable {
             due: due,
             renewed: renewed,
             rate: due > 0 ? Double(renewed) / Double(due) : nil,
+            ahead_from: AlgiersCalendar.dayText(today),
             ending_7: ending.prefix(7).reduce(0, +),
             ending_30: ending.reduce(0, +),
             chart: bars("chart.renewals", Array(today..<today + 30), [.init(name: texts.text("chart.ending", language), values: ending)], language)
         )
     }
 
-    /// Cards seen at two shops at most ten minutes apart in the last `days` days, with their members: each card
-    /// once, its closest pair (the most recent of equals), the 100 most recent cards.
-    public func anomalies(days: Int64) async throws -> AnomaliesPanelBody {
+    /// Cards seen at two shops at most ten minutes apart, the second time in the range's days, with their
+    /// members: each card once, its closest pair (the most recent of equals), the 100 most recent cards.
+    public func anomalies(_ range: ConsoleDays) async throws -> AnomaliesPanelBody {
         let within: Int64 = 600
-        let sightings = try await store.closestSharedSightings(since: now() - days * 86_400, cards: 100)
+        let sightings = try await store.closestSharedSightings(from: range.start, until: range.end, cards: 100)
         let members = try await store.memberStandings(membershipIDs: sightings.compactMap(\.later.scan.membershipID))
         let byID = Dictionary(members.map { ($0.member.membershipID, $0) }, uniquingKeysWith: { first, _ in first })
         func sighting(_ scan: ReportedScan) -> AnomaliesPanelBody.Sighting {
@@ -111,7 +112,8 @@ public struct ConsoleService: Sendable {
             )
         }
         return AnomaliesPanelBody(
-            days: days,
+            from: range.fromText,
+            to: range.toText,
             within_seconds: within,
             cards: sightings.map { pair in
                 let member = pair.later.scan.membershipID.flatMap { byID[$0] }
@@ -232,9 +234,12 @@ public struct ConsoleService: Sendable {
         )
     }
 
-    public func recentAudit(limit: Int) async throws -> ConsoleAuditBody {
+    /// The newest `limit` entries of the audit trail made in the range's days, newest first.
+    public func audit(_ range: ConsoleDays, limit: Int) async throws -> ConsoleAuditBody {
         ConsoleAuditBody(
-            entries: try await store.recentAudit(limit: limit).map {
+            from: range.fromText,
+            to: range.toText,
+            entries: try await store.audit(from: range.start, until: range.end, limit: limit).map {
                 .init(
                     seq: $0.seq,
                     at: $0.at,

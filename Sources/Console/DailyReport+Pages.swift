@@ -1,5 +1,6 @@
 import ConsoleCharts
 import Foundation
+import Membership
 import PeezBasics
 
 extension DailyReport {
@@ -41,6 +42,7 @@ extension DailyReport {
                 ]
             )
         )
+        page.line(t("renewals.ahead", ["day": renewals.ahead_from]), size: 10)
         need(230)
         page.chart(renewals.chart)
         need(80)
@@ -61,11 +63,12 @@ extension DailyReport {
         }
         need(80)
         page.heading(t("panel.reminders"))
+        let now = t("report.as_of", ["time": AlgiersCalendar.minuteStamp(madeAt)])
         for outcome in reminders.by_outcome {
             page.line("\(t("channel.\(outcome.channel ?? "")")) · \(t("outcome.\(outcome.outcome)")): \(number(outcome.count))", size: 10)
         }
         for box in reminders.outbox {
-            page.line(t("report.outbox", ["channel": t("channel.\(box.channel)"), "waiting": number(box.waiting)]), size: 10)
+            page.line(t("report.outbox", ["channel": t("channel.\(box.channel)"), "waiting": number(box.waiting)]) + " (\(now))", size: 10)
         }
         need(80)
         page.heading(t("panel.wallet"))
@@ -76,23 +79,50 @@ extension DailyReport {
                     "passes": number(wallet.apple_passes), "devices": number(wallet.apple_devices), "google": number(wallet.google_objects),
                     "waiting": number(wallet.outbox_waiting),
                 ]
-            )
+            ) + " (\(now))"
         )
         for push in wallet.pushes {
             page.line("\(t("platform.\(push.platform ?? "")")) · \(t("outcome.\(push.outcome)")): \(number(push.count))", size: 10)
         }
         need(80)
         page.heading(t("panel.counters"))
-        for device in counters.devices.prefix(40) {
+        for counter in counters.prefix(40) {
             need(16)
-            let sync = device.last_sync_at.map(AlgiersCalendar.minuteStamp) ?? "—"
-            page.line(t("report.counter_line", ["shop": device.vendor_name, "device": device.label, "sync": sync]), size: 10)
+            let sync = counter.lastSyncThatDay.map(AlgiersCalendar.minuteStamp) ?? (counter.syncedSince ? t("report.synced_since") : "—")
+            page.line(t("report.counter_line", ["shop": counter.device.vendor_name, "device": counter.device.label, "sync": sync]), size: 10)
+        }
+        need(60)
+        page.heading(t("audit.heading"))
+        if audit.isEmpty { page.line(t("audit.none"), size: 10) }
+        for entry in audit.reversed() {
+            need(16)
+            page.line("\(AlgiersCalendar.minuteStamp(entry.at)) · \(entry.actor) · \(auditLine(entry, t))", size: 10)
         }
         need(230)
         page.chart(sales.chart)
         pages.append(page.document)
         return pages
     }
+}
+
+/// An audit entry's action and detail in `t`'s language, fact by fact as the console shows them (the detail as
+/// written for an entry kept before its facts were).
+func auditLine(_ entry: ConsoleAuditBody.Entry, _ t: (String, [String: String]) -> String) -> String {
+    func named(_ prefix: String, _ name: String) -> String {
+        let said = t(prefix + name, [:])
+        return said == prefix + name ? name : said
+    }
+    let action = named("action.", entry.action)
+    guard let values = entry.values else { return "\(action): \(entry.detail)" }
+    guard !values.isEmpty else { return action }
+    let facts = values.map { value in
+        let said =
+            value.name == "role"
+            ? named("role.", value.value)
+            : value.name == "fields" ? value.value.split(separator: ",").map { named("member.", String($0)) }.joined(separator: ", ") : value.value
+        return "\(named("audit.value.", value.name)): \(said)"
+    }
+    return "\(action): " + facts.joined(separator: " · ")
 }
 
 /// One A4 page being filled top to bottom.

@@ -2,31 +2,61 @@ public import ConsoleCharts
 import Foundation
 import PeezBasics
 
-/// One day's report: the console's panels for that Algiers day, as CSV sections or as printable pages.
+/// One day's report: the console's panels for that Algiers day, as CSV sections or as printable pages. Every
+/// section is bounded to the day: its sales, renewals, cards seen at two shops, reminders and Wallet pushes, its
+/// audit trail; the renewals ahead are counted from the day; each counter as it stood at the day's end (a sync
+/// since is said, not shown as the day's). What only exists now (the outboxes, the Wallet passes held) is
+/// labelled with the time the report was made.
 public struct DailyReport: Sendable {
     public let day: Int64
     public let language: ChartLanguage
+    /// When the report was made: the time of its "now" figures.
+    public let madeAt: Int64
     public let sales: SalesPanelBody
     public let renewals: RenewalsPanelBody
     public let anomalies: [AnomaliesPanelBody.Card]
     public let reminders: RemindersPanelBody
     public let wallet: WalletPanelBody
-    public let counters: CountersPanelBody
+    public let counters: [CounterAtDayEnd]
+    public let audit: [ConsoleAuditBody.Entry]
+
+    /// A counter device as it stood at the end of the report's day.
+    public struct CounterAtDayEnd: Sendable {
+        public var device: CountersPanelBody.Device
+        /// Its last sync at or before the day's end, when that is its last one.
+        public var lastSyncThatDay: Int64?
+        /// Whether it synced after the day (its sync that day, if any, is not known any more).
+        public var syncedSince: Bool
+        /// Whether it was revoked by the day's end.
+        public var revoked: Bool
+    }
+
+    /// The most audit entries a report lists.
+    static let auditLimit = 1_000
 
     /// Reads every panel for `day`.
     public static func make(_ console: ConsoleService, day: Int64, language: ChartLanguage) async throws -> DailyReport {
         let range = ConsoleDays(first: day, last: day)
-        let back = max(1, min(90, console.today - day + 1))
-        let anomalies = try await console.anomalies(days: back).cards.filter { AlgiersCalendar.dayNumber($0.later.scanned_at) == day }
+        let counters = try await console.counters()
         return DailyReport(
             day: day,
             language: language,
+            madeAt: counters.now,
             sales: try await console.sales(range, language),
             renewals: try await console.renewals(range, language),
-            anomalies: anomalies,
+            anomalies: try await console.anomalies(range).cards,
             reminders: try await console.reminders(range, language),
             wallet: try await console.wallet(range, language),
-            counters: try await console.counters()
+            counters: counters.devices.filter { $0.created_at < range.end }.map { device in
+                let synced = device.last_sync_at.map { $0 >= range.end } ?? false
+                return CounterAtDayEnd(
+                    device: device,
+                    lastSyncThatDay: synced ? nil : device.last_sync_at,
+                    syncedSince: synced,
+                    revoked: device.revoked_at.map { $0 < range.end } ?? false
+                )
+            },
+            audit: try await console.audit(range, limit: auditLimit).entries
         )
     }
 
@@ -47,11 +77,11 @@ public struct DailyReport: Sendable {
         )
         section(
             "renewals",
-            ["day", "due", "renewed", "rate", "ending_7_days", "ending_30_days"],
+            ["day", "due", "renewed", "rate", "ending_counted_from", "ending_7_days", "ending_30_days"],
             [
                 [
-                    date, "\(renewals.due)", "\(renewals.renewed)", renewals.rate.map { String(format: "%.4f", $0) } ?? "", "\(renewals.ending_7)",
-                    "\(renewals.ending_30)",
+                    date, "\(renewals.due)", "\(renewals.renewed)", renewals.rate.map { String(format: "%.4f", $0) } ?? "", renewals.ahead_from,
+                    "\(renewals.ending_7)", "\(renewals.ending_30)",
                 ]
             ]
         )
@@ -70,30 +100,37 @@ public struct DailyReport: Sendable {
             ["day", "channel", "outcome", "count"],
             reminders.by_outcome.map { [date, $0.channel ?? "", $0.outcome, "\($0.count)"] }
         )
+        let now = AlgiersCalendar.iso8601(madeAt)
         section(
             "reminder_outbox",
-            ["channel", "waiting", "oldest_due_at"],
-            reminders.outbox.map { [$0.channel, "\($0.waiting)", $0.oldest_due_at.map(AlgiersCalendar.iso8601) ?? ""] }
+            ["as_of", "channel", "waiting", "oldest_due_at"],
+            reminders.outbox.map { [now, $0.channel, "\($0.waiting)", $0.oldest_due_at.map(AlgiersCalendar.iso8601) ?? ""] }
         )
         section(
             "wallet",
-            ["apple_passes", "apple_devices", "google_objects", "outbox_waiting"],
-            [["\(wallet.apple_passes)", "\(wallet.apple_devices)", "\(wallet.google_objects)", "\(wallet.outbox_waiting)"]]
+            ["as_of", "apple_passes", "apple_devices", "google_objects", "outbox_waiting"],
+            [[now, "\(wallet.apple_passes)", "\(wallet.apple_devices)", "\(wallet.google_objects)", "\(wallet.outbox_waiting)"]]
         )
         section(
             "wallet_pushes",
             ["day", "platform", "outcome", "count"],
             wallet.pushes.map { [date, $0.platform ?? "", $0.outcome, "\($0.count)"] }
         )
+        let dayEnd = ConsoleDays(first: day, last: day).end
         section(
             "counters",
-            ["shop", "device", "credential_id", "last_sync_at", "trust_age_seconds", "state"],
-            counters.devices.map {
+            ["day", "shop", "device", "credential_id", "last_sync_at", "trust_age_seconds_at_day_end", "synced_since", "state_at_day_end"],
+            counters.map {
                 [
-                    $0.vendor_name, $0.label, $0.credential_id, $0.last_sync_at.map(AlgiersCalendar.iso8601) ?? "",
-                    $0.trust_age_seconds.map { "\($0)" } ?? "", $0.revoked_at != nil ? "revoked" : "active",
+                    date, $0.device.vendor_name, $0.device.label, $0.device.credential_id, $0.lastSyncThatDay.map(AlgiersCalendar.iso8601) ?? "",
+                    $0.lastSyncThatDay.map { "\(dayEnd - $0)" } ?? "", $0.syncedSince ? "yes" : "no", $0.revoked ? "revoked" : "active",
                 ]
             }
+        )
+        section(
+            "audit",
+            ["at", "actor", "address", "action", "target", "detail"],
+            audit.reversed().map { [AlgiersCalendar.iso8601($0.at), $0.actor, $0.address, $0.action, $0.target, $0.detail] }
         )
         return rows.map { $0.map(Self.field).joined(separator: ",") }.joined(separator: "\r\n") + "\r\n"
     }

@@ -15,9 +15,10 @@ public protocol ConsoleSummaryStore: Sendable {
     /// Wallet at a glance, from the tallies the write path keeps and two partial indexes.
     func walletTallies() async throws -> WalletTallies
     /// The cards seen at two shops at most ten minutes apart (or one presentation at two counters of a shop), in
-    /// pairs of valid scans whose later scan is at `since` or after, kept as scans are reported: each card once,
-    /// with its closest pair (the most recent of equals), the `cards` cards last seen so most recently first.
-    func closestSharedSightings(since: Int64, cards: Int) async throws -> [SharedCardSighting]
+    /// pairs of valid scans whose later scan is at `from` or after and before `until`, kept as scans are
+    /// reported: each card once, with its closest pair (the most recent of equals), the `cards` cards last seen
+    /// so most recently first.
+    func closestSharedSightings(from: Int64, until: Int64, cards: Int) async throws -> [SharedCardSighting]
 }
 
 /// What the console looks up: members by a search and one member's history, the newest audit entries.
@@ -28,8 +29,8 @@ public protocol ConsoleLookupStore: Sendable {
     func memberStandings(membershipIDs: [String]) async throws -> [MemberStanding]
     /// The member's ledger, Wallet and changes (``MemberHistory/scans`` left empty).
     func memberHistory(uuid: UUID) async throws -> MemberHistory?
-    /// The newest entries of the audit trail, newest first.
-    func recentAudit(limit: Int) async throws -> [AuditEntry]
+    /// The newest entries of the audit trail made at `from` or after and before `until`, newest first.
+    func audit(from: Int64, until: Int64, limit: Int) async throws -> [AuditEntry]
 }
 
 /// The vendors' devices as the console lists them, and the syncs that date them.

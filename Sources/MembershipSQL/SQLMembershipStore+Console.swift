@@ -206,11 +206,11 @@ extension SQLMembershipStore {
         }
     }
 
-    public func recentAudit(limit: Int) async throws -> [AuditEntry] {
+    public func audit(from: Int64, until: Int64, limit: Int) async throws -> [AuditEntry] {
         try await database.readReport { db in
             try await db.query(
-                "SELECT \(AuditRecord.columns.joined(separator: ", ")) FROM audit_log ORDER BY seq DESC LIMIT ?",
-                [.int(Int64(limit))]
+                "SELECT \(AuditRecord.columns.joined(separator: ", ")) FROM audit_log WHERE at >= ? AND at < ? ORDER BY seq DESC LIMIT ?",
+                [.int(from), .int(until), .int(Int64(limit))]
             ).map(AuditRecord.entry)
         }
     }

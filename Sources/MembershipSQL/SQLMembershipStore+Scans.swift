@@ -141,20 +141,21 @@ extension SQLMembershipStore {
         }
     }
 
-    /// From the pairs ``recordSightings(of:at:_:)`` keeps: the `cards` cards whose latest pair is the most
-    /// recent, each with its closest pair since `since` (the most recent of equals), however many pairs each has.
-    public func closestSharedSightings(since: Int64, cards: Int) async throws -> [SharedCardSighting] {
+    /// From the pairs ``recordSightings(of:at:_:)`` keeps whose later scan is in `from..<until`: the `cards` cards
+    /// whose latest pair is the most recent, each with its closest pair (the most recent of equals), however many
+    /// pairs each has.
+    public func closestSharedSightings(from: Int64, until: Int64, cards: Int) async throws -> [SharedCardSighting] {
         let earlier = Self.scanColumns("a", "va", prefix: "a_")
         let later = Self.scanColumns("b", "vb", prefix: "b_")
         return try await database.readReport { db in
             try await db.query(
                 """
                 WITH recent AS (
-                    SELECT token_id, MAX(later_at) AS last_at FROM shared_sightings WHERE later_at >= ?
+                    SELECT token_id, MAX(later_at) AS last_at FROM shared_sightings WHERE later_at >= ? AND later_at < ?
                     GROUP BY token_id ORDER BY last_at DESC, token_id LIMIT ?
                 ), ranked AS (
                     SELECT p.*, r.last_at, ROW_NUMBER() OVER (PARTITION BY p.token_id ORDER BY p.seconds_apart, p.later_at DESC) AS closeness
-                    FROM shared_sightings p JOIN recent r ON r.token_id = p.token_id WHERE p.later_at >= ?
+                    FROM shared_sightings p JOIN recent r ON r.token_id = p.token_id WHERE p.later_at >= ? AND p.later_at < ?
                 )
                 SELECT \(earlier), \(later) FROM ranked p
                 JOIN counter_scans a ON a.vendor_id = p.earlier_vendor_id AND a.counter_id = p.earlier_counter_id AND a.seq = p.earlier_seq
@@ -163,7 +164,7 @@ extension SQLMembershipStore {
                 JOIN vendors vb ON vb.id = b.vendor_id
                 WHERE p.closeness = 1 ORDER BY p.last_at DESC, p.token_id
                 """,
-                [.int(since), .int(Int64(cards)), .int(since)]
+                [.int(from), .int(until), .int(Int64(cards)), .int(from), .int(until)]
             ).map { SharedCardSighting(earlier: try Self.reportedScan($0, "a_"), later: try Self.reportedScan($0, "b_")) }
         }
     }

@@ -40,3 +40,77 @@ struct ConsolePanelTests {
         }
     }
 }
+
+/// A daily report over three days of a ledger holds the middle day only, in its CSV and in each language's pages.
+@Suite("Daily report")
+struct DailyReportTests {
+    @Test(arguments: StoreKind.available)
+    func everySectionOfTheReportIsBoundedToItsDayInTheCSVAndThePages(kind: StoreKind) async throws {
+        try await kind.withStore { store in
+            let desk = try SaleDesk(store: store)
+            let shops = [
+                try await store.createVendor(name: "Boucherie Centrale", category: "boucherie", neighbourhood: "usto", now: 1),
+                try await store.createVendor(name: "Pharmacie Es-Salam", category: "pharmacie", neighbourhood: "usto", now: 1),
+            ]
+            let credentials = CredentialService(store: store, now: desk.clock.wallClock)
+            let admin = AuditActor(label: "ops", credentialID: nil, address: "192.0.2.1")
+            let till = try await credentials.create(role: .vendor, vendorID: shops[0].id, label: "till", by: admin).credential
+            let day = AlgiersCalendar.dayNumber(Sample.january31) + 1
+            var member = 0
+            // Day offset d: d + 2 sales at the butcher's, one card seen at both shops 60·(d + 2) s apart, one
+            // credential made (audited), the till synced.
+            for offset in -1...1 {
+                let noon = (day + Int64(offset)) * 86_400 - AlgiersCalendar.utcOffset + 43_200
+                desk.clock.set(noon)
+                for _ in 0..<(offset + 2) {
+                    member += 1
+                    let buyer = try await store.createMember(Sample.draft(member), now: noon)
+                    try await desk.sell(buyer.member, vendor: shops[0], months: 1, now: noon)
+                }
+                let token = "eeeeeeeeeeeeee0\(offset + 2)"
+                for (index, shop) in shops.enumerated() {
+                    _ = try await store.recordScans(
+                        [
+                            CounterScan(
+                                counterID: UUID(),
+                                seq: 1,
+                                scannedAt: noon + Int64(index * 60 * (offset + 2)),
+                                verdict: "valid",
+                                membershipID: "PEEZ-20260101-00001",
+                                tokenID: token,
+                                offline: false,
+                                trustAge: 60
+                            )
+                        ],
+                        vendorID: shop.id,
+                        now: noon
+                    )
+                }
+                _ = try await credentials.create(role: .backend, vendorID: nil, label: "made on day \(offset)", by: admin)
+                try await store.noteCounterSync(credentialID: till.id, at: noon)
+            }
+            desk.clock.set((day + 3) * 86_400)
+            let texts = try ConsoleTexts(json: ConsoleAssets.consoleTexts)
+            let console = ConsoleService(store: store, texts: texts, clock: desk.clock.wallClock)
+            let report = try await DailyReport.make(console, day: day, language: .en)
+            let csv = report.csv().split(separator: "\r\n").map(String.init)
+            func section(_ name: String) -> [String] { csv.filter { $0.hasPrefix(name + ",") } }
+            let date = AlgiersCalendar.dayText(day)
+            #expect(section("sales") == ["sales,\(date),\(shops[0].id.lowercasedText),Boucherie Centrale,2,2,600,0"])
+            #expect(section("cards_at_two_shops").count == 1 && section("cards_at_two_shops")[0].contains(",120,"), "the day's card only")
+            #expect(section("audit").count == 1 && section("audit")[0].contains("made on day 0"), "\(section("audit"))")
+            #expect(section("renewals").first?.contains(",\(date),") == true, "ends counted from the day")
+            #expect(
+                section("counters") == ["counters,\(date),Boucherie Centrale,till,\(till.id.lowercasedText),,,yes,active"],
+                "synced after the day: said, not shown as the day's"
+            )
+            #expect(section("wallet").first?.hasPrefix("wallet,\(AlgiersCalendar.iso8601((day + 3) * 86_400)),") == true, "labelled with now")
+            for language in [ChartLanguage.en, .fr, .ar] {
+                let pages = try await DailyReport.make(console, day: day, language: language).pages(texts: texts).joined()
+                #expect(pages.contains("made on day 0") && !pages.contains("made on day -1") && !pages.contains("made on day 1"), "\(language)")
+                #expect(pages.contains(texts.text("report.synced_since", language)), "\(language)")
+                #expect(pages.contains(texts.text("action.credential.create", language)), "\(language)")
+            }
+        }
+    }
+}

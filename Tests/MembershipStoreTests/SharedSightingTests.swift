@@ -89,7 +89,7 @@ struct SharedSightingTests {
             let start: Int64 = 1_800_000_000
             _ = try await store.recordScans([Self.scan(till1, 1, at: start, token: "bbbbbbbbbbbbbbb1")], vendorID: shop.id, now: start)
             _ = try await store.recordScans([Self.scan(till2, 1, at: start + 30, token: "bbbbbbbbbbbbbbb1")], vendorID: shop.id, now: start)
-            #expect(try await store.closestSharedSightings(since: 0, cards: 10).isEmpty, "the same member at two tills of one shop")
+            #expect(try await store.closestSharedSightings(from: 0, until: .max, cards: 10).isEmpty, "the same member at two tills of one shop")
             _ = try await store.recordScans(
                 [Self.scan(till1, 2, at: start + 100, token: "bbbbbbbbbbbbbbb2", presentedAt: start + 90)],
                 vendorID: shop.id,
@@ -100,7 +100,7 @@ struct SharedSightingTests {
                 vendorID: shop.id,
                 now: start
             )
-            let pairs = try await store.closestSharedSightings(since: 0, cards: 10)
+            let pairs = try await store.closestSharedSightings(from: 0, until: .max, cards: 10)
             #expect(pairs.count == 1 && pairs.first?.secondsApart == 30, "one presentation copied to a second till")
         }
     }
@@ -130,10 +130,10 @@ struct SharedSightingTests {
                     _ = try await store.recordScans(Array(own[chunk..<min(chunk + 500, own.count)]), vendorID: shop.0.id, now: time + 300)
                 }
             }
-            let shown = try await store.closestSharedSightings(since: 0, cards: 100)
+            let shown = try await store.closestSharedSightings(from: 0, until: .max, cards: 100)
             #expect(shown.map(\.later.scan.tokenID) == ["dddddddddddddd02", "dddddddddddddd01"])
             #expect(shown.map(\.secondsApart) == [200, 30])
-            #expect(try await store.closestSharedSightings(since: 0, cards: 1).map(\.later.scan.tokenID) == ["dddddddddddddd02"])
+            #expect(try await store.closestSharedSightings(from: 0, until: .max, cards: 1).map(\.later.scan.tokenID) == ["dddddddddddddd02"])
         }
     }
 
@@ -151,7 +151,7 @@ struct SharedSightingTests {
                 async let second = stores[1].recordScans([Self.scan(counterB, Int64(round + 1), at: at + 60, token: token)], vendorID: b.id, now: at)
                 _ = try await (first, second)
             }
-            #expect(try await stores[0].closestSharedSightings(since: 0, cards: 100).count == 40)
+            #expect(try await stores[0].closestSharedSightings(from: 0, until: .max, cards: 100).count == 40)
         }
     }
 }

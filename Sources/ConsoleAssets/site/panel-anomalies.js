@@ -3,11 +3,9 @@
 // one that only the member's phone holds.
 import { get } from "./api.js";
 import { el, line, ltr, table, tableRow } from "./dom.js";
-import { dateTime, duration, number } from "./format.js";
+import { dateTime, duration } from "./format.js";
 import { revokeCardsButton } from "./revoke.js";
-import { plural, text } from "./texts.js";
-
-const DAYS = 7;
+import { text } from "./texts.js";
 
 function memberCell(card) {
   return el("div", { className: "who" }, [
@@ -26,13 +24,12 @@ function scanCell(scan) {
 
 export default {
   name: "anomalies",
-  range: false,
+  range: true,
   charts: false,
-  load: (ctx) => get("api/anomalies", { days: DAYS, lang: ctx.lang }),
+  load: (ctx) => get("api/anomalies", { from: ctx.range.from, to: ctx.range.to }),
   render(data, ctx) {
     const cards = data.cards ?? [];
-    const days = data.days ?? DAYS;
-    const help = line(text("anomalies.help", { within: duration(data.within_seconds ?? 600), days: plural("duration.days", days, number(days)) }), "help");
+    const help = line(text("anomalies.help", { within: duration(data.within_seconds ?? 600) }), "help");
     if (cards.length === 0) return [help, line(text("anomalies.none"), "empty")];
     const rows = cards.map((card) => tableRow([
       memberCell(card),

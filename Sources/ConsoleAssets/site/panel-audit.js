@@ -24,9 +24,9 @@ function detail(entry) {
 
 export default {
   name: "audit",
-  range: false,
+  range: true,
   charts: false,
-  load: () => get("api/audit", { limit: LIMIT }),
+  load: (ctx) => get("api/audit", { from: ctx.range.from, to: ctx.range.to, limit: LIMIT }),
   render(data) {
     const entries = [...(data.entries ?? [])].sort((a, b) => b.seq - a.seq);
     if (entries.length === 0) return [line(text("audit.none"), "empty")];

@@ -1,5 +1,5 @@
-// Renewals: of the members whose paid time ended in the range, how many paid again; how many end soon; the
-// service's chart of the ends on each of the next 30 days.
+// Renewals: of the members whose paid time ended in the range, how many paid again; how many end in the 7 and 30
+// days from the range's last day (today at the latest), and the service's chart of the ends on each of those days.
 import { get } from "./api.js";
 import { chart, figures, line } from "./dom.js";
 import { day, number, percent } from "./format.js";
@@ -23,6 +23,7 @@ export default {
         [text("renewals.ending_30"), number(data.ending_30), "ending_30"],
       ]),
       line(explained, "renewed"),
+      line(text("renewals.ahead", { day: day(data.ahead_from) }), "ahead"),
       chart(data.chart, text("renewals.chart")),
     ];
   },
