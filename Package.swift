@@ -306,7 +306,7 @@ let package = Package(
         .testTarget(name: "WalletPassTests", dependencies: ["WalletPass", "CardCrypto", "CardToken", "TestSupport"], swiftSettings: strictSettings),
         .testTarget(
             name: "ConsoleTests",
-            dependencies: ["Console", "ConsoleCharts", "ConsoleAssets", "PeezBasics", "CPeezRSVG"],
+            dependencies: ["Console", "ConsoleCharts", "ConsoleAssets", "PeezBasics", "CPeezRSVG", "ReportPDF", "Membership"],
             swiftSettings: strictSettings
         ),
         .testTarget(name: "MembershipTests", dependencies: ["Membership", "PeezBasics"], swiftSettings: strictSettings),

@@ -4,22 +4,21 @@ import Membership
 import PeezBasics
 
 extension DailyReport {
-    /// The report as A4 pages (SVG documents, 595 × 842 points): each panel's figures and chart, in
-    /// `language`. `peez admin report --pdf` renders them.
+    /// The report as A4 pages (SVG documents, 595 × 842 points) in `language`, laid out as ``ReportLayout`` lays
+    /// out a printed report: each section with its figures, its tables whole (every shop, its total) and continued
+    /// over pages, its chart; an empty section says so. `peez admin report --pdf` renders them.
     public func pages(texts: ConsoleTexts) -> [String] {
-        var page = ReportPage(rightToLeft: language == .ar)
-        var pages: [String] = []
         func t(_ key: String, _ values: [String: String] = [:]) -> String { texts.text(key, language, values) }
         func number(_ value: Int64) -> String { language.integer(value) }
-        func need(_ height: Double) {
-            if page.y + height > ReportPage.height - ReportPage.margin {
-                pages.append(page.document)
-                page = ReportPage(rightToLeft: language == .ar)
-            }
-        }
-        page.heading(t("report.title", ["day": AlgiersCalendar.dayText(day)]), size: 18)
-        page.heading(t("panel.sales"))
-        page.line(
+        func money(_ value: Int64) -> String { t("money", ["amount": number(value)]) }
+        var layout = ReportLayout(rightToLeft: language == .ar, continued: t("report.continued"))
+        let none = t("report.none")
+        let now = t("report.as_of", ["time": AlgiersCalendar.minuteStamp(madeAt)])
+        layout.title(t("report.title", ["day": AlgiersCalendar.dayText(day)]))
+        layout.paragraph(t("report.made", ["time": AlgiersCalendar.minuteStamp(madeAt)]), size: 9)
+
+        layout.section(t("panel.sales"))
+        layout.paragraph(
             t(
                 "report.sales",
                 [
@@ -28,12 +27,25 @@ extension DailyReport {
                 ]
             )
         )
-        for shop in sales.shops.prefix(12) {
-            page.line("\(shop.name): \(number(shop.sales)) · \(t("money", ["amount": number(shop.amount_dzd)]))", size: 10)
+        if sales.shops.isEmpty {
+            layout.paragraph(none, size: 10)
+        } else {
+            let rows = sales.shops.map { [$0.name, number($0.sales), number($0.months), money($0.amount_dzd), number($0.cancelled)] }
+            let total = [
+                t("sales.total"), number(sales.total.sales), number(sales.total.months), money(sales.total.amount_dzd), number(sales.total.cancelled),
+            ]
+            layout.table(
+                title: t("panel.sales"),
+                header: [t("sales.shop"), t("sales.sales"), t("sales.months"), t("sales.amount"), t("sales.cancelled")],
+                columns: [0.4, 0.12, 0.14, 0.2, 0.14],
+                rows: rows + [total],
+                emphasised: [rows.count]
+            )
+            layout.chart(sales.chart, caption: t("sales.chart"))
         }
-        need(60)
-        page.heading(t("panel.renewals"))
-        page.line(
+
+        layout.section(t("panel.renewals"), following: 60)
+        layout.paragraph(
             t(
                 "report.renewals",
                 [
@@ -42,66 +54,89 @@ extension DailyReport {
                 ]
             )
         )
-        page.line(t("renewals.ahead", ["day": renewals.ahead_from]), size: 10)
-        need(230)
-        page.chart(renewals.chart)
-        need(80)
-        page.heading(t("panel.anomalies"))
-        page.line(t("report.anomalies", ["count": number(Int64(anomalies.count))]))
-        for card in anomalies.prefix(20) {
-            need(16)
-            page.line(
-                t(
-                    "report.anomaly_line",
+        layout.paragraph(t("renewals.ahead", ["day": renewals.ahead_from]), size: 10)
+        layout.chart(renewals.chart, caption: t("renewals.chart"))
+
+        layout.section(t("panel.anomalies"))
+        layout.paragraph(t("report.anomalies", ["count": number(Int64(anomalies.count))]))
+        if !anomalies.isEmpty {
+            layout.table(
+                title: t("panel.anomalies"),
+                header: [t("anomalies.member"), t("anomalies.earlier"), t("anomalies.later"), t("anomalies.apart")],
+                columns: [0.36, 0.26, 0.26, 0.12],
+                rows: anomalies.map { card in
                     [
-                        "member": card.member_name ?? "?", "id": card.membership_id ?? "", "first": card.earlier.vendor_name,
-                        "second": card.later.vendor_name, "minutes": number(max(1, card.seconds_apart / 60)),
+                        "\(card.member_name ?? t("anomalies.no_name")) \(card.membership_id ?? "")", card.earlier.vendor_name,
+                        card.later.vendor_name, t("report.minutes", ["minutes": number(max(1, card.seconds_apart / 60))]),
                     ]
-                ),
-                size: 10
+                }
             )
         }
-        need(80)
-        page.heading(t("panel.reminders"))
-        let now = t("report.as_of", ["time": AlgiersCalendar.minuteStamp(madeAt)])
-        for outcome in reminders.by_outcome {
-            page.line("\(t("channel.\(outcome.channel ?? "")")) · \(t("outcome.\(outcome.outcome)")): \(number(outcome.count))", size: 10)
+
+        layout.section(t("panel.reminders"))
+        if reminders.by_outcome.isEmpty {
+            layout.paragraph(none, size: 10)
+        } else {
+            layout.table(
+                title: t("panel.reminders"),
+                header: [t("reminders.channel"), t("audit.action"), t("sales.sales")],
+                columns: [0.5, 0.3, 0.2],
+                rows: reminders.by_outcome.map { [t("channel.\($0.channel ?? "")"), t("outcome.\($0.outcome)"), number($0.count)] }
+            )
         }
-        for box in reminders.outbox {
-            page.line(t("report.outbox", ["channel": t("channel.\(box.channel)"), "waiting": number(box.waiting)]) + " (\(now))", size: 10)
-        }
-        need(80)
-        page.heading(t("panel.wallet"))
-        page.line(
+        layout.paragraph(
+            reminders.outbox.isEmpty
+                ? t("reminders.outbox_empty") + " (\(now))"
+                : reminders.outbox.map { t("report.outbox", ["channel": t("channel.\($0.channel)"), "waiting": number($0.waiting)]) }
+                    .joined(separator: " · ") + " (\(now))",
+            size: 10
+        )
+
+        layout.section(t("panel.wallet"))
+        layout.paragraph(
             t(
                 "report.wallet",
                 [
                     "passes": number(wallet.apple_passes), "devices": number(wallet.apple_devices), "google": number(wallet.google_objects),
                     "waiting": number(wallet.outbox_waiting),
                 ]
-            ) + " (\(now))"
+            ) + " (\(now))",
+            size: 10
         )
-        for push in wallet.pushes {
-            page.line("\(t("platform.\(push.platform ?? "")")) · \(t("outcome.\(push.outcome)")): \(number(push.count))", size: 10)
+        if !wallet.pushes.isEmpty {
+            layout.table(
+                title: t("panel.wallet"),
+                header: [t("wallet.platform"), t("audit.action"), t("sales.sales")],
+                columns: [0.5, 0.3, 0.2],
+                rows: wallet.pushes.map { [t("platform.\($0.platform ?? "")"), t("outcome.\($0.outcome)"), number($0.count)] }
+            )
         }
-        need(80)
-        page.heading(t("panel.counters"))
-        for counter in counters.prefix(40) {
-            need(16)
-            let sync = counter.lastSyncThatDay.map(AlgiersCalendar.minuteStamp) ?? (counter.syncedSince ? t("report.synced_since") : "—")
-            page.line(t("report.counter_line", ["shop": counter.device.vendor_name, "device": counter.device.label, "sync": sync]), size: 10)
+
+        layout.section(t("panel.counters"))
+        if counters.isEmpty {
+            layout.paragraph(t("counters.none"), size: 10)
+        } else {
+            layout.table(
+                title: t("panel.counters"),
+                header: [t("sales.shop"), t("counters.device"), t("counters.last_sync"), t("counters.status")],
+                columns: [0.26, 0.22, 0.34, 0.18],
+                rows: counters.map { counter in
+                    [
+                        counter.device.vendor_name, counter.device.label.isEmpty ? t("counters.no_label") : counter.device.label,
+                        counter.lastSyncThatDay.map(AlgiersCalendar.minuteStamp)
+                            ?? (counter.syncedSince ? t("report.synced_since") : t("counters.never")),
+                        counter.revoked ? t("report.revoked") : t("counters.active"),
+                    ]
+                }
+            )
         }
-        need(60)
-        page.heading(t("audit.heading"))
-        if audit.isEmpty { page.line(t("audit.none"), size: 10) }
+
+        layout.section(t("audit.heading"))
+        if audit.isEmpty { layout.paragraph(t("audit.none"), size: 10) }
         for entry in audit.reversed() {
-            need(16)
-            page.line("\(AlgiersCalendar.minuteStamp(entry.at)) · \(entry.actor) · \(auditLine(entry, t))", size: 10)
+            layout.paragraph("\(AlgiersCalendar.minuteStamp(entry.at)) · \(entry.actor) · \(auditLine(entry, t))", size: 9)
         }
-        need(230)
-        page.chart(sales.chart)
-        pages.append(page.document)
-        return pages
+        return layout.pages { page, count in t("report.page", ["page": number(Int64(page)), "pages": number(Int64(count))]) }
     }
 }
 
@@ -123,54 +158,4 @@ func auditLine(_ entry: ConsoleAuditBody.Entry, _ t: (String, [String: String]) 
         return "\(named("audit.value.", value.name)): \(said)"
     }
     return "\(action): " + facts.joined(separator: " · ")
-}
-
-/// One A4 page being filled top to bottom.
-struct ReportPage {
-    static let width = 595.0
-    static let height = 842.0
-    static let margin = 40.0
-    let rightToLeft: Bool
-    var y = margin
-    var body = ""
-
-    init(rightToLeft: Bool) { self.rightToLeft = rightToLeft }
-
-    mutating func heading(_ text: String, size: Double = 14) {
-        y += size + 10
-        write(text, size: size, weight: "bold")
-    }
-
-    mutating func line(_ text: String, size: Double = 11) {
-        y += size + 5
-        write(text, size: size, weight: nil)
-    }
-
-    private mutating func write(_ text: String, size: Double, weight: String?) {
-        let x = rightToLeft ? Self.width - Self.margin : Self.margin
-        body +=
-            "<text x=\"\(SVGText.number(x))\" y=\"\(SVGText.number(y))\" font-size=\"\(SVGText.number(size))\" "
-            + "text-anchor=\"start\"\(rightToLeft ? " direction=\"rtl\"" : "")"
-            + (weight.map { " font-weight=\"\($0)\"" } ?? "") + ">\(SVGText.escaped(text))</text>"
-    }
-
-    /// A chart (a whole SVG document) scaled to the page's width.
-    mutating func chart(_ svg: String) {
-        let width = Self.width - 2 * Self.margin
-        let height = width * 0.42
-        y += 8
-        body += svg.replacingOccurrences(
-            of: "<svg ",
-            with:
-                "<svg x=\"\(SVGText.number(Self.margin))\" y=\"\(SVGText.number(y))\" width=\"\(SVGText.number(width))\" height=\"\(SVGText.number(height))\" ",
-            options: [.anchored]
-        )
-        y += height
-    }
-
-    var document: String {
-        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"\(Int(Self.width))pt\" height=\"\(Int(Self.height))pt\" "
-            + "viewBox=\"0 0 \(Int(Self.width)) \(Int(Self.height))\" font-family=\"DejaVu Sans, sans-serif\">"
-            + "<rect width=\"100%\" height=\"100%\" fill=\"#fff\"/>" + body + "</svg>"
-    }
 }

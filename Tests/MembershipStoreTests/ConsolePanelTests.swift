@@ -106,7 +106,9 @@ struct DailyReportTests {
             )
             #expect(section("wallet").first?.hasPrefix("wallet,\(AlgiersCalendar.iso8601((day + 3) * 86_400)),") == true, "labelled with now")
             for language in [ChartLanguage.en, .fr, .ar] {
+                // The pages' words in order, lines joined (a long line is wrapped).
                 let pages = try await DailyReport.make(console, day: day, language: language).pages(texts: texts).joined()
+                    .matches(of: /<text [^>]*>([^<]*)<\/text>/).map { String($0.1) }.joined(separator: " ")
                 #expect(pages.contains("made on day 0") && !pages.contains("made on day -1") && !pages.contains("made on day 1"), "\(language)")
                 #expect(pages.contains(texts.text("report.synced_since", language)), "\(language)")
                 #expect(pages.contains(texts.text("action.credential.create", language)), "\(language)")
