@@ -124,7 +124,7 @@ struct ConsoleRoutes {
 
     @Sendable func counters(_ request: Request, context: ServerRequestContext) async throws -> Response {
         _ = try await requireSession(request)
-        return try answer(try await panels.counters())
+        return try answer(try await panels.counters(try days(request)))
     }
 
     @Sendable func members(_ request: Request, context: ServerRequestContext) async throws -> Response {

@@ -128,13 +128,20 @@ public struct CountersPanelBody: Codable, Sendable {
         public var vendor_name: String
         public var created_at: Int64
         public var last_used_at: Int64?
+        /// Its last sync, if it was at or before the range's end.
         public var last_sync_at: Int64?
-        /// How old the device's trust data is: since its last sync.
+        /// Whether it synced after the range's end (its last sync before then is not known any more).
+        public var synced_since: Bool
+        /// How old the device's trust data was at `now`: since its last sync.
         public var trust_age_seconds: Int64?
+        /// When it was revoked, if by the range's end.
         public var revoked_at: Int64?
         public var expires_at: Int64?
     }
+    /// The moment the devices are shown as of: now, or the range's end when that is earlier.
     public var now: Int64
+    /// Whether `now` is the present (a range that ends today): the devices can be acted on.
+    public var live: Bool
     public var devices: [Device]
 }
 

@@ -187,22 +187,28 @@ public struct ConsoleService: Sendable {
         ).svg()
     }
 
-    public func counters() async throws -> CountersPanelBody {
-        let time = now()
+    /// Every counter device as it stood at the end of the range (now, for a range that ends today): those made
+    /// by then, each last sync up to then (a later one said, not shown), revoked if it was by then.
+    public func counters(_ range: ConsoleDays) async throws -> CountersPanelBody {
+        let present = now()
+        let time = min(present, range.end - 1)
         return CountersPanelBody(
             now: time,
-            devices: try await store.counterDevices().map { device in
+            live: time == present,
+            devices: try await store.counterDevices().filter { $0.credential.createdAt <= time }.map { device in
                 let credential = device.credential
+                let sync = device.lastSyncAt.flatMap { $0 <= time ? $0 : nil }
                 return .init(
                     credential_id: credential.id.lowercasedText,
                     label: credential.label,
                     vendor_id: credential.vendorID?.lowercasedText ?? "",
                     vendor_name: device.vendorName,
                     created_at: credential.createdAt,
-                    last_used_at: credential.lastUsedAt,
-                    last_sync_at: device.lastSyncAt,
-                    trust_age_seconds: device.lastSyncAt.map { max(0, time - $0) },
-                    revoked_at: credential.revokedAt,
+                    last_used_at: credential.lastUsedAt.flatMap { $0 <= time ? $0 : nil },
+                    last_sync_at: sync,
+                    synced_since: device.lastSyncAt.map { $0 > time } ?? false,
+                    trust_age_seconds: sync.map { max(0, time - $0) },
+                    revoked_at: credential.revokedAt.flatMap { $0 <= time ? $0 : nil },
                     expires_at: credential.expiresAt
                 )
             }

@@ -113,19 +113,19 @@ extension DailyReport {
         }
 
         layout.section(t("panel.counters"))
-        if counters.isEmpty {
+        if counters.devices.isEmpty {
             layout.paragraph(t("counters.none"), size: 10)
         } else {
             layout.table(
                 title: t("panel.counters"),
                 header: [t("sales.shop"), t("counters.device"), t("counters.last_sync"), t("counters.status")],
                 columns: [0.26, 0.22, 0.34, 0.18],
-                rows: counters.map { counter in
+                rows: counters.devices.map { device in
                     [
-                        counter.device.vendor_name, counter.device.label.isEmpty ? t("counters.no_label") : counter.device.label,
-                        counter.lastSyncThatDay.map(AlgiersCalendar.minuteStamp)
-                            ?? (counter.syncedSince ? t("report.synced_since") : t("counters.never")),
-                        counter.revoked ? t("report.revoked") : t("counters.active"),
+                        device.vendor_name, device.label.isEmpty ? t("counters.no_label") : device.label,
+                        device.last_sync_at.map(AlgiersCalendar.minuteStamp)
+                            ?? (device.synced_since ? t("report.synced_since") : t("counters.never")),
+                        device.revoked_at != nil ? t("report.revoked") : t("counters.active"),
                     ]
                 }
             )

@@ -1,5 +1,6 @@
 public import ConsoleCharts
 import Foundation
+import Membership
 import PeezBasics
 
 /// One day's report: the console's panels for that Algiers day, as CSV sections or as printable pages. Every
@@ -17,19 +18,9 @@ public struct DailyReport: Sendable {
     public let anomalies: [AnomaliesPanelBody.Card]
     public let reminders: RemindersPanelBody
     public let wallet: WalletPanelBody
-    public let counters: [CounterAtDayEnd]
+    /// The counter devices as they stood at the day's end.
+    public let counters: CountersPanelBody
     public let audit: [ConsoleAuditBody.Entry]
-
-    /// A counter device as it stood at the end of the report's day.
-    public struct CounterAtDayEnd: Sendable {
-        public var device: CountersPanelBody.Device
-        /// Its last sync at or before the day's end, when that is its last one.
-        public var lastSyncThatDay: Int64?
-        /// Whether it synced after the day (its sync that day, if any, is not known any more).
-        public var syncedSince: Bool
-        /// Whether it was revoked by the day's end.
-        public var revoked: Bool
-    }
 
     /// The most audit entries a report lists.
     static let auditLimit = 1_000
@@ -37,25 +28,16 @@ public struct DailyReport: Sendable {
     /// Reads every panel for `day`.
     public static func make(_ console: ConsoleService, day: Int64, language: ChartLanguage) async throws -> DailyReport {
         let range = ConsoleDays(first: day, last: day)
-        let counters = try await console.counters()
         return DailyReport(
             day: day,
             language: language,
-            madeAt: counters.now,
+            madeAt: console.now(),
             sales: try await console.sales(range, language),
             renewals: try await console.renewals(range, language),
             anomalies: try await console.anomalies(range).cards,
             reminders: try await console.reminders(range, language),
             wallet: try await console.wallet(range, language),
-            counters: counters.devices.filter { $0.created_at < range.end }.map { device in
-                let synced = device.last_sync_at.map { $0 >= range.end } ?? false
-                return CounterAtDayEnd(
-                    device: device,
-                    lastSyncThatDay: synced ? nil : device.last_sync_at,
-                    syncedSince: synced,
-                    revoked: device.revoked_at.map { $0 < range.end } ?? false
-                )
-            },
+            counters: try await console.counters(range),
             audit: try await console.audit(range, limit: auditLimit).entries
         )
     }
@@ -116,14 +98,14 @@ public struct DailyReport: Sendable {
             ["day", "platform", "outcome", "count"],
             wallet.pushes.map { [date, $0.platform ?? "", $0.outcome, "\($0.count)"] }
         )
-        let dayEnd = ConsoleDays(first: day, last: day).end
         section(
             "counters",
-            ["day", "shop", "device", "credential_id", "last_sync_at", "trust_age_seconds_at_day_end", "synced_since", "state_at_day_end"],
-            counters.map {
+            ["as_of", "shop", "device", "credential_id", "last_sync_at", "trust_age_seconds", "synced_since", "state"],
+            counters.devices.map {
                 [
-                    date, $0.device.vendor_name, $0.device.label, $0.device.credential_id, $0.lastSyncThatDay.map(AlgiersCalendar.iso8601) ?? "",
-                    $0.lastSyncThatDay.map { "\(dayEnd - $0)" } ?? "", $0.syncedSince ? "yes" : "no", $0.revoked ? "revoked" : "active",
+                    AlgiersCalendar.iso8601(counters.now), $0.vendor_name, $0.label, $0.credential_id,
+                    $0.last_sync_at.map(AlgiersCalendar.iso8601) ?? "",
+                    $0.trust_age_seconds.map { "\($0)" } ?? "", $0.synced_since ? "yes" : "no", $0.revoked_at != nil ? "revoked" : "active",
                 ]
             }
         )

@@ -61,6 +61,7 @@ struct DailyReportPagesTests {
                 created_at: 1,
                 last_used_at: nil,
                 last_sync_at: 1_795_000_000,
+                synced_since: false,
                 trust_age_seconds: 60,
                 revoked_at: nil,
                 expires_at: nil
@@ -105,9 +106,7 @@ struct DailyReportPagesTests {
                 pushes: [],
                 chart: chart
             ),
-            counters: (0..<45).map {
-                DailyReport.CounterAtDayEnd(device: device($0), lastSyncThatDay: 1_795_000_000, syncedSince: false, revoked: false)
-            },
+            counters: CountersPanelBody(now: 1_795_000_000, live: false, devices: (0..<45).map(device)),
             audit: (0..<40).map { index -> ConsoleAuditBody.Entry in
                 ConsoleAuditBody.Entry(
                     seq: Int64(index),

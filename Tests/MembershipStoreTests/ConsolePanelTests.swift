@@ -100,8 +100,9 @@ struct DailyReportTests {
             #expect(section("cards_at_two_shops").count == 1 && section("cards_at_two_shops")[0].contains(",120,"), "the day's card only")
             #expect(section("audit").count == 1 && section("audit")[0].contains("made on day 0"), "\(section("audit"))")
             #expect(section("renewals").first?.contains(",\(date),") == true, "ends counted from the day")
+            let dayEnd = AlgiersCalendar.iso8601((day + 1) * 86_400 - AlgiersCalendar.utcOffset - 1)
             #expect(
-                section("counters") == ["counters,\(date),Boucherie Centrale,till,\(till.id.lowercasedText),,,yes,active"],
+                section("counters") == ["counters,\(dayEnd),Boucherie Centrale,till,\(till.id.lowercasedText),,,yes,active"],
                 "synced after the day: said, not shown as the day's"
             )
             #expect(section("wallet").first?.hasPrefix("wallet,\(AlgiersCalendar.iso8601((day + 3) * 86_400)),") == true, "labelled with now")

@@ -1,5 +1,6 @@
 // Every counter device, shop by shop: when it last synced (a counter that has not synced for a day judges cards
-// with old trust data, and its sales wait on it), how old its trust data is, whether it is still allowed in.
+// with old trust data, and its sales wait on it), how old its trust data is, whether it is still allowed in; as
+// they stood at the end of the range's last day (now, for a range that ends today: only then can one be revoked).
 import { get } from "./api.js";
 import { el, line, ltr, own, table, tableRow } from "./dom.js";
 import { ago, dateTime, duration } from "./format.js";
@@ -16,7 +17,7 @@ function status(device, now) {
 }
 
 function lastSync(device, now) {
-  if (!device.last_sync_at) return el("span", { textContent: text("counters.never") });
+  if (!device.last_sync_at) return el("span", { textContent: text(device.synced_since ? "report.synced_since" : "counters.never") });
   return el("div", { className: "when" }, [el("span", { textContent: dateTime(device.last_sync_at) }), el("small", { textContent: ago(now - device.last_sync_at) })]);
 }
 
@@ -24,11 +25,12 @@ function lastSync(device, now) {
  *  over a day ago. (A revoked or expired one is not expected to sync.) */
 function isStale(device, state, now) {
   if (state !== "active") return false;
+  if (device.synced_since) return false;
   const since = device.last_sync_at ?? device.created_at;
   return typeof since === "number" && now - since > STALE_AFTER;
 }
 
-function deviceRow(device, now, ctx) {
+function deviceRow(device, now, live, ctx) {
   const [state, said] = status(device, now);
   const stale = isStale(device, state, now);
   const label = el("div", { className: "who" }, [
@@ -41,17 +43,18 @@ function deviceRow(device, now, ctx) {
     lastSync(device, now),
     device.trust_age_seconds === null || device.trust_age_seconds === undefined ? "—" : duration(device.trust_age_seconds),
     statusCell,
-    state === "active" ? revokeDeviceButton(device, ctx) : "",
+    state === "active" && live ? revokeDeviceButton(device, ctx) : "",
   ], { className: `device ${state}${stale ? " stale" : ""}` }, { credential: device.credential_id, state });
 }
 
 export default {
   name: "counters",
-  range: false,
+  range: true,
   charts: false,
-  load: () => get("api/counters"),
+  load: (ctx) => get("api/counters", { to: ctx.range.to }),
   render(data, ctx) {
     const now = data.now ?? Math.floor(Date.now() / 1000);
+    const live = data.live !== false;
     const devices = data.devices ?? [];
     if (devices.length === 0) return [line(text("counters.none"), "empty")];
     const shops = new Map();
@@ -68,7 +71,7 @@ export default {
     // A body per shop, its name a header over its devices: grouped, still one table to read across.
     for (const [vendor, shop] of sorted) {
       const heading = el("tr", { className: "shop" }, [el("th", { scope: "rowgroup", colSpan: headers.length }, [own(shop.name)])]);
-      tableElement.append(el("tbody", {}, [heading, ...shop.devices.map((device) => deviceRow(device, now, ctx))], { vendor }));
+      tableElement.append(el("tbody", {}, [heading, ...shop.devices.map((device) => deviceRow(device, now, live, ctx))], { vendor }));
     }
     return [wrap];
   },
