@@ -240,6 +240,7 @@ enum ConsoleSummaries {
             ) changes GROUP BY day
             """,
             "DELETE FROM shared_sightings",
+            "DELETE FROM sighting_queue",
             // Each valid scan paired with the one before it in its card's time order, when at another shop (or the
             // same presentation at another counter) and near enough: a card's closest such pair at two shops is
             // always two neighbours, so each card shared has its closest pair, as the write path finds it.

@@ -417,6 +417,19 @@ enum Migrations {
                 // reader's language; null for entries written before.
                 ["ALTER TABLE audit_log ADD COLUMN detail_values TEXT"]
             ),
+            (
+                "023_sighting_queue",
+                [
+                    // The valid scans of a card stored and not yet paired (shared_sightings): a report appends them
+                    // here, and `peez serve` pairs them every few seconds (each taken by one pairer only), as the
+                    // readers of the pairs do first. A report no longer waits on other reports of its cards.
+                    """
+                    CREATE TABLE sighting_queue (
+                        seq \(appendKey), vendor_id TEXT NOT NULL, counter_id TEXT NOT NULL, scan_seq BIGINT NOT NULL,
+                        token_id TEXT NOT NULL, scanned_at BIGINT NOT NULL, presented_at BIGINT)
+                    """
+                ]
+            ),
         ]
     }
 

@@ -6,18 +6,7 @@ import PeezBasics
 extension SQLMembershipStore {
     public func recordScans(_ scans: [CounterScan], vendorID: UUID, now: Int64) async throws -> Int {
         guard !scans.isEmpty else { return 0 }
-        let keyLock = database.dialect.keyLockExpression
         return try await database.write { db in
-            // Two reports of one card's scans, from two shops at once, take turns (the cards locked in one
-            // statement, in card order, so never each waiting for the other): the second sees the first's scans.
-            let tokens = Set(scans.compactMap(\.tokenID)).sorted()
-            if let keyLock, !tokens.isEmpty {
-                let values = tokens.map { _ in "(?)" }.joined(separator: ", ")
-                try await db.execute(
-                    "SELECT \(keyLock) FROM (SELECT key FROM (VALUES \(values)) AS cards (key) ORDER BY key) AS ordered",
-                    tokens.map(SQLValue.text)
-                )
-            }
             // One statement for the report (500 entries at most, 12 values each): a scan sent again is not stored twice.
             let inserted = try await db.query(
                 """
@@ -35,9 +24,73 @@ extension SQLMembershipStore {
                 }
             )
             let stored = Set(try inserted.map { "\(try $0.text("counter_id")) \(try $0.int("seq"))" })
-            try await Self.recordSightings(of: scans.filter { stored.contains("\($0.counterID.uuidString) \($0.seq)") }, at: vendorID, db)
+            // The valid scans of a card just stored wait to be paired (``pairQueuedSightings()``): after this
+            // commits, with every other report's scans committed before theirs.
+            let queued = scans.filter { $0.verdict == "valid" && $0.tokenID != nil && stored.contains("\($0.counterID.uuidString) \($0.seq)") }
+            if !queued.isEmpty {
+                try await db.execute(
+                    """
+                    INSERT INTO sighting_queue (vendor_id, counter_id, scan_seq, token_id, scanned_at, presented_at)
+                    VALUES \(queued.map { _ in "(?, ?, ?, ?, ?, ?)" }.joined(separator: ", "))
+                    """,
+                    queued.flatMap { scan -> [SQLValue] in
+                        [
+                            .text(vendorID.uuidString), .text(scan.counterID.uuidString), .int(scan.seq), .text(scan.tokenID!), .int(scan.scannedAt),
+                            scan.presentedAt.map(SQLValue.int) ?? .null,
+                        ]
+                    }
+                )
+            }
             return stored.count
         }
+    }
+
+    /// How many queued scans one pairing takes at most.
+    static let pairingBatch = 2_000
+
+    /// Pairs one batch of the scans reports queued (the oldest, each taken by one pairer only, however many
+    /// run): see ``recordSightings(of:_:)``. Every scan a queued one can pair with committed before it was queued,
+    /// so pairers need no lock. Returns how many it took; 0 when none waits.
+    public func pairQueuedSightings() async throws -> Int {
+        let skipLocked = database.dialect.skipLockedClause
+        return try await database.write { db in
+            let taken = try await db.query(
+                """
+                DELETE FROM sighting_queue WHERE seq IN (SELECT seq FROM sighting_queue ORDER BY seq LIMIT \(Self.pairingBatch)\(skipLocked))
+                RETURNING vendor_id, counter_id, scan_seq, token_id, scanned_at, presented_at
+                """,
+                []
+            )
+            try await Self.recordSightings(
+                of: try taken.map { row in
+                    QueuedScan(
+                        key: ScanKey(
+                            at: try row.int("scanned_at"),
+                            vendor: try row.text("vendor_id"),
+                            counter: try row.text("counter_id"),
+                            seq: try row.int("scan_seq")
+                        ),
+                        token: try row.text("token_id"),
+                        presentedAt: try row.optionalInt("presented_at")
+                    )
+                },
+                db
+            )
+            return taken.count
+        }
+    }
+
+    /// Pairs every queued scan: what a reader of the pairs does first, so that it reads every pair of every scan
+    /// stored before it began.
+    func pairAllQueuedSightings() async throws {
+        while try await pairQueuedSightings() == Self.pairingBatch {}
+    }
+
+    /// A valid scan of a card waiting to be paired.
+    struct QueuedScan {
+        var key: ScanKey
+        var token: String
+        var presentedAt: Int64?
     }
 
     public func reportedScans(membershipID: String?, tokenID: String?, limit: Int) async throws -> [ReportedScan] {
@@ -61,16 +114,16 @@ extension SQLMembershipStore {
         }
     }
 
-    /// Records, for each scan just stored, the pair it makes with the closest valid scan of its card at another
-    /// shop (or of the same presentation at another counter) at most ``ConsoleSummaries/sharedWithin`` seconds
-    /// away, among the 32 nearest before it and the 32 nearest after: one read for the whole report, bounded work
-    /// however many times a card is scanned. Whatever order scans arrive in, a card with two such scans has a
-    /// pair, and its closest pair's distance is recorded (the console's anomaly report reads these pairs).
-    static func recordSightings(of scans: [CounterScan], at vendorID: UUID, _ db: any SQLExecutor) async throws {
-        let valid = scans.filter { $0.verdict == "valid" && $0.tokenID != nil }
-        guard let first = valid.map(\.scannedAt).min(), let last = valid.map(\.scannedAt).max() else { return }
+    /// Records, for each queued scan, the pair it makes with the closest valid scan of its card at another shop
+    /// (or of the same presentation at another counter) at most ``ConsoleSummaries/sharedWithin`` seconds away,
+    /// among the 32 nearest before it and the 32 nearest after: one read for the whole batch, bounded work however
+    /// many times a card is scanned. Whatever order scans arrive and are paired in, a card with two such scans has
+    /// a pair, and its closest pair's distance is recorded: of the two scans of that pair, the one paired later
+    /// sees the other (the console's anomaly report reads these pairs).
+    static func recordSightings(of valid: [QueuedScan], _ db: any SQLExecutor) async throws {
+        guard let first = valid.map(\.key.at).min(), let last = valid.map(\.key.at).max() else { return }
         let within = ConsoleSummaries.sharedWithin
-        let tokens = Array(Set(valid.compactMap(\.tokenID)))
+        let tokens = Array(Set(valid.map(\.token)))
         let rows = try await db.query(
             """
             SELECT token_id, vendor_id, counter_id, seq, scanned_at, presented_at FROM counter_scans
@@ -92,8 +145,8 @@ extension SQLMembershipStore {
         for card in byCard.keys { byCard[card]!.sort { $0.key < $1.key } }
         var pairs: [[SQLValue]] = []
         for scan in valid {
-            let token = scan.tokenID!
-            let this = ScanKey(at: scan.scannedAt, vendor: vendorID.uuidString, counter: scan.counterID.uuidString, seq: scan.seq)
+            let token = scan.token
+            let this = scan.key
             let card = byCard[token] ?? []
             // Where this scan stands in its card's time order; the 32 on each side.
             var (low, high) = (0, card.count)
@@ -141,10 +194,11 @@ extension SQLMembershipStore {
         }
     }
 
-    /// From the pairs ``recordSightings(of:at:_:)`` keeps whose later scan is in `from..<until`: the `cards` cards
-    /// whose latest pair is the most recent, each with its closest pair (the most recent of equals), however many
-    /// pairs each has.
+    /// From the pairs ``recordSightings(of:_:)`` keeps whose later scan is in `from..<until` (every queued scan
+    /// paired first): the `cards` cards whose latest pair is the most recent, each with its closest pair (the most
+    /// recent of equals), however many pairs each has.
     public func closestSharedSightings(from: Int64, until: Int64, cards: Int) async throws -> [SharedCardSighting] {
+        try await pairAllQueuedSightings()
         let earlier = Self.scanColumns("a", "va", prefix: "a_")
         let later = Self.scanColumns("b", "vb", prefix: "b_")
         return try await database.readReport { db in

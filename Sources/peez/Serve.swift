@@ -210,7 +210,13 @@ extension Peez {
                     }
                 }
             )
-            var services: [any Service] = [app, SummaryFoldService(fold: { try await ledger.foldConsoleSummaries() }, ready: migrated)]
+            var services: [any Service] = [
+                app,
+                SummaryFoldService(
+                    fold: { try await ledger.foldConsoleSummaries() + ledger.pairQueuedSightings() },
+                    ready: migrated
+                ),
+            ]
             let tlsReload = settings.server.tls.map { TLSReloadService(tls: $0, parts: settings.parts, clock: CardDates.clock) }
             if let tlsReload { services.append(tlsReload) }
             if let reminders = settings.reminders {

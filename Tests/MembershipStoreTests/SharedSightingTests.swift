@@ -31,7 +31,8 @@ struct SharedSightingTests {
 
     /// Each card with a pair, and its closest pair's distance.
     static func closest(_ store: SQLMembershipStore) async throws -> [String] {
-        try await store.database.read { db in
+        while try await store.pairQueuedSightings() > 0 {}
+        return try await store.database.read { db in
             try await db.query("SELECT token_id, MIN(seconds_apart) AS apart FROM shared_sightings GROUP BY token_id ORDER BY token_id", []).map {
                 "\(try $0.text("token_id")) \(try $0.int("apart"))"
             }
@@ -151,7 +152,25 @@ struct SharedSightingTests {
                 async let second = stores[1].recordScans([Self.scan(counterB, Int64(round + 1), at: at + 60, token: token)], vendorID: b.id, now: at)
                 _ = try await (first, second)
             }
+            // Both instances pair the queued scans at once: each scan is taken by one of them, no pair lost.
+            async let first = Self.drain(stores[0])
+            async let second = Self.drain(stores[1])
+            let taken = try await first + second
+            #expect(taken == 80, "each of the 80 scans paired once")
             #expect(try await stores[0].closestSharedSightings(from: 0, until: .max, cards: 100).count == 40)
+            let kept = try await Self.closest(stores[0])
+            try await stores[1].rebuildConsoleSummaries()
+            #expect(try await Self.closest(stores[0]) == kept)
+        }
+    }
+
+    /// Pairs queued scans in batches of a few until none waits; how many it took.
+    static func drain(_ store: SQLMembershipStore) async throws -> Int {
+        var taken = 0
+        while true {
+            let batch = try await store.pairQueuedSightings()
+            guard batch > 0 else { return taken }
+            taken += batch
         }
     }
 }
