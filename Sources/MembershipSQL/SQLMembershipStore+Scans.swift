@@ -52,14 +52,21 @@ extension SQLMembershipStore {
     /// run): see ``recordSightings(of:_:)``. Every scan a queued one can pair with committed before it was queued,
     /// so pairers need no lock. Returns how many it took; 0 when none waits.
     public func pairQueuedSightings() async throws -> Int {
-        let skipLocked = database.dialect.skipLockedClause
+        try await pairQueuedSightings(upTo: .max, skippingTaken: true)
+    }
+
+    /// Pairs one batch of the queued scans numbered `upTo` or less; those another pairer has taken are passed
+    /// over (`skippingTaken`) or waited for until it commits.
+    private func pairQueuedSightings(upTo last: Int64, skippingTaken: Bool) async throws -> Int {
+        let skipLocked = skippingTaken ? database.dialect.skipLockedClause : ""
         return try await database.write { db in
             let taken = try await db.query(
                 """
-                DELETE FROM sighting_queue WHERE seq IN (SELECT seq FROM sighting_queue ORDER BY seq LIMIT \(Self.pairingBatch)\(skipLocked))
+                DELETE FROM sighting_queue WHERE seq IN (
+                    SELECT seq FROM sighting_queue WHERE seq <= ? ORDER BY seq LIMIT \(Self.pairingBatch)\(skipLocked))
                 RETURNING vendor_id, counter_id, scan_seq, token_id, scanned_at, presented_at
                 """,
-                []
+                [.int(last)]
             )
             try await Self.recordSightings(
                 of: try taken.map { row in
@@ -80,10 +87,18 @@ extension SQLMembershipStore {
         }
     }
 
-    /// Pairs every queued scan: what a reader of the pairs does first, so that it reads every pair of every scan
-    /// stored before it began.
+    /// Pairs every scan queued when it begins: what a reader of the pairs does first, so that it reads every
+    /// pair of every scan stored before it began. It waits for scans another pairer has taken (their pairs
+    /// committed), and stops at the last scan queued when it began, however many reports come meanwhile. With
+    /// nothing queued (the pairer keeps up) it only reads.
     func pairAllQueuedSightings() async throws {
-        while try await pairQueuedSightings() == Self.pairingBatch {}
+        let queued = try await database.read { db in try await db.query("SELECT MAX(seq) AS last FROM sighting_queue", []) }
+        guard let last = try queued.first?.optionalInt("last") else { return }
+        while true {
+            _ = try await pairQueuedSightings(upTo: last, skippingTaken: false)
+            let left = try await database.read { db in try await db.query("SELECT seq FROM sighting_queue WHERE seq <= ? LIMIT 1", [.int(last)]) }
+            if left.isEmpty { return }
+        }
     }
 
     /// A valid scan of a card waiting to be paired.
