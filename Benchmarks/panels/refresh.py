@@ -24,7 +24,8 @@ status, body, set_cookie = request("POST", "/console/api/session", {"code": link
 assert status == 200, (status, body[:200])
 cookie = set_cookie.split(";")[0]
 year_ago = time.strftime("%Y-%m-%d", time.gmtime(time.time() + 3600 - 365 * 86400))
-panels = [f"/console/api/sales?lang=fr&from={year_ago}", f"/console/api/renewals?lang=fr&from={year_ago}", "/console/api/anomalies?days=90"]
+days_ago_89 = time.strftime("%Y-%m-%d", time.gmtime(time.time() + 3600 - 89 * 86400))
+panels = [f"/console/api/sales?lang=fr&from={year_ago}", f"/console/api/renewals?lang=fr&from={year_ago}", f"/console/api/anomalies?from={days_ago_89}"]
 times, failures = [], []
 
 
