@@ -206,16 +206,11 @@ struct DailyReportPagesTests {
         let report = try Self.bigReport(.en)
         let pages = report.pages(texts: Self.texts).joined()
         for shop in report.sales.shops {
-            #expect(pages.contains(">\(SVGTextEscaped.escaped(String(shop.name.prefix(20))))"), "\(shop.name)")
+            #expect(pages.contains(">\(SVGText.escaped(String(shop.name.prefix(20))))"), "\(shop.name)")
         }
         let sum = report.sales.shops.reduce(0) { $0 + $1.sales }
         #expect(sum == report.sales.total.sales && pages.contains(">\(ChartLanguage.en.integer(sum))</text>"))
         #expect(pages.contains(">\(Self.texts.text("report.none", .en))</text>"), "the reminders of a day without any say so")
         #expect(pages.contains(Self.texts.text("report.continued", .en)), "a table continued on the next page says so")
     }
-}
-
-/// SVG's escaping of text, as the pages write it.
-enum SVGTextEscaped {
-    static func escaped(_ text: String) -> String { SVGText.escaped(text) }
 }
