@@ -35,6 +35,7 @@ struct ConsoleRoutes {
         router.on("/console/api/session", method: .get, use: session)
         router.on("/console/api/sales", method: .get, use: rangePanel(panels.sales))
         router.on("/console/api/renewals", method: .get, use: rangePanel(panels.renewals))
+        router.on("/console/api/subscriptions", method: .get, use: rangePanel(panels.subscriptions))
         router.on("/console/api/anomalies", method: .get, use: anomalies)
         router.on("/console/api/reminders", method: .get, use: rangePanel(panels.reminders))
         router.on("/console/api/wallet", method: .get, use: rangePanel(panels.wallet))

@@ -19,6 +19,31 @@ public protocol ConsoleSummaryStore: Sendable {
     /// reported: each card once, with its closest pair (the most recent of equals), the `cards` cards last seen
     /// so most recently first.
     func closestSharedSightings(from: Int64, until: Int64, cards: Int) async throws -> [SharedCardSighting]
+    /// The subscription figures' rows (``SubscriptionFigures``) of the days `from`…`to`, summed by day, kind, cohort
+    /// and detail; and the rows counted by cohort before `from`, summed by kind and cohort (their day is `from - 1`).
+    func subscriptionDays(from: Int64, to: Int64) async throws -> (before: [SubscriptionRow], days: [SubscriptionRow])
+}
+
+/// Members and dinars summed under one day, kind, cohort and detail of the subscription figures.
+public struct SubscriptionRow: Sendable, Hashable {
+    public var day: Int64
+    /// `sale.<class>`, `start.<class>`, `end`, `reminder.delivered` or `reminder.renewed`.
+    public var kind: String
+    /// The month of the members' earliest live sale, `YYYYMM`; 0 for sales and reminders.
+    public var cohort: Int64
+    /// The months of a sale, or the `<channel> <threshold>` of a reminder; empty otherwise.
+    public var detail: String
+    public var members: Int64
+    public var dzd: Int64
+
+    public init(day: Int64, kind: String, cohort: Int64, detail: String, members: Int64, dzd: Int64) {
+        self.day = day
+        self.kind = kind
+        self.cohort = cohort
+        self.detail = detail
+        self.members = members
+        self.dzd = dzd
+    }
 }
 
 /// What the console looks up: members by a search and one member's history, the newest audit entries.

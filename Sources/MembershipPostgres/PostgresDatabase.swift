@@ -29,7 +29,8 @@ public final class PostgresDatabase: SQLDatabase, Service {
         rowIdentity: "ctid",
         bytewiseCollation: " COLLATE \"C\"",
         keyLockExpression: "pg_advisory_xact_lock(hashtext(key))",
-        partSearch: .trigramIndex
+        partSearch: .trigramIndex,
+        monthFunction: .toChar
     )
     public let dialect = PostgresDatabase.sqlDialect
     /// The advisory lock migrations take ("PEEZ" in ASCII).

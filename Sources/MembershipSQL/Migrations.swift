@@ -430,6 +430,7 @@ enum Migrations {
                     """
                 ]
             ),
+            ("024_subscription_days", Migration024.statements(dialect, appendKey: appendKey)),
         ]
     }
 

@@ -1,3 +1,5 @@
+import PeezBasics
+
 /// A value bound into or read out of SQL.
 public enum SQLValue: Sendable, Hashable {
     case int(Int64)
@@ -218,6 +220,8 @@ public struct SQLDialect: Sendable {
     public var keyLockExpression: String?
     /// The index that finds any part of the members' search keys.
     public var partSearch: PartSearch
+    /// How the database names the Algiers month of a time.
+    public var monthFunction: MonthFunction
 
     /// How a database finds a part of a text without reading every row: an index of its three-character pieces.
     public enum PartSearch: Sendable {
@@ -225,6 +229,23 @@ public struct SQLDialect: Sendable {
         case trigramTable
         /// A GIN index of trigrams on the column itself (PostgreSQL's `pg_trgm`).
         case trigramIndex
+    }
+
+    /// How a database writes the Algiers month of a time in seconds as the number `YYYYMM`.
+    public enum MonthFunction: Sendable {
+        /// SQLite's `strftime` over a Unix time.
+        case strftime
+        /// PostgreSQL's `to_char` over `to_timestamp`.
+        case toChar
+    }
+
+    /// The Algiers month of the time in seconds `expression` (a column, a `?` or a subquery), as `YYYYMM`.
+    public func algiersMonth(_ expression: String) -> String {
+        switch monthFunction {
+        case .strftime: "CAST(strftime('%Y%m', (\(expression)) + \(AlgiersCalendar.utcOffset), 'unixepoch') AS INTEGER)"
+        case .toChar:
+            "CAST(to_char(to_timestamp(CAST((\(expression)) AS BIGINT) + \(AlgiersCalendar.utcOffset)) AT TIME ZONE 'UTC', 'YYYYMM') AS BIGINT)"
+        }
     }
 
     public init(
@@ -238,7 +259,8 @@ public struct SQLDialect: Sendable {
         rowIdentity: String = "rowid",
         bytewiseCollation: String = "",
         keyLockExpression: String? = nil,
-        partSearch: PartSearch = .trigramTable
+        partSearch: PartSearch = .trigramTable,
+        monthFunction: MonthFunction = .strftime
     ) {
         self.blobType = blobType
         self.serialPrimaryKey = serialPrimaryKey
@@ -251,6 +273,7 @@ public struct SQLDialect: Sendable {
         self.bytewiseCollation = bytewiseCollation
         self.keyLockExpression = keyLockExpression
         self.partSearch = partSearch
+        self.monthFunction = monthFunction
     }
 }
 

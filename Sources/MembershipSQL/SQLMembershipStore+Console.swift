@@ -74,6 +74,31 @@ extension SQLMembershipStore {
         }
     }
 
+    public func subscriptionDays(from: Int64, to: Int64) async throws -> (before: [SubscriptionRow], days: [SubscriptionRow]) {
+        @Sendable func row(_ row: SQLRow, day: Int64?) throws -> SubscriptionRow {
+            SubscriptionRow(
+                day: try day ?? row.int("day"),
+                kind: try row.text("kind"),
+                cohort: try row.int("cohort"),
+                detail: try row.text("detail"),
+                members: try row.int("members"),
+                dzd: try row.int("dzd")
+            )
+        }
+        let sums = "CAST(SUM(members) AS BIGINT) AS members, CAST(SUM(dzd) AS BIGINT) AS dzd"
+        return try await database.readReport { db in
+            let before = try await db.query(
+                "SELECT kind, cohort, '' AS detail, \(sums) FROM \(SubscriptionSummaries.source) s WHERE day < ? AND cohort <> 0 GROUP BY kind, cohort",
+                [.int(from)]
+            )
+            let days = try await db.query(
+                "SELECT day, kind, cohort, detail, \(sums) FROM \(SubscriptionSummaries.source) s WHERE day BETWEEN ? AND ? GROUP BY day, kind, cohort, detail",
+                [.int(from), .int(to)]
+            )
+            return (try before.map { try row($0, day: from - 1) }, try days.map { try row($0, day: nil) })
+        }
+    }
+
     public func reminderDays(from: Int64, to: Int64) async throws -> [OutcomeDay] {
         try await outcomeDays("reminder_days", "channel", from: from, to: to)
     }
@@ -330,25 +355,27 @@ extension SQLMembershipStore {
         )
     }
 
-    /// Moves the changes sales and cancellations appended into their days' summary rows, at most
-    /// ``ConsoleSummaries/foldBatch`` of each kind; returns how many it moved (less than twice the batch: none
-    /// are left). Figures are exact before and after: this keeps what each reader sums small. Any number of
+    /// Moves the changes sales, cancellations and reminders appended into their days' summary rows, at most
+    /// ``ConsoleSummaries/foldBatch`` of each kind; returns how many it moved. Figures are exact before and after: this keeps what each reader sums small. Any number of
     /// instances may fold at once: each change is taken by one of them.
     public func foldConsoleSummaries() async throws -> Int {
         try await database.write { db in
             let sales = try await db.query(ConsoleSummaries.takeSalesChanges, [])
             let coverage = try await db.query(ConsoleSummaries.takeCoverageChanges, [])
-            for statement in try ConsoleSummaries.foldStatements(sales: sales, coverage: coverage) {
+            let figures = try await db.query(SubscriptionSummaries.takeChanges, [])
+            for statement in try ConsoleSummaries.foldStatements(sales: sales, coverage: coverage) + SubscriptionSummaries.foldStatements(figures) {
                 try await db.execute(statement.sql, statement.binds)
             }
-            return sales.count + coverage.count
+            return sales.count + coverage.count + figures.count
         }
     }
 
     /// Computes every console summary again from the ledger's rows (after loading rows in bulk).
     public func rebuildConsoleSummaries() async throws {
         try await database.write { db in
-            for statement in ConsoleSummaries.rebuildStatements(database.dialect) { try await db.execute(statement) }
+            for statement in ConsoleSummaries.rebuildStatements(database.dialect) + SubscriptionSummaries.rebuildStatements(database.dialect) {
+                try await db.execute(statement)
+            }
         }
     }
 }

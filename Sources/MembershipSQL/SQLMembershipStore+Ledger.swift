@@ -37,7 +37,7 @@ extension SQLMembershipStore {
                     Self.saveCard(sale.card, version: version),
                     Self.touchWalletPass(of: memberUUID, now: sale.recordedAt),
                     Self.completeIdempotentRequest(sale.key, with: sale.response, now: sale.recordedAt),
-                ] + ConsoleSummaries.sale(sale.period, renewsEnd: sale.renewsEnd)
+                ] + ConsoleSummaries.sale(sale.period, renewsEnd: sale.renewsEnd) + SubscriptionSummaries.sale(sale, database.dialect)
             )
         } catch let error as SQLError where Self.isConcurrentLedgerChange(error) {
             throw LedgerVersionConflict(memberUUID: memberUUID, expectedVersion: expectedVersion)
@@ -60,6 +60,12 @@ extension SQLMembershipStore {
         let member = change.memberUUID.uuidString
         let version = expectedVersion + 1
         let lock = self.lock
+        let figures = SubscriptionSummaries.revokingChange(
+            member: change.memberUUID,
+            before: change.periodsBefore,
+            after: change.periodsAfter,
+            database.dialect
+        )
         let revokedBefore: Int64
         do {
             revokedBefore = try await database.write { db in
@@ -95,7 +101,7 @@ extension SQLMembershipStore {
                         ),
                     ]
                     + Self.periodChanges(from: change.periodsBefore, to: change.periodsAfter)
-                    + (try await Self.renewalAndSummaryChanges(change, db))
+                    + (try await Self.renewalAndSummaryChanges(change, db)) + figures
                     + [
                         SQLStatement("INSERT INTO revocation_changes (version, changed_at) VALUES (?, ?)", [.int(listVersion), .int(now)]),
                         SQLStatement(

@@ -201,7 +201,14 @@ extension SQLMembershipStore: ReminderStore {
                 )
             }
         }
-        if !statements.isEmpty { try await database.writeBatch(statements + ConsoleSummaries.remindersSettled(settled, now: now)) }
+        let delivered = zip(outcomes, states).filter { $1 == .delivered }.map(\.0.reminder.id)
+        if !statements.isEmpty {
+            // The subscription figures read the reminders as they were leased: first, in a batch of one snapshot.
+            try await database.writeBatch(
+                SubscriptionSummaries.remindersDelivered(ids: delivered, owner: owner, now: now) + statements
+                    + ConsoleSummaries.remindersSettled(settled, now: now)
+            )
+        }
         return states
     }
 

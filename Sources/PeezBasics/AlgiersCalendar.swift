@@ -75,6 +75,19 @@ public enum AlgiersCalendar {
         }
     }
 
+    /// The month of the Algiers day numbered `day` as the number `YYYYMM`.
+    public static func month(ofDay day: Int64) -> Int64 {
+        let date = civil(fromDays: min(max(day, -719_162), 2_932_896))
+        return date.year * 100 + date.month
+    }
+
+    /// The first Algiers day number of the month `YYYYMM` moved by `months` (a negative number moves back).
+    public static func firstDay(ofMonth month: Int64, adding months: Int64 = 0) -> Int64 {
+        let index = floorDivide(month, 100) * 12 + (month % 100 - 1) + months
+        let year = floorDivide(index, 12)
+        return days(fromYear: year, month: index - year * 12 + 1, day: 1)
+    }
+
     /// Days since 1970-01-01 in Algiers and the second within that day.
     /// Times beyond years 1 to 9999 are clamped to them, so no input can overflow the arithmetic.
     static func localDay(_ seconds: Int64) -> (days: Int64, secondOfDay: Int64) {

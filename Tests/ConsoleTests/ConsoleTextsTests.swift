@@ -22,14 +22,14 @@ struct ConsoleTextsTests {
         let drawn =
             [
                 "chart.sales", "chart.renewals", "chart.reminders", "chart.wallet", "chart.timeline", "chart.empty", "chart.others", "chart.in_app",
-                "chart.ending",
+                "chart.ending", "chart.revenue", "chart.revenue_dzd",
             ]
             + ["timeline.periods", "timeline.today"] + CoverageTimeline.Lane.allCases.map { "timeline.\($0)" }
             + ["joined", "sale", "cancellation", "cards_revoked", "device_key", "apple_pass", "google_pass", "scan"].map { "event.\($0)" }
             + ["valid", "expired", "no_paid_period", "presentation_required", "revoked", "invalid", "cannot_confirm"].map { "verdict.\($0)" }
             + ["delivered", "failed", "exhausted", "superseded", "retried"].map { "outcome.\($0)" }
             + ["channel.push", "channel.wallet", "platform.apple", "platform.google"]
-            + ["sales", "renewals", "anomalies", "reminders", "wallet", "counters"].map { "panel.\($0)" }
+            + ["sales", "renewals", "subscriptions", "anomalies", "reminders", "wallet", "counters"].map { "panel.\($0)" }
             + ["title", "sales", "renewals", "anomalies", "anomaly_line", "outbox", "wallet", "counter_line"].map { "report.\($0)" }
         #expect(Set(drawn).subtracting(english).isEmpty, "missing: \(Set(drawn).subtracting(english).sorted())")
     }

@@ -33,7 +33,18 @@ struct ConsoleSummaryTests {
                 """,
                 []
             ).map { "coverage \(try $0.int("day")) \(try $0.int("ending")) \(try $0.int("renewed"))" }
-            return sales.filter { !$0.hasSuffix(" 0 0 0 0") } + coverage
+            let figures = try await db.query(
+                """
+                SELECT day, kind, cohort, detail, CAST(SUM(members) AS BIGINT) AS members, CAST(SUM(dzd) AS BIGINT) AS dzd
+                FROM (SELECT day, kind, cohort, detail, members, dzd FROM subscription_days
+                    UNION ALL SELECT day, kind, cohort, detail, members, dzd FROM subscription_day_changes) f
+                GROUP BY day, kind, cohort, detail HAVING SUM(members) <> 0 OR SUM(dzd) <> 0 ORDER BY day, kind, cohort, detail
+                """,
+                []
+            ).map {
+                "figures \(try $0.int("day")) \(try $0.text("kind")) \(try $0.int("cohort")) \(try $0.text("detail")) \(try $0.int("members")) \(try $0.int("dzd"))"
+            }
+            return sales.filter { !$0.hasSuffix(" 0 0 0 0") } + coverage + figures
         }
     }
 
@@ -41,7 +52,10 @@ struct ConsoleSummaryTests {
     static func unfolded(_ store: SQLMembershipStore) async throws -> Int64 {
         try await store.database.read { db in
             try await db.query(
-                "SELECT (SELECT COUNT(*) FROM sales_day_changes) + (SELECT COUNT(*) FROM coverage_day_changes) AS count",
+                """
+                SELECT (SELECT COUNT(*) FROM sales_day_changes) + (SELECT COUNT(*) FROM coverage_day_changes)
+                    + (SELECT COUNT(*) FROM subscription_day_changes) AS count
+                """,
                 []
             )[0].int("count")
         }

@@ -42,6 +42,22 @@ struct AlgiersCalendarTests {
         }
     }
 
+    @Test func monthsOfDaysAndTheirFirstDaysMatchFoundation() {
+        for instant in Self.instants {
+            let date = Date(timeIntervalSince1970: TimeInterval(instant))
+            let parts = Self.calendar.dateComponents([.year, .month], from: date)
+            let month = Int64(parts.year! * 100 + parts.month!)
+            let day = AlgiersCalendar.dayNumber(instant)
+            #expect(AlgiersCalendar.month(ofDay: day) == month, "\(instant)")
+            let shift = Int64(instant % 25) - 12
+            let first = Self.calendar.date(byAdding: .month, value: Int(shift), to: Self.calendar.date(from: parts)!)!
+            #expect(
+                AlgiersCalendar.firstDay(ofMonth: month, adding: shift) == AlgiersCalendar.dayNumber(Int64(first.timeIntervalSince1970)),
+                "\(instant) \(shift)"
+            )
+        }
+    }
+
     @Test func addingMonthsMatchesFoundationsClampedArithmetic() {
         for instant in Self.instants.prefix(1_500) {
             for months in 1...3 {

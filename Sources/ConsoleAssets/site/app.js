@@ -10,6 +10,7 @@ import { currentSession, exchange, signOut, takeSigninCode } from "./session.js"
 import { currentLanguage, inLine, loadTexts, nodes, preferredLanguage, setLanguage, text } from "./texts.js";
 import sales from "./panel-sales.js";
 import renewals from "./panel-renewals.js";
+import subscriptions from "./panel-subscriptions.js";
 import anomalies from "./panel-anomalies.js";
 import reminders from "./panel-reminders.js";
 import wallet from "./panel-wallet.js";
@@ -18,7 +19,7 @@ import members, { wireMembers } from "./panel-members.js";
 import audit from "./panel-audit.js";
 import checks from "./panel-checks.js";
 
-const PANELS = [checks, sales, renewals, anomalies, reminders, wallet, counters, members, audit];
+const PANELS = [checks, sales, renewals, subscriptions, anomalies, reminders, wallet, counters, members, audit];
 const $ = (id) => document.getElementById(id);
 
 let range = lastDays(30);
