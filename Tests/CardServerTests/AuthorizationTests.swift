@@ -92,6 +92,7 @@ struct AuthorizationTests {
         ("/console/api/session", .get, []),
         ("/console/api/sales", .get, []),
         ("/console/api/renewals", .get, []),
+        ("/console/api/subscriptions", .get, []),
         ("/console/api/anomalies", .get, []),
         ("/console/api/reminders", .get, []),
         ("/console/api/wallet", .get, []),
