@@ -39,7 +39,7 @@ function mix(list) {
   return table(
     [text("subscriptions.length"), text("subscriptions.sales"), text("subscriptions.share"), text("subscriptions.new"), text("subscriptions.renewed"), text("subscriptions.returning")],
     list.map((item) => [
-      text("subscriptions.months", { n: number(item.months) }), number(item.sales), percent(item.share), number(item.new), number(item.renewed), number(item.returning),
+      named("subscriptions.length_", String(item.months)), number(item.sales), percent(item.share), number(item.new), number(item.renewed), number(item.returning),
     ]),
     { className: "numbers mix" },
   );
