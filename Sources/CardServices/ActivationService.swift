@@ -113,7 +113,8 @@ public struct ActivationService: Sendable {
             key: key,
             response: StoredResponse(try APIJSON.encode(answer)),
             recordedAt: now,
-            renewsEnd: head.coverageEnd
+            renewsEnd: head.coverageEnd,
+            cohortAsRead: head.cohortMonth
         )
     }
 

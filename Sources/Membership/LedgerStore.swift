@@ -1,5 +1,6 @@
 public import CardToken
 public import Foundation
+import PeezBasics
 
 /// The members' ledgers: periods sold and cancelled, and the idempotency records of the requests that sold
 /// them. Plain persistence: the use cases (pricing, placing a period, minting the card, the answer, retrying
@@ -58,13 +59,16 @@ public struct LedgerHead: Sendable, Hashable {
     /// The `revoked_before` of the member's last revoking change (0: none): a card signed now is dated no
     /// earlier (``CardRevocationRule``).
     public var cardsValidFrom: Int64
+    /// The member's cohort: the Algiers month (`YYYYMM`) of their earliest live sale (nil: none).
+    public var cohortMonth: Int64?
 
-    public init(member: Member, version: Int64, coverageEnd: Int64?, lastPeriodSeq: Int64, cardsValidFrom: Int64 = 0) {
+    public init(member: Member, version: Int64, coverageEnd: Int64?, lastPeriodSeq: Int64, cardsValidFrom: Int64 = 0, cohortMonth: Int64? = nil) {
         self.member = member
         self.version = version
         self.coverageEnd = coverageEnd
         self.lastPeriodSeq = lastPeriodSeq
         self.cardsValidFrom = cardsValidFrom
+        self.cohortMonth = cohortMonth
     }
 }
 
@@ -133,6 +137,12 @@ public struct SaleRecord: Sendable, Hashable {
     public var recordedAt: Int64
     /// The end of paid time the sale extends (the member's coverage end as read; nil: the member's first sale).
     public var renewsEnd: Int64?
+    /// The member's cohort after the sale: theirs as read, or the month of this sale for a first one.
+    public var cohortMonth: Int64 {
+        cohortAsRead ?? AlgiersCalendar.month(ofDay: AlgiersCalendar.dayNumber(period.purchasedAt))
+    }
+    /// The member's cohort as read with the head (nil: no live sale).
+    public var cohortAsRead: Int64?
 
     public init(
         period: SubscriptionPeriod,
@@ -141,8 +151,10 @@ public struct SaleRecord: Sendable, Hashable {
         key: IdempotencyKey,
         response: StoredResponse,
         recordedAt: Int64,
-        renewsEnd: Int64?
+        renewsEnd: Int64?,
+        cohortAsRead: Int64? = nil
     ) {
+        self.cohortAsRead = cohortAsRead
         self.renewsEnd = renewsEnd
         self.period = period
         self.periodSeq = periodSeq

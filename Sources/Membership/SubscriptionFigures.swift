@@ -77,8 +77,8 @@ public enum SubscriptionFigures {
     }
 
     /// What a member's ledger counts: each live period (in ledger order) renewing the end of the live one before
-    /// it, and the time of the member's earliest live sale, whose Algiers month is the member's cohort (nil: none).
-    public static func figures(of periods: [SubscriptionPeriod]) -> (cohortSale: Int64?, movements: [Movement], renewals: [Renewal]) {
+    /// it, and the member's cohort: the Algiers month (`YYYYMM`) of their earliest live sale (nil: none).
+    public static func figures(of periods: [SubscriptionPeriod]) -> (cohortMonth: Int64?, movements: [Movement], renewals: [Renewal]) {
         var movements: [Movement] = []
         var renewals: [Renewal] = []
         var previousEnd: Int64?
@@ -89,7 +89,7 @@ public enum SubscriptionFigures {
             first = min(first ?? period.purchasedAt, period.purchasedAt)
             previousEnd = period.endsAt
         }
-        return (first, movements, renewals)
+        return (first.map { AlgiersCalendar.month(ofDay: AlgiersCalendar.dayNumber($0)) }, movements, renewals)
     }
 
     /// A live sale that paid again for a paid time: which end it renewed, when it was bought (what a reminder

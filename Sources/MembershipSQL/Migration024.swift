@@ -1,7 +1,8 @@
 import PeezBasics
 
 /// Migration 024's own SQL, frozen as it landed: the subscription figures' summary (see `SubscriptionSummaries`),
-/// its appended changes, and its rows computed from the ledger's live periods and the reminders delivered.
+/// its appended changes, and its rows computed from the ledger's live periods and the reminders delivered; each
+/// member's cohort (the month of their earliest live sale), which a sale reads with the ledger's head.
 enum Migration024 {
     static func statements(_ dialect: SQLDialect, appendKey: String) -> [String] {
         let day = { (column: String) in "(\(column) + \(AlgiersCalendar.utcOffset)) / 86400" }
@@ -14,6 +15,11 @@ enum Migration024 {
         let grace = 7
         let window = 7 * 86_400
         return [
+            "ALTER TABLE members ADD COLUMN cohort_month BIGINT",
+            """
+            UPDATE members SET cohort_month = \(month("(SELECT MIN(p.purchased_at) FROM periods p WHERE p.member_uuid = members.uuid AND p.cancelled_at IS NULL)"))
+            WHERE EXISTS (SELECT 1 FROM periods p WHERE p.member_uuid = members.uuid AND p.cancelled_at IS NULL)
+            """,
             """
             CREATE TABLE subscription_days (
                 day BIGINT NOT NULL, kind TEXT NOT NULL, cohort BIGINT NOT NULL, detail TEXT NOT NULL, members BIGINT NOT NULL,

@@ -31,13 +31,14 @@ extension SQLMembershipStore {
                         coverageEnd: sale.period.endsAt,
                         lastPeriodSeq: sale.periodSeq,
                         saleAt: sale.recordedAt,
-                        cardIssuedAt: sale.card.issuedAt
+                        cardIssuedAt: sale.card.issuedAt,
+                        cohortMonth: sale.cohortMonth
                     ),
                     PeriodRecord.insert(sale.period, seq: sale.periodSeq, renewsEnd: sale.renewsEnd),
                     Self.saveCard(sale.card, version: version),
                     Self.touchWalletPass(of: memberUUID, now: sale.recordedAt),
                     Self.completeIdempotentRequest(sale.key, with: sale.response, now: sale.recordedAt),
-                ] + ConsoleSummaries.sale(sale.period, renewsEnd: sale.renewsEnd) + SubscriptionSummaries.sale(sale, database.dialect)
+                ] + ConsoleSummaries.sale(sale.period, renewsEnd: sale.renewsEnd) + SubscriptionSummaries.sale(sale)
             )
         } catch let error as SQLError where Self.isConcurrentLedgerChange(error) {
             throw LedgerVersionConflict(memberUUID: memberUUID, expectedVersion: expectedVersion)
@@ -60,12 +61,8 @@ extension SQLMembershipStore {
         let member = change.memberUUID.uuidString
         let version = expectedVersion + 1
         let lock = self.lock
-        let figures = SubscriptionSummaries.revokingChange(
-            member: change.memberUUID,
-            before: change.periodsBefore,
-            after: change.periodsAfter,
-            database.dialect
-        )
+        let figures = SubscriptionSummaries.revokingChange(member: change.memberUUID, before: change.periodsBefore, after: change.periodsAfter)
+        let cohort = SubscriptionFigures.figures(of: change.periodsAfter).cohortMonth
         let revokedBefore: Int64
         do {
             revokedBefore = try await database.write { db in
@@ -91,12 +88,14 @@ extension SQLMembershipStore {
                         Self.recordChange(of: change.memberUUID, version: version, kind: change.kind.rawValue, now: now),
                         SQLStatement(
                             """
-                            UPDATE members SET ledger_version = ?, coverage_end = ?, last_period_seq = ?, device_key = ?, cards_valid_from = ?
+                            UPDATE members SET ledger_version = ?, coverage_end = ?, last_period_seq = ?, device_key = ?, cards_valid_from = ?,
+                                cohort_month = ?
                             WHERE uuid = ?
                             """,
                             [
                                 .int(version), change.coverageEnd.map(SQLValue.int) ?? .null, .int(change.lastPeriodSeq),
-                                change.deviceKey.map { .text($0.base64url) } ?? .null, .int(revokedBefore), .text(member),
+                                change.deviceKey.map { .text($0.base64url) } ?? .null, .int(revokedBefore), cohort.map(SQLValue.int) ?? .null,
+                                .text(member),
                             ]
                         ),
                     ]
@@ -209,19 +208,21 @@ extension SQLMembershipStore {
         coverageEnd: Int64?,
         lastPeriodSeq: Int64,
         saleAt: Int64,
-        cardIssuedAt: Int64
+        cardIssuedAt: Int64,
+        cohortMonth: Int64
     )
         -> SQLStatement
     {
         SQLStatement(
             """
-            UPDATE members SET ledger_version = ?, coverage_end = ?, last_period_seq = ?,
+            UPDATE members SET ledger_version = ?, coverage_end = ?, last_period_seq = ?, cohort_month = ?,
                 last_sale_at = CASE WHEN last_card_issued_at >= ? THEN last_card_issued_at + 1 ELSE ? END,
                 last_card_issued_at = CASE WHEN last_card_issued_at < ? THEN ? ELSE last_card_issued_at END
             WHERE uuid = ?
             """,
             [
-                .int(version), coverageEnd.map(SQLValue.int) ?? .null, .int(lastPeriodSeq), .int(saleAt), .int(saleAt), .int(cardIssuedAt),
+                .int(version), coverageEnd.map(SQLValue.int) ?? .null, .int(lastPeriodSeq), .int(cohortMonth), .int(saleAt), .int(saleAt),
+                .int(cardIssuedAt),
                 .int(cardIssuedAt), .text(member.uuidString),
             ]
         )
@@ -245,7 +246,7 @@ extension SQLMembershipStore {
     }
 
     /// The columns of `members m` beside the member's own that make the head of its ledger.
-    static let headColumns = "m.ledger_version, m.coverage_end, m.last_period_seq, m.cards_valid_from"
+    static let headColumns = "m.ledger_version, m.coverage_end, m.last_period_seq, m.cards_valid_from, m.cohort_month"
 
     static func ledgerHead(_ row: SQLRow) throws -> LedgerHead {
         LedgerHead(
@@ -253,7 +254,8 @@ extension SQLMembershipStore {
             version: try row.int("ledger_version"),
             coverageEnd: try row.optionalInt("coverage_end"),
             lastPeriodSeq: try row.int("last_period_seq"),
-            cardsValidFrom: try row.int("cards_valid_from")
+            cardsValidFrom: try row.int("cards_valid_from"),
+            cohortMonth: try row.optionalInt("cohort_month")
         )
     }
 

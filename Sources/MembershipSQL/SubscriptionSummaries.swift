@@ -20,25 +20,22 @@ enum SubscriptionSummaries {
 
     private static let insert = "INSERT INTO subscription_day_changes (day, kind, cohort, detail, members, dzd)"
 
-    /// A sale's rows: its sale, and its paid time in the member's cohort (its earliest live sale before this one,
-    /// or this one); and, for a renewal, one for each reminder delivered about the end it renews in the window
-    /// before it.
-    static func sale(_ sale: SaleRecord, _ dialect: SQLDialect) -> [SQLStatement] {
+    /// A sale's rows: its sale, and its paid time in the member's cohort; and, for a renewal bought when a
+    /// reminder about the end it renews may have been delivered (reminders are recorded from 7 days before an
+    /// end), one for each reminder delivered about that end in the window before it.
+    static func sale(_ sale: SaleRecord) -> [SQLStatement] {
         let period = sale.period
-        let cohort = dialect.algiersMonth(
-            "COALESCE((SELECT MIN(purchased_at) FROM periods WHERE member_uuid = ? AND cancelled_at IS NULL AND seq < ?), ?)"
+        let movements = SubscriptionFigures.movements(of: period, renewsEnd: sale.renewsEnd)
+        let rows = SQLStatement(
+            "\(insert) VALUES \(movements.map { _ in "(?, ?, ?, ?, ?, ?)" }.joined(separator: ", "))",
+            movements.flatMap { movement in
+                [
+                    .int(movement.day), .text(movement.kind), .int(movement.isCohorted ? sale.cohortMonth : 0), .text(movement.detail),
+                    .int(movement.members), .int(movement.dzd),
+                ]
+            }
         )
-        let cohortBinds: [SQLValue] = [.text(period.memberUUID.uuidString), .int(sale.periodSeq), .int(period.purchasedAt)]
-        var sql: [String] = []
-        var binds: [SQLValue] = []
-        for movement in SubscriptionFigures.movements(of: period, renewsEnd: sale.renewsEnd) {
-            sql.append("(?, ?, \(movement.isCohorted ? cohort : "0"), ?, ?, ?)")
-            binds +=
-                [.int(movement.day), .text(movement.kind)] + (movement.isCohorted ? cohortBinds : [])
-                + [.text(movement.detail), .int(movement.members), .int(movement.dzd)]
-        }
-        let rows = SQLStatement("\(insert) VALUES \(sql.joined(separator: ", "))", binds)
-        guard let renewsEnd = sale.renewsEnd else { return [rows] }
+        guard let renewsEnd = sale.renewsEnd, period.purchasedAt >= renewsEnd - 7 * 86_400 else { return [rows] }
         return [
             rows,
             remindersRenewed(member: period.memberUUID, SubscriptionFigures.Renewal(renewsEnd: renewsEnd, purchasedAt: period.purchasedAt), sign: 1),
@@ -48,29 +45,27 @@ enum SubscriptionSummaries {
     /// What a change that cancels periods (or moves their dates) moves: the rows of the member's live periods
     /// before it taken back, those after it added (rows that are the same in both are left out), and the renewals
     /// credited to reminders that it ends or makes.
-    static func revokingChange(member: UUID, before: [SubscriptionPeriod], after: [SubscriptionPeriod], _ dialect: SQLDialect) -> [SQLStatement] {
+    static func revokingChange(member: UUID, before: [SubscriptionPeriod], after: [SubscriptionPeriod]) -> [SQLStatement] {
         let old = SubscriptionFigures.figures(of: before)
         let new = SubscriptionFigures.figures(of: after)
-        var sums: [Key: (members: Int64, dzd: Int64)] = [:]
-        func add(_ movements: [SubscriptionFigures.Movement], cohortSale: Int64?) {
+        var sums: [FoldKey: (members: Int64, dzd: Int64)] = [:]
+        func add(_ movements: [SubscriptionFigures.Movement], cohort: Int64?) {
             for movement in movements {
-                let key = Key(day: movement.day, kind: movement.kind, detail: movement.detail, cohortSale: movement.isCohorted ? cohortSale : nil)
+                let key = FoldKey(day: movement.day, kind: movement.kind, cohort: movement.isCohorted ? cohort ?? 0 : 0, detail: movement.detail)
                 let sum = sums[key, default: (0, 0)]
                 sums[key] = (sum.members + movement.members, sum.dzd + movement.dzd)
             }
         }
-        add(old.movements.map(\.negated), cohortSale: old.cohortSale)
-        add(new.movements, cohortSale: new.cohortSale)
+        add(old.movements.map(\.negated), cohort: old.cohortMonth)
+        add(new.movements, cohort: new.cohortMonth)
         let changed = sums.keys.filter { sums[$0]! != (0, 0) }.sorted()
         var statements: [SQLStatement] = []
         if !changed.isEmpty {
             statements.append(
                 SQLStatement(
-                    "\(insert) VALUES "
-                        + changed.map { "(?, ?, \($0.cohortSale == nil ? "0" : dialect.algiersMonth("?")), ?, ?, ?)" }.joined(separator: ", "),
+                    "\(insert) VALUES " + changed.map { _ in "(?, ?, ?, ?, ?, ?)" }.joined(separator: ", "),
                     changed.flatMap { key in
-                        [.int(key.day), .text(key.kind)] + (key.cohortSale.map { [SQLValue.int($0)] } ?? [])
-                            + [.text(key.detail), .int(sums[key]!.members), .int(sums[key]!.dzd)]
+                        [.int(key.day), .text(key.kind), .int(key.cohort), .text(key.detail), .int(sums[key]!.members), .int(sums[key]!.dzd)]
                     }
                 )
             )
@@ -159,7 +154,18 @@ enum SubscriptionSummaries {
 
     /// Every row computed again from the ledger's periods and the reminders (see ``SubscriptionFigures``).
     static func rebuildStatements(_ dialect: SQLDialect) -> [String] {
-        ["DELETE FROM subscription_day_changes", "DELETE FROM subscription_days", fill(dialect)]
+        ["DELETE FROM subscription_day_changes", "DELETE FROM subscription_days", fill(dialect), cohorts(dialect)]
+    }
+
+    /// Each member's cohort (`members.cohort_month`, which a sale reads with the ledger's head) set again from the
+    /// live periods, where it differs.
+    static func cohorts(_ dialect: SQLDialect) -> String {
+        let cohort = dialect.algiersMonth("(SELECT MIN(p.purchased_at) FROM periods p WHERE p.member_uuid = members.uuid AND p.cancelled_at IS NULL)")
+        return """
+            UPDATE members SET cohort_month = \(cohort)
+            WHERE cohort_month IS NULL AND EXISTS (SELECT 1 FROM periods p WHERE p.member_uuid = members.uuid AND p.cancelled_at IS NULL)
+                OR cohort_month IS NOT NULL AND cohort_month <> COALESCE(\(cohort), 0)
+            """
     }
 
     /// The rows of every live period (each scanned once, its three rows made by a join with three numbers) and of
@@ -197,18 +203,6 @@ enum SubscriptionSummaries {
                 WHERE r.state = 'delivered' AND p.purchased_at >= r.delivered_at AND p.purchased_at <= r.delivered_at + \(window)
             ) movements GROUP BY day, kind, cohort, detail
             """
-    }
-
-    /// A row of a revoking change before its cohort is named: nil for rows not counted by cohort.
-    private struct Key: Hashable, Comparable {
-        var day: Int64
-        var kind: String
-        var detail: String
-        var cohortSale: Int64?
-
-        static func < (left: Key, right: Key) -> Bool {
-            (left.day, left.kind, left.detail, left.cohortSale ?? -1) < (right.day, right.kind, right.detail, right.cohortSale ?? -1)
-        }
     }
 
     /// A row of `subscription_days`.

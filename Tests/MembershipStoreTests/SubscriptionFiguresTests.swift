@@ -82,13 +82,28 @@ struct SubscriptionFiguresTests {
             #expect(try await panels() == kept)
             try await store.rebuildConsoleSummaries()
             #expect(try await panels() == kept)
-            // Migration 024 fills the summary from a ledger that had none, as the write path keeps it.
-            let fill = Migration024.statements(store.database.dialect, appendKey: "")[2]
+            // Each member's cohort, as sales read it with the ledger's head, is the month of the earliest live sale.
+            let cohorts = try await store.database.read { db in
+                try await db.query("SELECT uuid, cohort_month FROM members", []).map { (try $0.text("uuid"), try $0.optionalInt("cohort_month")) }
+            }
+            let expectedCohorts = ledger.paid.mapValues { Direct.month(ofDay: Direct.day($0.map(\.period.purchasedAt).min()!)) }
+            for (uuid, cohort) in cohorts {
+                let expected = expectedCohorts[UUID(uuidString: uuid)!]
+                #expect(cohort.map { String(format: "%04d-%02d", $0 / 100, $0 % 100) } == expected, "\(uuid)")
+            }
+            // Migration 024 fills the summary and the cohorts from a ledger that had neither, as the write path keeps them.
+            let migration = Migration024.statements(store.database.dialect, appendKey: "")
             try await store.database.write { db in
                 try await db.execute("DELETE FROM subscription_days")
-                try await db.execute(fill)
+                try await db.execute("UPDATE members SET cohort_month = NULL")
+                try await db.execute(migration[1])
+                try await db.execute(migration.last!)
             }
             #expect(try await panels() == kept)
+            let filled = try await store.database.read { db in
+                try await db.query("SELECT uuid, cohort_month FROM members", []).map { (try $0.text("uuid"), try $0.optionalInt("cohort_month")) }
+            }
+            #expect(filled.sorted { $0.0 < $1.0 }.map { "\($0.0) \($0.1 ?? 0)" } == cohorts.sorted { $0.0 < $1.0 }.map { "\($0.0) \($0.1 ?? 0)" })
         }
     }
 
