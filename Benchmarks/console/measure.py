@@ -28,6 +28,8 @@ panels = [
     ("sales, 30 days", "/console/api/sales?lang=fr"),
     ("sales, 366 days", "/console/api/sales?lang=fr&from=" + time.strftime("%Y-%m-%d", time.gmtime(time.time() + 3600 - 365 * 86400))),
     ("renewals, 30 days", "/console/api/renewals?lang=fr"),
+    ("subscriptions, 30 days", "/console/api/subscriptions?lang=fr"),
+    ("subscriptions, 366 days", "/console/api/subscriptions?lang=fr&from=" + time.strftime("%Y-%m-%d", time.gmtime(time.time() + 3600 - 365 * 86400))),
     ("cards at two shops, 7 days", "/console/api/anomalies?from=" + time.strftime("%Y-%m-%d", time.gmtime(time.time() + 3600 - 6 * 86400))),
     ("reminders, 30 days", "/console/api/reminders?lang=fr"),
     ("wallet, 30 days", "/console/api/wallet?lang=fr"),

@@ -57,6 +57,8 @@ extension DailyReport {
         layout.paragraph(t("renewals.ahead", ["day": renewals.ahead_from]), size: 10)
         layout.chart(renewals.chart, caption: t("renewals.chart"))
 
+        subscriptionSection(&layout, t, number, money, none: none)
+
         layout.section(t("panel.anomalies"))
         layout.paragraph(t("report.anomalies", ["count": number(Int64(anomalies.count))]))
         if !anomalies.isEmpty {
@@ -137,6 +139,86 @@ extension DailyReport {
             layout.paragraph("\(AlgiersCalendar.minuteStamp(entry.at)) · \(entry.actor) · \(auditLine(entry, t))", size: 9)
         }
         return layout.pages { page, count in t("report.page", ["page": number(Int64(page)), "pages": number(Int64(count))]) }
+    }
+}
+
+extension DailyReport {
+    /// The day's subscription figures: the revenue bridge, churn, lengths sold, what reminders brought back.
+    fileprivate func subscriptionSection(
+        _ layout: inout ReportLayout,
+        _ t: (String, [String: String]) -> String,
+        _ number: (Int64) -> String,
+        _ money: (Int64) -> String,
+        none: String
+    ) {
+        let revenue = subscriptions.revenue
+        let churn = subscriptions.churn
+        func percent(_ value: Double?) -> String { value.map { String(format: "%.1f %%", $0 * 100) } ?? "—" }
+        layout.section(t("panel.subscriptions", [:]), following: 60)
+        layout.paragraph(
+            t(
+                "report.subscriptions",
+                [
+                    "mrr": money(revenue.end_dzd), "members": number(revenue.end_members), "days": number(subscriptions.grace_days),
+                    "churn": percent(churn.rate),
+                ]
+            )
+        )
+        layout.paragraph(
+            churn.through.map { _ in
+                t(
+                    "report.churn",
+                    ["lapsed": number(churn.lapsed.members), "due": number(churn.due.members), "days": number(subscriptions.grace_days)]
+                )
+            } ?? t("subscriptions.churn_none", ["days": number(subscriptions.grace_days)]),
+            size: 10
+        )
+        func row(_ key: String, _ movement: SubscriptionsPanelBody.Movement, _ sign: String) -> [String] {
+            [t(key, [:]), number(movement.members), movement.dzd == 0 ? money(0) : "\(sign) \(money(movement.dzd))"]
+        }
+        layout.heading(t("subscriptions.bridge", [:]))
+        layout.table(
+            title: t("subscriptions.bridge", [:]),
+            header: [t("subscriptions.movement", [:]), t("subscriptions.members", [:]), t("subscriptions.revenue", [:])],
+            columns: [0.5, 0.2, 0.3],
+            rows: [
+                [t("subscriptions.start", [:]), number(revenue.start_members), money(revenue.start_dzd)],
+                row("subscriptions.new", revenue.new, "+"), row("subscriptions.renewed", revenue.renewed, "+"),
+                row("subscriptions.returning", revenue.returning, "+"), row("subscriptions.ended", revenue.ended, "−"),
+                [t("subscriptions.end", [:]), number(revenue.end_members), money(revenue.end_dzd)],
+            ],
+            emphasised: [5]
+        )
+        if subscriptions.mix.isEmpty {
+            layout.paragraph(t("subscriptions.mix", [:]) + ": " + none, size: 10)
+        } else {
+            layout.heading(t("subscriptions.mix", [:]))
+            layout.table(
+                title: t("subscriptions.mix", [:]),
+                header: [
+                    t("subscriptions.length", [:]), t("subscriptions.sales", [:]), t("subscriptions.new", [:]), t("subscriptions.renewed", [:]),
+                    t("subscriptions.returning", [:]),
+                ],
+                columns: [0.28, 0.18, 0.18, 0.18, 0.18],
+                rows: subscriptions.mix.map {
+                    [t("subscriptions.length_\($0.months)", [:]), number($0.sales), number($0.new), number($0.renewed), number($0.returning)]
+                }
+            )
+        }
+        if !subscriptions.reminders.isEmpty {
+            layout.heading(t("subscriptions.reminders", ["days": number(subscriptions.reminder_window_days)]))
+            layout.table(
+                title: t("subscriptions.reminders", ["days": number(subscriptions.reminder_window_days)]),
+                header: [
+                    t("subscriptions.channel", [:]), t("subscriptions.threshold", [:]), t("subscriptions.delivered", [:]),
+                    t("subscriptions.brought_back", [:]),
+                ],
+                columns: [0.34, 0.3, 0.18, 0.18],
+                rows: subscriptions.reminders.map {
+                    [t("channel.\($0.channel)", [:]), t("threshold.\($0.threshold)", [:]), number($0.delivered), number($0.renewed)]
+                }
+            )
+        }
     }
 }
 

@@ -15,6 +15,9 @@ public struct DailyReport: Sendable {
     public let madeAt: Int64
     public let sales: SalesPanelBody
     public let renewals: RenewalsPanelBody
+    /// The subscription figures of the day: its revenue bridge, churn, lengths sold, reminders' returns, and the
+    /// cohorts of the twelve months that end with it.
+    public let subscriptions: SubscriptionsPanelBody
     public let anomalies: [AnomaliesPanelBody.Card]
     public let reminders: RemindersPanelBody
     public let wallet: WalletPanelBody
@@ -34,6 +37,7 @@ public struct DailyReport: Sendable {
             madeAt: console.now(),
             sales: try await console.sales(range, language),
             renewals: try await console.renewals(range, language),
+            subscriptions: try await console.subscriptions(range, language),
             anomalies: try await console.anomalies(range).cards,
             reminders: try await console.reminders(range, language),
             wallet: try await console.wallet(range, language),
@@ -67,6 +71,7 @@ public struct DailyReport: Sendable {
                 ]
             ]
         )
+        subscriptionSections(section)
         section(
             "cards_at_two_shops",
             ["membership_id", "member", "first_shop", "first_scan", "second_shop", "second_scan", "seconds_apart", "cards_revoked"],
@@ -115,6 +120,56 @@ public struct DailyReport: Sendable {
             audit.reversed().map { [AlgiersCalendar.iso8601($0.at), $0.actor, $0.address, $0.action, $0.target, $0.detail] }
         )
         return rows.map { $0.map(Self.field).joined(separator: ",") }.joined(separator: "\r\n") + "\r\n"
+    }
+
+    /// The subscription figures' sections: the day's revenue bridge, churn, lengths sold and reminders' returns,
+    /// and the cohorts (one row per cohort and month since).
+    private func subscriptionSections(_ section: (String, [String], [[String]]) -> Void) {
+        let date = AlgiersCalendar.dayText(day)
+        let revenue = subscriptions.revenue
+        func pair(_ movement: SubscriptionsPanelBody.Movement) -> [String] { ["\(movement.members)", "\(movement.dzd)"] }
+        func ratio(_ value: Double?) -> String { value.map { String(format: "%.4f", $0) } ?? "" }
+        section(
+            "revenue",
+            [
+                "day", "members_start", "mrr_start_dzd", "new", "new_dzd", "renewed", "renewed_dzd", "returning", "returning_dzd", "ended",
+                "ended_dzd", "lapsed", "lapsed_dzd", "in_grace", "in_grace_dzd", "members_end", "mrr_end_dzd",
+            ],
+            [
+                [date, "\(revenue.start_members)", "\(revenue.start_dzd)"] + pair(revenue.new) + pair(revenue.renewed) + pair(revenue.returning)
+                    + pair(revenue.ended) + pair(revenue.lapsed) + pair(revenue.in_grace) + ["\(revenue.end_members)", "\(revenue.end_dzd)"]
+            ]
+        )
+        let churn = subscriptions.churn
+        section(
+            "churn",
+            ["day", "grace_days", "counted_through", "due", "renewed", "lapsed", "rate", "revenue_rate"],
+            [
+                [
+                    date, "\(subscriptions.grace_days)", churn.through ?? "", "\(churn.due.members)", "\(churn.renewed.members)",
+                    "\(churn.lapsed.members)", ratio(churn.rate), ratio(churn.revenue_rate),
+                ]
+            ]
+        )
+        section(
+            "lengths_sold",
+            ["day", "months", "sales", "amount_dzd", "new", "renewed", "returning"],
+            subscriptions.mix.map { [date, "\($0.months)", "\($0.sales)", "\($0.amount_dzd)", "\($0.new)", "\($0.renewed)", "\($0.returning)"] }
+        )
+        section(
+            "reminder_returns",
+            ["day", "channel", "threshold", "delivered", "renewed_within_\(subscriptions.reminder_window_days)_days", "rate"],
+            subscriptions.reminders.map { [date, $0.channel, $0.threshold, "\($0.delivered)", "\($0.renewed)", ratio($0.rate)] }
+        )
+        section(
+            "cohorts",
+            ["first_paid", "members", "month", "with_paid_time", "retention"],
+            subscriptions.cohorts.filter { $0.members > 0 }.flatMap { cohort in
+                cohort.active.enumerated().map { month, active in
+                    [cohort.month, "\(cohort.members)", "\(month)", "\(active)", ratio(cohort.retention[month])]
+                }
+            }
+        )
     }
 
     /// A CSV field, quoted when it must be; a leading =, +, - or @ is prefixed with ' so that a spreadsheet

@@ -88,6 +88,13 @@ struct ReportLayout {
         paragraph(title, size: 14, weight: "bold")
     }
 
+    /// A table's or a chart's heading, kept on the page with the few lines that follow it.
+    mutating func heading(_ text: String) {
+        keep(60)
+        y += 6
+        paragraph(text, size: 10, weight: "bold")
+    }
+
     /// Text wrapped within the margins.
     mutating func paragraph(_ text: String, size: Double = 11, weight: String? = nil) {
         for line in Self.wrapped(text, size: size) {

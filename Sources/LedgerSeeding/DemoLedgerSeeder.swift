@@ -127,7 +127,7 @@ public struct DemoLedgerSeeder: Sendable {
     struct RowMaker: Sendable {
         static let memberColumns = [
             "uuid", "membership_id", "name", "phone", "email", "neighbourhood", "language", "created_at",
-            "ledger_version", "coverage_end", "last_period_seq", "search_key",
+            "ledger_version", "coverage_end", "last_period_seq", "search_key", "cohort_month",
         ]
         static let periodColumns = [
             "id", "member_uuid", "seq", "months", "amount_dzd", "source", "vendor_id", "purchased_at", "starts_at", "ends_at",
@@ -178,6 +178,8 @@ public struct DemoLedgerSeeder: Sendable {
                 // The coverage end is spread evenly around now; the periods lie back to back before it.
                 let target = now - spreadDays * 43_200 + Int64.random(in: 0..<(spreadDays * 86_400), using: &generator)
                 var start = target - Int64(months.reduce(0, +)) * 30 * 86_400
+                // The member's cohort: the month of the first sale, bought the day before its period starts.
+                let cohort = AlgiersCalendar.month(ofDay: AlgiersCalendar.dayNumber(start - 86_400))
                 for (seq, period) in months.enumerated() {
                     let end = AlgiersCalendar.adding(months: period, to: start)
                     periodCounter += 1
@@ -197,7 +199,7 @@ public struct DemoLedgerSeeder: Sendable {
                     .text("membre.\(DecimalText.zeroPadded(index, width: 8)).\(run)@seed.peez.dz"),
                     .text(Oran.neighbourhoods[index % Oran.neighbourhoods.count].id),
                     .text(index % 5 == 0 ? "ar" : "fr"), .int(registered), .int(Int64(months.count)), .int(start), .int(Int64(months.count)),
-                    .text(MemberSearchKey.key(name: name, phone: phone, membershipID: membershipID)),
+                    .text(MemberSearchKey.key(name: name, phone: phone, membershipID: membershipID)), .int(cohort),
                 ])
             }
             return (memberRows, periodRows)

@@ -154,18 +154,24 @@ enum SubscriptionSummaries {
 
     /// Every row computed again from the ledger's periods and the reminders (see ``SubscriptionFigures``).
     static func rebuildStatements(_ dialect: SQLDialect) -> [String] {
-        ["DELETE FROM subscription_day_changes", "DELETE FROM subscription_days", fill(dialect), cohorts(dialect)]
+        ["DELETE FROM subscription_day_changes", "DELETE FROM subscription_days", fill(dialect)] + cohorts(dialect)
     }
 
     /// Each member's cohort (`members.cohort_month`, which a sale reads with the ledger's head) set again from the
-    /// live periods, where it differs.
-    static func cohorts(_ dialect: SQLDialect) -> String {
-        let cohort = dialect.algiersMonth("(SELECT MIN(p.purchased_at) FROM periods p WHERE p.member_uuid = members.uuid AND p.cancelled_at IS NULL)")
-        return """
-            UPDATE members SET cohort_month = \(cohort)
-            WHERE cohort_month IS NULL AND EXISTS (SELECT 1 FROM periods p WHERE p.member_uuid = members.uuid AND p.cancelled_at IS NULL)
-                OR cohort_month IS NOT NULL AND cohort_month <> COALESCE(\(cohort), 0)
+    /// live periods where it differs (one pass over the periods; a ledger loaded with its cohorts writes no row).
+    static func cohorts(_ dialect: SQLDialect) -> [String] {
+        [
             """
+            UPDATE members SET cohort_month = c.cohort FROM (
+                SELECT member_uuid, \(dialect.algiersMonth("MIN(purchased_at)")) AS cohort FROM periods WHERE cancelled_at IS NULL GROUP BY member_uuid
+            ) c
+            WHERE c.member_uuid = members.uuid AND (members.cohort_month IS NULL OR members.cohort_month <> c.cohort)
+            """,
+            """
+            UPDATE members SET cohort_month = NULL
+            WHERE cohort_month IS NOT NULL AND uuid NOT IN (SELECT member_uuid FROM periods WHERE cancelled_at IS NULL)
+            """,
+        ]
     }
 
     /// The rows of every live period (each scanned once, its three rows made by a join with three numbers) and of

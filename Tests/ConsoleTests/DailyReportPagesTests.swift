@@ -83,6 +83,40 @@ struct DailyReportPagesTests {
                 ending_30: 1_000_000,
                 chart: chart
             ),
+            subscriptions: SubscriptionsPanelBody(
+                from: "2026-11-18",
+                to: "2026-11-18",
+                grace_days: 7,
+                reminder_window_days: 7,
+                revenue: .init(
+                    start_dzd: 298_765_400,
+                    start_members: 995_885,
+                    end_dzd: 300_000_000,
+                    end_members: 1_000_000,
+                    new: .init(members: 4_115, dzd: 1_234_500),
+                    renewed: .init(members: 22_222, dzd: 6_666_600),
+                    returning: .init(members: 1_000, dzd: 300_000),
+                    ended: .init(members: 23_222, dzd: 6_966_600),
+                    lapsed: .init(members: 0, dzd: 0),
+                    in_grace: .init(members: 1_000, dzd: 300_000)
+                ),
+                churn: .init(
+                    through: nil,
+                    due: .init(members: 0, dzd: 0),
+                    renewed: .init(members: 0, dzd: 0),
+                    lapsed: .init(members: 0, dzd: 0),
+                    rate: nil,
+                    revenue_rate: nil
+                ),
+                cohorts: [],
+                mix: (1...3).map {
+                    .init(months: $0, sales: 9_000, amount_dzd: 9_000 * 300 * $0, new: 1_000, renewed: 7_000, returning: 1_000, share: 1.0 / 3)
+                },
+                reminders: ["7d", "3d", "1d", "ended"].map {
+                    .init(channel: "push", threshold: $0, delivered: 33_333, renewed: 11_111, rate: 1.0 / 3)
+                },
+                chart: chart
+            ),
             anomalies: (0..<30).map { index -> AnomaliesPanelBody.Card in
                 AnomaliesPanelBody.Card(
                     token_id: "t\(index)",

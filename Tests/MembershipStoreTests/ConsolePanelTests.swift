@@ -100,6 +100,15 @@ struct DailyReportTests {
             #expect(section("cards_at_two_shops").count == 1 && section("cards_at_two_shops")[0].contains(",120,"), "the day's card only")
             #expect(section("audit").count == 1 && section("audit")[0].contains("made on day 0"), "\(section("audit"))")
             #expect(section("renewals").first?.contains(",\(date),") == true, "ends counted from the day")
+            // The day's revenue: the day before's member, the day's two new ones; the next day's sales not yet.
+            #expect(section("revenue") == ["revenue,\(date),1,300,2,600,0,0,0,0,0,0,0,0,0,0,3,900"])
+            #expect(section("lengths_sold") == ["lengths_sold,\(date),1,2,600,2,0,0"])
+            #expect(section("churn") == ["churn,\(date),7,,0,0,0,,"], "no end has passed its grace window")
+            #expect(
+                section("cohorts") == [
+                    "cohorts,2026-01,1,0,1,1.0000", "cohorts,2026-01,1,1,1,1.0000", "cohorts,2026-02,2,0,2,1.0000",
+                ]
+            )
             let dayEnd = AlgiersCalendar.iso8601((day + 1) * 86_400 - AlgiersCalendar.utcOffset - 1)
             #expect(
                 section("counters") == ["counters,\(dayEnd),Boucherie Centrale,till,\(till.id.lowercasedText),,,yes,active"],
@@ -113,6 +122,10 @@ struct DailyReportTests {
                 #expect(pages.contains("made on day 0") && !pages.contains("made on day -1") && !pages.contains("made on day 1"), "\(language)")
                 #expect(pages.contains(texts.text("report.synced_since", language)), "\(language)")
                 #expect(pages.contains(texts.text("action.credential.create", language)), "\(language)")
+                #expect(
+                    pages.contains(texts.text("panel.subscriptions", language)) && pages.contains(texts.text("subscriptions.start", language)),
+                    "\(language)"
+                )
             }
         }
     }
