@@ -201,11 +201,11 @@ extension SQLMembershipStore: ReminderStore {
                 )
             }
         }
-        let delivered = zip(outcomes, states).filter { $1 == .delivered }.map(\.0.reminder.id)
+        let delivered = zip(outcomes, states).filter { $1 == .delivered }.map(\.0.reminder)
         if !statements.isEmpty {
             // The subscription figures read the reminders as they were leased: first, in a batch of one snapshot.
             try await database.writeBatch(
-                SubscriptionSummaries.remindersDelivered(ids: delivered, owner: owner, now: now) + statements
+                SubscriptionSummaries.remindersDelivered(delivered, owner: owner, now: now) + statements
                     + ConsoleSummaries.remindersSettled(settled, now: now)
             )
         }

@@ -95,31 +95,33 @@ enum SubscriptionSummaries {
         )
     }
 
-    /// What settling the reminders `ids` leased by `owner` as delivered at `now` adds: each counted delivered, and
-    /// renewed where the member already renewed the end it was about at `now` or after (bought while the delivery
-    /// was being settled). To run before the statement that settles them, on the rows as they were.
-    static func remindersDelivered(ids: [String], owner: String, now: Int64) -> [SQLStatement] {
-        guard !ids.isEmpty else { return [] }
-        let list = ids.map { _ in "?" }.joined(separator: ", ")
-        let leased = "r.lease_owner = ? AND r.state IN ('pending', 'unknown') AND r.id IN (\(list))"
-        let binds = [SQLValue.text(owner)] + ids.map(SQLValue.text)
-        return [
-            SQLStatement(
-                """
-                \(insert) SELECT ?, 'reminder.delivered', 0, r.channel || ' ' || r.threshold, COUNT(*), 0 FROM reminders r
-                WHERE \(leased) GROUP BY r.channel, r.threshold
-                """,
-                [.int(ConsoleSummaries.day(now))] + binds
-            ),
-            SQLStatement(
+    /// What settling `reminders` leased by `owner` as delivered at `now` adds: each counted delivered, by channel
+    /// and threshold, and renewed where the member already renewed the end it was about at `now` or after (bought
+    /// while the delivery was being settled). To run before the statement that settles them, on the rows as they
+    /// were.
+    static func remindersDelivered(_ reminders: [Reminder], owner: String, now: Int64) -> [SQLStatement] {
+        guard !reminders.isEmpty else { return [] }
+        var counts: [String: Int64] = [:]
+        for reminder in reminders { counts["\(reminder.channel) \(reminder.threshold.rawValue)", default: 0] += 1 }
+        let details = counts.keys.sorted()
+        let day = ConsoleSummaries.day(now)
+        let counted = SQLStatement(
+            "\(insert) VALUES \(details.map { _ in "(?, 'reminder.delivered', 0, ?, ?, 0)" }.joined(separator: ", "))",
+            details.flatMap { [.int(day), .text($0), .int(counts[$0]!)] }
+        )
+        let renewed = stride(from: 0, to: reminders.count, by: 500).map { start in
+            let chunk = reminders[start..<min(start + 500, reminders.count)]
+            return SQLStatement(
                 """
                 \(insert) SELECT ?, 'reminder.renewed', 0, r.channel || ' ' || r.threshold, 1, 0 FROM reminders r
                 JOIN periods p ON p.member_uuid = r.member_uuid AND p.renews_end = r.coverage_end AND p.cancelled_at IS NULL
-                WHERE \(leased) AND p.purchased_at >= ? AND p.purchased_at <= ?
+                WHERE r.lease_owner = ? AND r.state IN ('pending', 'unknown') AND r.id IN (\(chunk.map { _ in "?" }.joined(separator: ", ")))
+                    AND p.purchased_at >= ? AND p.purchased_at <= ?
                 """,
-                [.int(ConsoleSummaries.day(now))] + binds + [.int(now), .int(now + SubscriptionFigures.reminderWindowDays * 86_400)]
-            ),
-        ]
+                [.int(day), .text(owner)] + chunk.map { .text($0.id) } + [.int(now), .int(now + SubscriptionFigures.reminderWindowDays * 86_400)]
+            )
+        }
+        return [counted] + renewed
     }
 
     /// Takes the oldest appended changes, as ``ConsoleSummaries/takeSalesChanges``.
@@ -169,7 +171,7 @@ enum SubscriptionSummaries {
             """,
             """
             UPDATE members SET cohort_month = NULL
-            WHERE cohort_month IS NOT NULL AND uuid NOT IN (SELECT member_uuid FROM periods WHERE cancelled_at IS NULL)
+            WHERE cohort_month IS NOT NULL AND NOT EXISTS (SELECT 1 FROM periods p WHERE p.member_uuid = members.uuid AND p.cancelled_at IS NULL)
             """,
         ]
     }

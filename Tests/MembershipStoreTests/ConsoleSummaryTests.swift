@@ -64,36 +64,16 @@ struct ConsoleSummaryTests {
     @Test(arguments: StoreKind.available)
     func theWritePathKeepsTheSummariesEqualToARebuildFromTheLedger(kind: StoreKind) async throws {
         try await kind.withStore { store in
-            let desk = try SaleDesk(store: store)
-            var vendors: [Vendor] = []
-            for index in 0..<3 {
-                vendors.append(try await store.createVendor(name: "Shop \(index)", category: "boucherie", neighbourhood: "usto", now: 1_000))
-            }
-            var members: [Member] = []
-            for index in 0..<10 { members.append(try await store.createMember(Sample.draft(index), now: 1_000).member) }
-            var generator = SystemRandomNumberGenerator()
+            var ledger = try await RandomLedger(store: store, shops: 3, members: 10)
             var now = Sample.january31
             for _ in 0..<120 {
                 // Hours to weeks pass: members lapse, renew late, renew early.
-                now += Int64.random(in: 3_600...(86_400 * 20), using: &generator)
-                let member = members.randomElement(using: &generator)!
-                switch Int.random(in: 0..<10, using: &generator) {
-                case 0..<6:
-                    try await desk.sell(
-                        member,
-                        vendor: vendors.randomElement(using: &generator)!,
-                        months: Int.random(in: 1...3, using: &generator),
-                        now: now
-                    )
-                case 6..<8:
-                    if let period = try await store.periods(memberUUID: member.uuid).filter({ $0.cancelledAt == nil }).randomElement(
-                        using: &generator
-                    ) {
-                        _ = try await store.cancelPeriod(id: period.id, now: now)
-                    }
-                default:
-                    let time = now
-                    _ = try await MemberChangeService(ledger: store, clock: WallClock { time }).revokeCards(memberUUID: member.uuid)
+                now += Int64.random(in: 3_600...(86_400 * 20), using: &ledger.generator)
+                let member = ledger.anyMember()
+                switch Int.random(in: 0..<10, using: &ledger.generator) {
+                case 0..<6: try await ledger.sell(member, now: now)
+                case 6..<8: try await ledger.cancelAnyPeriod(of: member, now: now)
+                default: try await ledger.revokeCards(of: member, now: now)
                 }
             }
             let kept = try await Self.summaries(store)

@@ -125,3 +125,44 @@ extension SQLMembershipStore {
         try await MemberChangeService(ledger: self, clock: WallClock { now }).replaceDeviceKey(memberUUID: memberUUID, with: key)
     }
 }
+
+/// Random changes of a seeded history, as the summaries' tests drive them: shops, members, and each change one of a
+/// sale, a cancellation of a live period, the member's cards revoked.
+struct RandomLedger {
+    let store: SQLMembershipStore
+    let desk: SaleDesk
+    var vendors: [Vendor] = []
+    var members: [Member] = []
+    var generator = SystemRandomNumberGenerator()
+
+    /// `shops` shops and `members` members made at time 1,000.
+    init(store: SQLMembershipStore, shops: Int, members: Int) async throws {
+        self.store = store
+        desk = try SaleDesk(store: store)
+        for index in 0..<shops {
+            vendors.append(try await store.createVendor(name: "Shop \(index)", category: "boucherie", neighbourhood: "usto", now: 1_000))
+        }
+        for index in 0..<members { self.members.append(try await store.createMember(Sample.draft(index), now: 1_000).member) }
+    }
+
+    /// A member chosen at random.
+    mutating func anyMember() -> Member { members.randomElement(using: &generator)! }
+
+    /// Sells 1 to 3 months to `member` at a shop chosen at random.
+    mutating func sell(_ member: Member, now: Int64) async throws {
+        let vendor = vendors.randomElement(using: &generator)!
+        try await desk.sell(member, vendor: vendor, months: Int.random(in: 1...3, using: &generator), now: now)
+    }
+
+    /// Cancels one of the member's live periods chosen at random, if any.
+    mutating func cancelAnyPeriod(of member: Member, now: Int64) async throws {
+        if let period = try await store.periods(memberUUID: member.uuid).filter({ $0.cancelledAt == nil }).randomElement(using: &generator) {
+            _ = try await store.cancelPeriod(id: period.id, now: now)
+        }
+    }
+
+    /// Revokes every card of the member at `now`.
+    func revokeCards(of member: Member, now: Int64) async throws {
+        _ = try await MemberChangeService(ledger: store, clock: WallClock { now }).revokeCards(memberUUID: member.uuid)
+    }
+}

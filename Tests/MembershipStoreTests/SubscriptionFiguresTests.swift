@@ -17,42 +17,27 @@ struct SubscriptionFiguresTests {
     @Test(arguments: StoreKind.available)
     func everyFigureEqualsADirectComputationOverTheLedgerAfterRandomSalesCancellationsAndReminders(kind: StoreKind) async throws {
         try await kind.withStore { store in
-            let desk = try SaleDesk(store: store)
-            var vendors: [Vendor] = []
-            for index in 0..<3 {
-                vendors.append(try await store.createVendor(name: "Shop \(index)", category: "boucherie", neighbourhood: "usto", now: 1_000))
-            }
-            var members: [Member] = []
-            for index in 0..<8 { members.append(try await store.createMember(Sample.draft(index), now: 1_000).member) }
-            var generator = SystemRandomNumberGenerator()
+            var random = try await RandomLedger(store: store, shops: 3, members: 8)
             var now = Sample.january31
             for step in 0..<220 {
-                // Hours to two weeks pass: members lapse, renew early, renew in the grace window, return later.
-                now += Int64.random(in: 3_600...(86_400 * 7), using: &generator)
+                // Hours to a week pass: members lapse, renew early, renew in the grace window, return later.
+                now += Int64.random(in: 3_600...(86_400 * 7), using: &random.generator)
                 if step % 15 == 0 {
                     // Someone joins now and then, so that every month has its cohort.
-                    members.append(try await store.createMember(Sample.draft(members.count), now: now).member)
-                    try await desk.sell(members.last!, vendor: vendors[0], months: 1, now: now)
+                    random.members.append(try await store.createMember(Sample.draft(random.members.count), now: now).member)
+                    try await random.sell(random.members.last!, now: now)
                 }
-                let member = members.randomElement(using: &generator)!
-                switch Int.random(in: 0..<20, using: &generator) {
-                case 0..<10:
-                    let vendor = vendors.randomElement(using: &generator)!
-                    try await desk.sell(member, vendor: vendor, months: Int.random(in: 1...3, using: &generator), now: now)
-                case 10..<13:
-                    if let period = try await store.periods(memberUUID: member.uuid).filter({ $0.cancelledAt == nil }).randomElement(
-                        using: &generator
-                    ) {
-                        _ = try await store.cancelPeriod(id: period.id, now: now)
-                    }
-                case 13:
-                    let time = now
-                    _ = try await MemberChangeService(ledger: store, clock: WallClock { time }).revokeCards(memberUUID: member.uuid)
-                default:
-                    try await Self.deliverReminders(store, now: now, using: &generator)
+                let member = random.anyMember()
+                switch Int.random(in: 0..<20, using: &random.generator) {
+                case 0..<10: try await random.sell(member, now: now)
+                case 10..<13: try await random.cancelAnyPeriod(of: member, now: now)
+                case 13: try await random.revokeCards(of: member, now: now)
+                default: try await Self.deliverReminders(store, now: now, using: &random.generator)
                 }
                 if step % 37 == 0 { _ = try await store.foldConsoleSummaries() }
             }
+            let desk = random.desk
+            let members = random.members
             let console = ConsoleService(store: store, texts: try ConsoleTexts(json: ConsoleAssets.consoleTexts), clock: desk.clock.wallClock)
             desk.clock.set(now)
             let today = AlgiersCalendar.dayNumber(now)
