@@ -40,14 +40,14 @@ struct SubscriptionFiguresPanel {
         let byDay = Dictionary(grouping: rows.filter(Self.isRevenue), by: \.day)
         var start = running
         for day in readFrom...last {
-            let today = byDay[day] ?? []
+            let dayRows = byDay[day] ?? []
             if day == first { start = running }
-            running = running + Self.sum(today)
+            running = running + Self.sum(dayRows)
             guard day >= first else { continue }
             revenueByDay.append(running.dzd)
-            let endedToday = Self.sum(today.filter { $0.kind == SubscriptionFigures.Movement.end }).negated
-            let renewedToday = Self.sum(today.filter { $0.kind == SubscriptionFigures.Movement.startPrefix + "renewed" })
-            for row in today where row.kind.hasPrefix(SubscriptionFigures.Movement.startPrefix) {
+            let endedToday = Self.sum(dayRows.filter { $0.kind == SubscriptionFigures.Movement.end }).negated
+            let renewedToday = Self.sum(dayRows.filter { $0.kind == SubscriptionFigures.Movement.startPrefix + "renewed" })
+            for row in dayRows where row.kind.hasPrefix(SubscriptionFigures.Movement.startPrefix) {
                 starts[String(row.kind.dropFirst(SubscriptionFigures.Movement.startPrefix.count)), default: Movement()].add(row)
             }
             ended = ended + endedToday
@@ -60,7 +60,6 @@ struct SubscriptionFiguresPanel {
                 inGrace = inGrace + unrenewed
             }
         }
-        let churnLapsed = due - renewedDue
         let body = SubscriptionsPanelBody(
             from: AlgiersCalendar.dayText(first),
             to: AlgiersCalendar.dayText(last),
@@ -82,9 +81,9 @@ struct SubscriptionFiguresPanel {
                 through: first <= settledThrough ? AlgiersCalendar.dayText(min(last, settledThrough)) : nil,
                 due: due.body,
                 renewed: renewedDue.body,
-                lapsed: churnLapsed.body,
-                rate: Self.ratio(churnLapsed.members, due.members),
-                revenue_rate: Self.ratio(churnLapsed.dzd, due.dzd)
+                lapsed: lapsed.body,
+                rate: Self.ratio(lapsed.members, due.members),
+                revenue_rate: Self.ratio(lapsed.dzd, due.dzd)
             ),
             cohorts: cohorts(before: before, rows: rows),
             mix: mix(rows.filter { $0.day >= first && $0.kind.hasPrefix(SubscriptionFigures.Movement.salePrefix) }),

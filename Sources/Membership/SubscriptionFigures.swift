@@ -62,7 +62,7 @@ public enum SubscriptionFigures {
     public static func movements(of period: SubscriptionPeriod, renewsEnd: Int64?) -> [Movement] {
         let saleClass = SaleClass.of(purchasedAt: period.purchasedAt, renewsEnd: renewsEnd)
         let rate = Int64(period.amountDZD / max(period.months, 1))
-        let start = saleClass == .renewed ? renewsEnd! : period.startsAt
+        let start = saleClass == .renewed ? renewsEnd ?? period.startsAt : period.startsAt
         return [
             Movement(
                 day: AlgiersCalendar.dayNumber(period.purchasedAt),

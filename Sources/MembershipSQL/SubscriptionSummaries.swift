@@ -35,7 +35,8 @@ enum SubscriptionSummaries {
                 ]
             }
         )
-        guard let renewsEnd = sale.renewsEnd, period.purchasedAt >= renewsEnd - 7 * 86_400 else { return [rows] }
+        let earliestReminder = Reminder.Threshold.sevenDays.days * 86_400
+        guard let renewsEnd = sale.renewsEnd, period.purchasedAt >= renewsEnd - earliestReminder else { return [rows] }
         return [
             rows,
             remindersRenewed(member: period.memberUUID, SubscriptionFigures.Renewal(renewsEnd: renewsEnd, purchasedAt: period.purchasedAt), sign: 1),
@@ -96,7 +97,7 @@ enum SubscriptionSummaries {
     }
 
     /// What settling `reminders` leased by `owner` as delivered at `now` adds: each counted delivered, by channel
-    /// and threshold, and renewed where the member already renewed the end it was about at `now` or after (bought
+    /// and threshold (from the outcomes, as `reminder_days` counts them), and renewed where the member already renewed the end it was about at `now` or after (bought
     /// while the delivery was being settled). To run before the statement that settles them, on the rows as they
     /// were.
     static func remindersDelivered(_ reminders: [Reminder], owner: String, now: Int64) -> [SQLStatement] {
@@ -115,7 +116,7 @@ enum SubscriptionSummaries {
                 """
                 \(insert) SELECT ?, 'reminder.renewed', 0, r.channel || ' ' || r.threshold, 1, 0 FROM reminders r
                 JOIN periods p ON p.member_uuid = r.member_uuid AND p.renews_end = r.coverage_end AND p.cancelled_at IS NULL
-                WHERE r.lease_owner = ? AND r.state IN ('pending', 'unknown') AND r.id IN (\(chunk.map { _ in "?" }.joined(separator: ", ")))
+                WHERE r.lease_owner = ? AND r.id IN (\(chunk.map { _ in "?" }.joined(separator: ", ")))
                     AND p.purchased_at >= ? AND p.purchased_at <= ?
                 """,
                 [.int(day), .text(owner)] + chunk.map { .text($0.id) } + [.int(now), .int(now + SubscriptionFigures.reminderWindowDays * 86_400)]
