@@ -75,7 +75,7 @@ public func buildRouter(
     if !trustedProxies.isEmpty { router.add(middleware: ClientAddressMiddleware(trusted: trustedProxies)) }
     let links = LinkBase(publicURL: publicURL, listeningURL: listeningURL)
     // Metrics outermost: they count the answer actually sent, errors rendered by ErrorMiddleware included.
-    router.add(middleware: MetricsMiddleware())
+    router.add(middleware: RequestMetrics())
     let allowedMethods = AllowedMethods()
     router.add(middleware: ErrorMiddleware(allowedMethods: allowedMethods))
     let credentialCache = CredentialCache()

@@ -28,15 +28,14 @@ public final class SQLiteDatabase: SQLDatabase {
     private let writerLock = AsyncLock()
     /// Batches waiting for the writer, committed together (see ``writeBatch(_:)``).
     private let groupCommit = GroupCommit()
-    private let readers: [(connection: SQLiteConnection, lock: AsyncLock)]
-    private let nextReader = Atomic<Int>(0)
+    private let readers: ReaderPool
     /// Reports (long reads) have a connection of their own: see ``readReport(_:)``.
     private let reportReader: ConnectionThread
     private let reportLock = AsyncLock()
 
     private init(writer: SQLiteConnection, readers: [SQLiteConnection], reportReader: SQLiteConnection) {
         self.writer = ConnectionThread(writer, name: "peez.sqlite.writer")
-        self.readers = readers.map { ($0, AsyncLock()) }
+        self.readers = ReaderPool(readers)
         self.reportReader = ConnectionThread(reportReader, name: "peez.sqlite.reports", niceness: Self.reportNiceness)
     }
 
@@ -106,9 +105,7 @@ public final class SQLiteDatabase: SQLDatabase {
     }
 
     public func read<T: Sendable>(_ body: @Sendable (any SQLExecutor) async throws -> T) async throws -> T {
-        let index = nextReader.wrappingAdd(1, ordering: .relaxed).oldValue % readers.count
-        let reader = readers[index]
-        return try await reader.lock.withLock { try await body(InlineSQLiteExecutor(connection: reader.connection)) }
+        try await readers.withReader { try await body(InlineSQLiteExecutor(connection: $0)) }
     }
 
     /// A report runs on a reader connection of its own, one report at a time, on a thread of lower priority

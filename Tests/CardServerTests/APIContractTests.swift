@@ -153,7 +153,15 @@ struct APIContractTests {
             #expect(try await sample("peez_activation_replays_total") - replaysBefore >= 1)
             #expect(try await sample("peez_cards_issued_total") - issuedBefore >= 3, "the first card and one per sale")
             let text = String(decoding: try await client.send(.get, "/metrics", secret: ServerHarness.adminSecret).body, as: UTF8.self)
-            #expect(text.contains("hb_requests"))
+            // Each request counted and timed per route, method and status, under Hummingbird's metric names.
+            let route = #"http_route="/v1/members/{uuid}/card""#
+            #expect(
+                text.split(separator: "\n").contains {
+                    $0.hasPrefix("hb_requests{") && $0.contains(route) && $0.contains(#"http_response_status_code="200""#)
+                }
+            )
+            #expect(text.contains("http_server_request_duration"))
+            #expect(text.contains("http_server_active_requests"))
         }
     }
 }

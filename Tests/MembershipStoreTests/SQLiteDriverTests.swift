@@ -64,6 +64,35 @@ struct SQLiteDriverTests {
         }
     }
 
+    /// Reads lend the reader connections out: more reads at once than readers all finish, each having its
+    /// connection to itself for as long as it holds it (a connection's TEMP table is its own: a row another read
+    /// left in it would show a connection lent twice), and as many run at once as there are readers.
+    @Test func moreReadsThanReadersEachHaveAConnectionToThemselvesAndAllFinish() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let database = try await SQLiteDatabase.open(path: folder.file("ledger.sqlite"), readerCount: 3)
+        let atOnce = ReadsAtOnce()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for read in 0..<40 {
+                group.addTask {
+                    try await database.read { db in
+                        atOnce.most.max(atOnce.running.add(1, ordering: .relaxed).newValue, ordering: .relaxed)
+                        _ = try await db.query("CREATE TEMP TABLE IF NOT EXISTS lent (read INTEGER NOT NULL)", [])
+                        _ = try await db.query("INSERT INTO lent (read) VALUES (?)", [.int(Int64(read))])
+                        try await Task.sleep(for: .milliseconds(5))
+                        let held = try await db.query("SELECT read FROM lent", []).map { try $0.int("read") }
+                        _ = try await db.query("DELETE FROM lent", [])
+                        atOnce.running.subtract(1, ordering: .relaxed)
+                        #expect(held == [Int64(read)], "the reader was lent to another read at the same time")
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        #expect(atOnce.most.load(ordering: .relaxed) == 3, "three readers: three reads at once while the others waited")
+        try await database.close()
+    }
+
     @Test func theDatabaseAndItsWALFilesAreReadableByTheOwnerOnly() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
@@ -87,4 +116,9 @@ struct SQLiteDriverTests {
 
 private final class FinishedStatements: Sendable {
     let count = Atomic<Int>(0)
+}
+
+private final class ReadsAtOnce: Sendable {
+    let running = Atomic<Int>(0)
+    let most = Atomic<Int>(0)
 }
