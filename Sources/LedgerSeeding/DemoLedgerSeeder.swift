@@ -31,9 +31,12 @@ public struct DemoLedgerSeeder: Sendable {
     ]
 
     /// Adds `count` members (and their periods) to the ledger; `progress` hears how many are in after each transaction.
+    /// Answers what writing the rows took and what each of the console's summaries took to be rebuilt after.
     ///
     /// The rows of the next transaction are made while the database writes the current one.
-    public func seed(members count: Int, now: Int64, progress: @Sendable (Int) -> Void = { _ in }) async throws {
+    @discardableResult
+    public func seed(members count: Int, now: Int64, progress: @Sendable (Int) -> Void = { _ in }) async throws -> SeedTimes {
+        let started = ContinuousClock.now
         let database = store.database
         var sequences: [String: Int64] = [:]
         for row in try await database.read({ try await $0.query("SELECT day, last_sequence FROM membership_sequences", []) }) {
@@ -67,7 +70,15 @@ public struct DemoLedgerSeeder: Sendable {
                 )
             }
         }
-        try await store.rebuildConsoleSummaries()
+        let written = started.duration(to: .now)
+        return SeedTimes(rows: written, summaries: try await store.rebuildConsoleSummaries())
+    }
+
+    /// What a seeding took: writing the members and their periods (their indexes included), then rebuilding each
+    /// of the console's summaries from them.
+    public struct SeedTimes: Sendable {
+        public var rows: Duration
+        public var summaries: [SummaryRebuildTime]
     }
 
     /// Adds `count` shops (every category, every neighbourhood, in turn) and sells the periods seeded after at

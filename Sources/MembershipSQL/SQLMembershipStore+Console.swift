@@ -370,12 +370,23 @@ extension SQLMembershipStore {
         }
     }
 
-    /// Computes every console summary again from the ledger's rows (after loading rows in bulk).
-    public func rebuildConsoleSummaries() async throws {
-        try await database.write { db in
+    /// Computes every console summary again from the ledger's rows (after loading rows in bulk), in one
+    /// transaction; answers what each summary's statements took, in the order each summary was first written.
+    @discardableResult
+    public func rebuildConsoleSummaries() async throws -> [SummaryRebuildTime] {
+        let clock = ContinuousClock()
+        return try await database.write { db in
+            var times: [SummaryRebuildTime] = []
             for statement in ConsoleSummaries.rebuildStatements(database.dialect) + SubscriptionSummaries.rebuildStatements(database.dialect) {
-                try await db.execute(statement)
+                let took = try await clock.measure { try await db.execute(statement) }
+                let summary = SummaryRebuildTime.summary(writtenBy: statement)
+                if let index = times.firstIndex(where: { $0.summary == summary }) {
+                    times[index].duration += took
+                } else {
+                    times.append(SummaryRebuildTime(summary: summary, duration: took))
+                }
             }
+            return times
         }
     }
 }

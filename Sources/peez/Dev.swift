@@ -69,18 +69,24 @@ extension Peez.Dev {
             try await store.withStore(creating: true) { store in
                 var seeder = DemoLedgerSeeder(store: store, spreadDays: spread)
                 try await seeder.addShops(shopCount, now: moment)
-                try await seeder.seed(members: count, now: moment) { done in
+                let times = try await seeder.seed(members: count, now: moment) { done in
                     if done % 100_000 < 20_000 || done == count { printError("seeded \(done) of \(count) members") }
                 }
+                let rebuilt = times.summaries.map(\.duration).reduce(.zero, +)
+                printError("members and periods written in \(Self.seconds(times.rows)); summaries rebuilt in \(Self.seconds(rebuilt)):")
+                for summary in times.summaries { printError("  \(summary.summary) \(Self.seconds(summary.duration))") }
                 guard scanCount > 0 else { return }
                 try await ScanSeeder(store: store).seed(scans: scanCount, shops: seeder.shops, now: moment) { done in
                     if done % 1_000_000 < 201_000 || done == scanCount { printError("seeded \(done) of \(scanCount) scans") }
                 }
             }
             let seeded = scanCount > 0 ? "\(count) members and \(scanCount) scans" : "\(count) members"
-            printError(
-                "seeded \(seeded) in \(start.duration(to: .now).formatted(.units(allowed: [.seconds], fractionalPart: .show(length: 1))))"
-            )
+            printError("seeded \(seeded) in \(Self.seconds(start.duration(to: .now)))")
+        }
+
+        private static func seconds(_ duration: Duration) -> String {
+            let (seconds, attoseconds) = duration.components
+            return String(format: "%.1f s", Double(seconds) + Double(attoseconds) / 1e18)
         }
     }
 }

@@ -83,8 +83,14 @@ struct ConsoleSummaryTests {
             #expect(try await store.foldConsoleSummaries() > 0)
             #expect(try await Self.unfolded(store) == 0)
             #expect(try await Self.summaries(store) == kept)
-            try await store.rebuildConsoleSummaries()
+            let rebuilt = try await store.rebuildConsoleSummaries()
             #expect(try await Self.summaries(store) == kept)
+            // What the rebuild took is told per summary, each once, its changes' table counted with it.
+            #expect(
+                rebuilt.map(\.summary) == [
+                    "sales_days", "coverage_days", "shared_sightings", "wallet_tallies", "reminder_days", "subscription_days", "members.cohort_month",
+                ]
+            )
         }
     }
 
