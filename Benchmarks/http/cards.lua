@@ -1,5 +1,5 @@
 -- wrk script: GET /v1/members/{uuid}/card.png spread at random over the members listed in PEEZ_BENCH_UUIDS
--- (written by Benchmarks/http/run), so reads mix cards already in memory or on disk with cards never read.
+-- (written by Benchmarks/http/run), once every one of them has been read (drawn) before: in memory or on disk.
 local uuids = dofile(os.getenv("PEEZ_BENCH_UUIDS"))
 local secret = os.getenv("PEEZ_BENCH_BACKEND_SECRET")
 
