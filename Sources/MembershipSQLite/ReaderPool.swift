@@ -6,8 +6,7 @@ import Synchronization
 ///
 /// Reads by key run inline on the request's thread (see ``SQLiteDatabase/read(_:)``), so their pool must cost
 /// next to nothing: an actor's lock per reader (the earlier pool) hopped to the actor and back twice a read and,
-/// when two reads picked the same reader, parked one while another reader was free. Measured on a warm
-/// `card.png` (a read by key and little else), that was a third of its requests a second at 64 connections.
+/// when two reads picked the same reader in turn, parked one while another reader was free.
 final class ReaderPool: Sendable {
     private struct State {
         var free: [Int]
