@@ -98,7 +98,10 @@ let package = Package(
         .target(name: "MembershipSQL", dependencies: ["PeezBasics", "CardToken", "Membership"], swiftSettings: strictSettings),
         .target(
             name: "MembershipSQLite",
-            dependencies: ["MembershipSQL", "CPeezSQLite"],
+            dependencies: [
+                "MembershipSQL", "CPeezSQLite",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
             swiftSettings: strictSettings
         ),
         .target(

@@ -145,7 +145,7 @@ public func buildApplication(
     services: [any Service] = [],
     beforeServerStarts: (@Sendable () async throws -> Void)? = nil,
     onServerRunning: (@Sendable (_ port: Int) async -> Void)? = nil,
-    logger: Logger = Logger(label: "peez.server")
+    logger: Logger = .server(label: "peez.server")
 ) -> some ApplicationProtocol {
     let (limits, tls) = (configuration.limits, configuration.tls)
     let registry = ConnectionRegistry(limits: limits, trustedProxies: configuration.trustedProxies)

@@ -37,13 +37,13 @@ public struct Authenticator: RouterMiddleware {
             guard header.utf8.count <= 512 else { throw APIError.unauthenticated("The Authorization header is too long.") }
             if header.prefix(10).lowercased() == "applepass " {
                 // Wallet's own scheme: checked by the Wallet web service against the pass it names.
-                context.passToken = String(header.dropFirst(10)).trimmingCharacters(in: .whitespaces)
+                context.passToken = String(header.dropFirst(10).trimmingOptionalWhitespace)
                 return try await next(request, context)
             }
             guard header.prefix(7).lowercased() == "bearer " else {
                 throw APIError.unauthenticated("The Authorization header must be 'Bearer <secret>'.")
             }
-            let hash = APISecret.hash(String(header.dropFirst(7)).trimmingCharacters(in: .whitespaces), sha256: SHA256.hash)
+            let hash = APISecret.hash(String(header.dropFirst(7).trimmingOptionalWhitespace), sha256: SHA256.hash)
             guard !refusedHashes.contains(hash), let credential = try await lookup(hash) else {
                 throw APIError.unauthenticated("The API secret is not valid.")
             }

@@ -1,6 +1,7 @@
 import CPeezSQLite
 import Foundation
 public import MembershipSQL
+public import ServiceLifecycle
 import Synchronization
 
 /// The embedded store's database: one SQLite file in WAL mode, with one writer connection (write transactions
@@ -13,14 +14,20 @@ import Synchronization
 /// connection's cache in microseconds, and handing it to another thread and back would cost more than the read
 /// (a fifth of a warm `card.png` on two cores, measured).
 ///
+/// Changes committed by any process are heard by ``run()`` (see ``SQLiteChangeWatch``), so a serving store keeps
+/// current cards in memory while it runs.
+///
 /// Durability: `synchronous = FULL`, so a transaction acknowledged as committed is on disk, through a process
 /// kill or a power loss. Foreign keys are enforced; `busy_timeout` covers another process holding the file.
 /// Each connection may cache up to 64 MiB of pages (SQLite's default is 2 MiB): with a million members, the
 /// indexes a reminder run or a bulk load walks stay in memory instead of being read again from the file.
-public final class SQLiteDatabase: SQLDatabase {
+public final class SQLiteDatabase: SQLDatabase, Service {
     /// SQLite's SQL, as every connection and migration writes it.
     public static let sqlDialect = SQLDialect(blobType: "BLOB", serialPrimaryKey: "INTEGER PRIMARY KEY AUTOINCREMENT", lockRowsClause: "")
     public let dialect = SQLiteDatabase.sqlDialect
+    /// Ledger changes committed to the file, announced while ``run()`` runs.
+    public var memberChanges: MemberChangeFeed? { changes }
+    private let changes = MemberChangeFeed()
     /// The niceness of the report connection's thread: a report takes the cores only when requests leave them idle.
     static let reportNiceness: Int32 = 10
 
@@ -96,6 +103,15 @@ public final class SQLiteDatabase: SQLDatabase {
         } catch {
             unlink(path)
             throw error
+        }
+    }
+
+    /// Announces the ledger changes committed to the file by any process on ``memberChanges`` (see
+    /// ``SQLiteChangeWatch``) until the task is cancelled or, in a service group, until graceful shutdown. Only a
+    /// service runs it: a command that opens the file for a moment keeps no card in memory.
+    public func run() async {
+        await cancelWhenGracefulShutdown {
+            await SQLiteChangeWatch(feed: self.changes) { sql, binds in try await self.read { db in try await db.query(sql, binds) } }.run()
         }
     }
 

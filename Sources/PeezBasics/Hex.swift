@@ -2,14 +2,22 @@
 public enum Hex {
     private static let digits: [UInt8] = Array("0123456789abcdef".utf8)
 
-    /// The lower-case hex text of `bytes`.
+    /// The lower-case hex text of `bytes`, written straight into the string's storage (a credential's hash
+    /// is encoded on every authenticated request).
     public static func encode(_ bytes: some Sequence<UInt8>) -> String {
-        var out: [UInt8] = []
-        for byte in bytes {
-            out.append(digits[Int(byte >> 4)])
-            out.append(digits[Int(byte & 0x0F)])
+        let bytes = Array(bytes)
+        return String(unsafeUninitializedCapacity: bytes.count * 2) { text in
+            for (index, byte) in bytes.enumerated() {
+                text[2 * index] = digit(byte >> 4)
+                text[2 * index + 1] = digit(byte & 0x0F)
+            }
+            return bytes.count * 2
         }
-        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// The lower-case hex digit of a value below 16.
+    private static func digit(_ value: UInt8) -> UInt8 {
+        value < 10 ? UInt8(ascii: "0") + value : UInt8(ascii: "a") + value - 10
     }
 
     /// 16 bytes as a UUID's text (8-4-4-4-12 hex digits), lower case unless `uppercase` (as Foundation's

@@ -189,10 +189,13 @@ enum OpenedLedger {
         }
     }
 
-    /// What the service group runs for the database: the PostgreSQL pool; nothing for SQLite.
+    /// What the service group runs for the database: the PostgreSQL pool and its listener, or SQLite's watch
+    /// for changes made by other processes.
     var services: [any Service] {
-        if case .postgres(let pool) = self { return [pool] }
-        return []
+        switch self {
+        case .sqlite(let database): return [database]
+        case .postgres(let pool): return [pool]
+        }
     }
 
     /// A PostgreSQL server that cannot be used is one clear error within `timeout`, not a pool retrying for ever.

@@ -100,6 +100,10 @@ struct APIContractTests {
             #expect(badAuth.status == .unauthorized)
             let lowerCaseScheme = try await client.send(.get, "/v1/keys", headers: [.authorization: "bearer \(ServerHarness.vendorSecret)"])
             #expect(lowerCaseScheme.status == .ok)
+            let spacedOut = try await client.send(.get, "/v1/keys", headers: [.authorization: "Bearer  \t \(ServerHarness.vendorSecret) \t"])
+            #expect(spacedOut.status == .ok, "optional whitespace around the secret is not part of it")
+            let spaceInside = try await client.send(.get, "/v1/keys", headers: [.authorization: "Bearer x \(ServerHarness.vendorSecret)"])
+            #expect(spaceInside.status == .unauthorized)
         }
     }
 

@@ -1,9 +1,11 @@
 import CardServices
 import Foundation
 import Membership
+import TestSupport
 import Testing
 
 @testable import MembershipSQL
+@testable import MembershipSQLite
 
 /// Cards kept in memory: never one read across a change, never any while changes go unheard.
 @Suite("Card cache")
@@ -64,11 +66,13 @@ struct CardCacheTests {
     }
 }
 
-/// Two service instances on one PostgreSQL database: a change made through one reaches the other's memory.
-@Suite("Card cache across PostgreSQL instances", .enabled(if: StoreKind.available.contains(.postgres)))
+/// Two service instances on one database (on SQLite: a service and another process on one file): a change made
+/// through one reaches the other's memory.
+@Suite("Card cache across instances")
 struct SharedDatabaseCardTests {
-    @Test func aSaleThroughOneInstanceReplacesTheCardTheOtherKeeps() async throws {
-        try await StoreKind.withPostgresInstances(2) { stores in
+    @Test(arguments: StoreKind.available)
+    func aSaleThroughOneInstanceReplacesTheCardTheOtherKeeps(_ kind: StoreKind) async throws {
+        try await kind.withInstances(2) { stores in
             let (a, b) = (stores[0], stores[1])
             try await Self.waitUntil { b.database.memberChanges?.isListening == true && a.database.memberChanges?.isListening == true }
             let (vendor, member) = try await Sample.vendorAndMember(in: a)
@@ -82,8 +86,9 @@ struct SharedDatabaseCardTests {
         }
     }
 
-    @Test func aCardSignedFromAHeadACancellationOvertookIsNeverServedFromMemory() async throws {
-        try await StoreKind.withPostgresInstances(2) { stores in
+    @Test(arguments: StoreKind.available)
+    func aCardSignedFromAHeadACancellationOvertookIsNeverServedFromMemory(_ kind: StoreKind) async throws {
+        try await kind.withInstances(2) { stores in
             let (a, b) = (stores[0], stores[1])
             try await Self.waitUntil { b.database.memberChanges?.isListening == true }
             let (vendor, member) = try await Sample.vendorAndMember(in: a)
@@ -102,7 +107,56 @@ struct SharedDatabaseCardTests {
         }
     }
 
-    @Test func whileTheListenerIsDownCardsAreReadFromTheDatabase() async throws {
+    @Test func aBulkLoadByAnotherProcessIsHeardToItsLastChange() async throws {
+        try await StoreKind.sqlite.withInstances(2) { stores in
+            let (a, b) = (stores[0], stores[1])
+            try await Self.waitUntil { b.database.memberChanges?.isListening == true }
+            let (_, first) = try await Sample.vendorAndMember(in: a)
+            let last = try await a.createMember(Sample.draft(2), now: 1_000).member
+            for member in [first, last] { _ = try await SaleDesk(store: b).currentCard(member, now: 2_000) }
+            #expect(b.cardCache?.count == 2)
+            // More changes in one commit than the watch reads at a time; the last member's comes last.
+            try await a.database.writeBatch([
+                SQLStatement(
+                    """
+                    WITH RECURSIVE n(v) AS (SELECT 1 UNION ALL SELECT v + 1 FROM n WHERE v < ?)
+                    INSERT INTO member_changes (member_uuid, version, kind, changed_at) SELECT ?, 100 + v, 'profile', 3000 FROM n
+                    """,
+                    [.int(Int64(SQLiteChangeWatch.chunk) * 2), .text(first.uuid.uuidString)]
+                ),
+                SQLStatement(
+                    "INSERT INTO member_changes (member_uuid, version, kind, changed_at) VALUES (?, 100, 'profile', 3000)",
+                    [.text(last.uuid.uuidString)]
+                ),
+            ])
+            try await Self.waitUntil { b.cardCache?.card(for: last.uuid) == nil }
+            #expect(b.cardCache?.card(for: first.uuid) == nil)
+        }
+    }
+
+    @Test func whileTheWatchIsStoppedCardsAreReadFromTheFile() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let a = try await SQLMembershipStore(database: try await SQLiteDatabase.open(path: folder.file("ledger.sqlite")), now: Sample.migratedAt)
+        let served = try await SQLiteDatabase.open(path: folder.file("ledger.sqlite"))
+        let b = SQLMembershipStore(opening: served)
+        let feed = try #require(served.memberChanges)
+        let watch = Task { await served.run() }
+        try await Self.waitUntil { feed.isListening }
+        let (vendor, member) = try await Sample.vendorAndMember(in: a)
+        _ = try await SaleDesk(store: b).currentCard(member, now: 2_000)
+        #expect(b.cardCache?.count == 1)
+
+        watch.cancel()
+        await watch.value
+        #expect(!feed.isListening && b.cardCache?.count == 0, "a store whose file is not watched keeps no card")
+        let sale = try await activate(a, member: member, vendor: vendor, months: 1, now: 3_000)
+        #expect(try await b.card(memberUUID: member.uuid) == sale.card, "read from the file, where a's sale is")
+        #expect(b.cardCache?.count == 0)
+    }
+
+    @Test(.enabled(if: StoreKind.available.contains(.postgres)))
+    func whileTheListenerIsDownCardsAreReadFromTheDatabase() async throws {
         try await StoreKind.withPostgresInstances(2) { stores in
             let (a, b) = (stores[0], stores[1])
             let feed = try #require(b.database.memberChanges)

@@ -43,6 +43,28 @@ enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
         }
     }
 
+    /// Runs `body` with `count` stores on one brand-new database of this kind, each running as a serving
+    /// instance runs its database (PostgreSQL's pool and listener, SQLite's watch for other processes' changes):
+    /// instances behind a load balancer, or a service and `peez admin` on one SQLite file.
+    func withInstances(_ count: Int, _ body: ([SQLMembershipStore]) async throws -> Void) async throws {
+        switch self {
+        case .sqlite:
+            let folder = try TemporaryFolder()
+            defer { folder.remove() }
+            var databases: [SQLiteDatabase] = []
+            for _ in 0..<count { databases.append(try await SQLiteDatabase.open(path: folder.file("ledger.sqlite"))) }
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for database in databases { group.addTask { await database.run() } }
+                defer { group.cancelAll() }
+                var stores: [SQLMembershipStore] = []
+                for database in databases { stores.append(try await SQLMembershipStore(database: database, now: Sample.migratedAt)) }
+                try await body(stores)
+            }
+        case .postgres:
+            try await Self.withPostgresInstances(count, body)
+        }
+    }
+
     /// Runs `body` with `count` stores on one brand-new PostgreSQL database, as that many service instances
     /// behind a load balancer would have, then removes it.
     static func withPostgresInstances(_ count: Int, _ body: ([SQLMembershipStore]) async throws -> Void) async throws {
