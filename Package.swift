@@ -298,6 +298,9 @@ let package = Package(
         ),
 
         .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: strictSettings),
+        // Seeded runs of the service under faults, checked against the ledger's guarantees (`make soak`).
+        .target(name: "Soak", dependencies: ["TestSupport", "PeezAPI", "PeezBasics"], path: "Tests/Soak", swiftSettings: strictSettings),
+        .executableTarget(name: "peez-soak", dependencies: ["Soak"], path: "Tests/SoakMain", swiftSettings: strictSettings),
         .testTarget(name: "CardTokenTests", dependencies: ["CardToken", "CardCrypto", "PeezBasics"], swiftSettings: strictSettings),
         .testTarget(name: "CardCryptoTests", dependencies: ["CardCrypto", "CardToken", "PeezBasics", "TestSupport"], swiftSettings: strictSettings),
         .testTarget(name: "CardWireTests", dependencies: ["CardWire", "CardCrypto", "CardToken", "TestSupport"], swiftSettings: strictSettings),
@@ -353,6 +356,6 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
-        .testTarget(name: "PeezCLITests", dependencies: ["peez", "PeezAPI", "TestSupport"], swiftSettings: strictSettings),
+        .testTarget(name: "PeezCLITests", dependencies: ["peez", "PeezAPI", "TestSupport", "Soak"], swiftSettings: strictSettings),
     ]
 )

@@ -116,6 +116,7 @@ final class ServiceProcess: @unchecked Sendable {
 
     deinit {
         try? FileManager.default.removeItem(atPath: errorLog)
+        try? FileManager.default.removeItem(atPath: readyFile)
     }
 }
 

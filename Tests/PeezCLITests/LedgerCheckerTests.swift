@@ -1,0 +1,117 @@
+import Foundation
+import PeezAPI
+import Soak
+import Testing
+
+/// The soak checker finds each kind of broken guarantee in a history and the ledger it left (and nothing in a
+/// clean one): the runs under faults are only as good as the checker that reads them.
+@Suite("Soak checker")
+struct LedgerCheckerTests {
+    static let member = "6f1c0b36-6b0e-4b8e-9d7e-0c9b7f1d2a01"
+    static let shop = "1b2c3d4e-0000-4000-8000-000000000001"
+
+    static func period(_ id: String, months: Int, bought: String, starts: String, ends: String, status: String = "active") -> [String: Any] {
+        [
+            "id": id, "member_uuid": member, "months": months, "amount_dzd": 300 * months, "source": "vendor", "vendor_id": shop,
+            "status": status, "purchased_at": bought, "starts_at": starts, "ends_at": ends, "cancelled_at": NSNull(),
+        ]
+    }
+
+    /// Two sales laid end to end: one month bought 10 January, two months bought 20 January.
+    static var first: [String: Any] { period("p1", months: 1, bought: "2026-01-10T10:00:00+01:00", starts: "2026-01-10T10:00:00+01:00", ends: "2026-02-10T10:00:00+01:00") }
+    static var second: [String: Any] {
+        period(
+        "p2",
+        months: 2,
+        bought: "2026-01-20T10:00:00+01:00",
+        starts: "2026-02-10T10:00:00+01:00",
+            ends: "2026-04-10T10:00:00+01:00"
+        )
+    }
+
+    /// The ledger of one member whose periods, given in purchase order, the API lists newest first.
+    static func ledger(_ periods: [[String: Any]], endsAt: String? = "2026-04-10T10:00:00+01:00") throws -> [SubscriptionBody] {
+        let body: [String: Any] = [
+            "member_uuid": member, "membership_id": "PEEZ-20260110-00001",
+            "coverage": ["status": "active", "ends_at": endsAt.map { $0 as Any } ?? NSNull(), "days_left": 30],
+            "periods": Array(periods.reversed()),
+        ]
+        return [try JSONDecoder().decode(SubscriptionBody.self, from: JSONSerialization.data(withJSONObject: body))]
+    }
+
+    static func sale(_ outcome: Outcome, period: String?, months: Int, key: String) -> HistoryEntry {
+        HistoryEntry(
+            client: "shop-0",
+            kind: .sale,
+            invoked: 1,
+            completed: 2,
+            outcome: outcome,
+            member: member,
+            months: months,
+            vendor: shop,
+            idempotencyKey: key,
+            period: period
+        )
+    }
+
+    static func cancellation(_ outcome: Outcome, of period: String) -> HistoryEntry {
+        HistoryEntry(client: "team", kind: .cancellation, invoked: 3, completed: 4, outcome: outcome, period: period)
+    }
+
+    static let answeredSales = [sale(.ok, period: "p1", months: 1, key: "k1"), sale(.ok, period: "p2", months: 2, key: "k2")]
+
+    static func invariants(_ history: [HistoryEntry], _ ledger: [SubscriptionBody]) -> [String] {
+        LedgerChecker(history: history, ledger: ledger).check().violations.map(\.invariant)
+    }
+
+    @Test func aCleanHistoryHasNoViolation() throws {
+        let (violations, checks) = LedgerChecker(history: Self.answeredSales, ledger: try Self.ledger([Self.first, Self.second])).check()
+        #expect(violations.isEmpty && checks >= 5, "\(violations.map(\.message))")
+    }
+
+    @Test func anAnsweredSaleMissingFromTheLedgerIsFound() throws {
+        let ledger = try Self.ledger([Self.first], endsAt: "2026-02-10T10:00:00+01:00")
+        #expect(Self.invariants(Self.answeredSales, ledger) == ["acknowledged sale stored exactly once"])
+    }
+
+    @Test func aSaleStoredTwiceIsFoundUnlessALostAnswerExplainsIt() throws {
+        let again = Self.period(
+            "p3",
+            months: 2,
+            bought: "2026-01-20T10:00:01+01:00",
+            starts: "2026-04-10T10:00:00+01:00",
+            ends: "2026-06-10T10:00:00+01:00"
+        )
+        let ledger = try Self.ledger([Self.first, Self.second, again], endsAt: "2026-06-10T10:00:00+01:00")
+        #expect(Self.invariants(Self.answeredSales, ledger) == ["no sale stored that no invocation explains"])
+        let lost = Self.sale(.unknown, period: nil, months: 2, key: "k3")
+        #expect(Self.invariants(Self.answeredSales + [lost], ledger).isEmpty, "a sale whose answer was lost may be stored once")
+        let refused = Self.sale(.refused, period: nil, months: 2, key: "k3")
+        #expect(Self.invariants(Self.answeredSales + [refused], ledger) == ["no sale stored that no invocation explains"])
+    }
+
+    @Test func anAnsweredCancellationNotAppliedAndACancellationNeverSentAreFound() throws {
+        let history = Self.answeredSales + [Self.cancellation(.ok, of: "p2")]
+        #expect(Self.invariants(history, try Self.ledger([Self.first, Self.second])) == ["answered cancellation applied"])
+
+        var cancelled = Self.second
+        cancelled["status"] = "cancelled"
+        let ledger = try Self.ledger([Self.first, cancelled], endsAt: "2026-02-10T10:00:00+01:00")
+        #expect(Self.invariants(history, ledger).isEmpty)
+        #expect(Self.invariants(Self.answeredSales, ledger) == ["no cancellation stored that no invocation explains"])
+    }
+
+    @Test func periodsThatOverlapOrLeaveAGapAndAWrongPaidTimeAreFound() throws {
+        var overlapping = Self.second
+        overlapping["starts_at"] = "2026-01-20T10:00:00+01:00"
+        overlapping["ends_at"] = "2026-03-20T10:00:00+01:00"
+        #expect(
+            Self.invariants(Self.answeredSales, try Self.ledger([Self.first, overlapping], endsAt: "2026-03-20T10:00:00+01:00"))
+                == ["periods laid end to end"]
+        )
+        #expect(
+            Self.invariants(Self.answeredSales, try Self.ledger([Self.first, Self.second], endsAt: "2026-04-11T10:00:00+01:00"))
+                == ["paid time ends with the last live period"]
+        )
+    }
+}

@@ -1,0 +1,95 @@
+public import Foundation
+import Synchronization
+
+/// What a client was told about one operation: answered (with what), refused (a definite no: nothing was
+/// done), or unknown (a timeout, a dropped connection, a 5xx: it may or may not have been done).
+public enum Outcome: String, Codable, Sendable {
+    case ok, refused, unknown
+}
+
+/// One operation of the history, as Jepsen records them: who invoked what, when, and what was answered.
+public struct HistoryEntry: Codable, Sendable {
+    public enum Kind: String, Codable, Sendable {
+        case sale, cancellation, fault
+    }
+
+    public var index = 0
+    public var client: String
+    public var kind: Kind
+    /// Seconds since the run began.
+    public var invoked: Double
+    public var completed: Double
+    public var outcome: Outcome
+    public var member: String?
+    public var months: Int?
+    public var vendor: String?
+    public var idempotencyKey: String?
+    /// The period the operation created or cancelled, when the answer named it.
+    public var period: String?
+    /// Each attempt's answer: an HTTP status, or what went wrong on the way.
+    public var attempts: [String] = []
+    /// A fault's description ("kill -9", "restart").
+    public var detail: String?
+
+    public init(
+        client: String,
+        kind: Kind,
+        invoked: Double,
+        completed: Double,
+        outcome: Outcome,
+        member: String? = nil,
+        months: Int? = nil,
+        vendor: String? = nil,
+        idempotencyKey: String? = nil,
+        period: String? = nil,
+        detail: String? = nil
+    ) {
+        self.client = client
+        self.kind = kind
+        self.invoked = invoked
+        self.completed = completed
+        self.outcome = outcome
+        self.member = member
+        self.months = months
+        self.vendor = vendor
+        self.idempotencyKey = idempotencyKey
+        self.period = period
+        self.detail = detail
+    }
+}
+
+/// The history of a run, kept in memory and written as JSON Lines, one operation a line, in completion order.
+public final class History: Sendable {
+    private let operations = Mutex<[HistoryEntry]>([])
+    private let start = ContinuousClock.now
+
+    public init() {}
+
+    /// Seconds since the run began.
+    public func now() -> Double {
+        let elapsed = start.duration(to: .now).components
+        return Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18
+    }
+
+    public func record(_ operation: HistoryEntry) {
+        operations.withLock { operations in
+            var operation = operation
+            operation.index = operations.count
+            operations.append(operation)
+        }
+    }
+
+    public var all: [HistoryEntry] { operations.withLock { $0 } }
+
+    /// Writes the history to `path`, one JSON object a line.
+    public func write(to path: String) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        var text = Data()
+        for operation in all {
+            text.append(try encoder.encode(operation))
+            text.append(0x0A)
+        }
+        try text.write(to: URL(fileURLWithPath: path))
+    }
+}

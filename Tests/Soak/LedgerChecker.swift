@@ -1,0 +1,136 @@
+public import Foundation
+public import PeezAPI
+
+/// A broken guarantee: which, about what, and the part of the history that shows it.
+public struct Violation: Sendable {
+    public let invariant: String
+    public let message: String
+    /// The member it concerns, if one.
+    public let member: String?
+}
+
+/// Checks a run's history against the ledger it left, from the guarantees' definitions alone (nothing of the
+/// service's code): every sale answered as made is stored exactly once, no sale is stored that no invocation
+/// explains (a sale whose answer was lost, at most once), a sale refused is not stored, an answered cancellation
+/// is applied and none other is, each member's live periods lie end to end from their purchases, and the
+/// paid time shown is the end of the last.
+public struct LedgerChecker {
+    public let history: [HistoryEntry]
+    /// Every member's subscription as the service reads it after the run.
+    public let ledger: [SubscriptionBody]
+
+    public init(history: [HistoryEntry], ledger: [SubscriptionBody]) {
+        self.history = history
+        self.ledger = ledger
+    }
+
+    /// The violations found and how many checks were made.
+    public func check() -> (violations: [Violation], checks: Int) {
+        var violations: [Violation] = []
+        var checks = 0
+        func expect(_ condition: Bool, _ invariant: String, _ message: @autoclosure () -> String, member: String?) {
+            checks += 1
+            if !condition { violations.append(Violation(invariant: invariant, message: message(), member: member)) }
+        }
+        let stored = Dictionary(ledger.flatMap(\.periods).map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        let storedCount = Dictionary(ledger.flatMap(\.periods).map { ($0.id, 1) }, uniquingKeysWith: +)
+        let sales = history.filter { $0.kind == .sale }
+        let cancellations = history.filter { $0.kind == .cancellation }
+
+        for sale in sales where sale.outcome == .ok {
+            guard let id = sale.period else {
+                expect(false, "acknowledged sale stored exactly once", "sale \(sale.index) was answered 2xx without a period", member: sale.member)
+                continue
+            }
+            let period = stored[id]
+            expect(
+                storedCount[id] == 1 && period?.member_uuid == sale.member && period?.months == sale.months && period?.vendor_id == sale.vendor,
+                "acknowledged sale stored exactly once",
+                "sale \(sale.index) (key \(sale.idempotencyKey ?? "")) was answered as period \(id); the ledger holds it \(storedCount[id] ?? 0) time(s)"
+                    + (period.map { " as \($0.months) month(s) for \($0.member_uuid)" } ?? ""),
+                member: sale.member
+            )
+        }
+
+        // A stored period no answered sale names must be a sale whose answer was lost, each at most once.
+        let answered = Set(sales.compactMap(\.period))
+        var unknown = sales.filter { $0.outcome == .unknown }
+        for period in ledger.flatMap(\.periods) where !answered.contains(period.id) {
+            let match = unknown.firstIndex { $0.member == period.member_uuid && $0.months == period.months && $0.vendor == period.vendor_id }
+            expect(
+                match != nil,
+                "no sale stored that no invocation explains",
+                "period \(period.id) (\(period.months) month(s) at \(period.vendor_id ?? "the app") for \(period.member_uuid)) answers no sale, "
+                    + "and no sale whose answer was lost is left to explain it",
+                member: period.member_uuid
+            )
+            if let match { unknown.remove(at: match) }
+        }
+
+        let cancelledSomehow = Set(cancellations.filter { $0.outcome != .refused }.compactMap(\.period))
+        for cancellation in cancellations where cancellation.outcome == .ok {
+            guard let id = cancellation.period else { continue }
+            expect(
+                stored[id]?.status == "cancelled",
+                "answered cancellation applied",
+                "cancellation \(cancellation.index) of period \(id) was answered 2xx; the ledger shows it \(stored[id]?.status ?? "missing")",
+                member: stored[id]?.member_uuid
+            )
+        }
+        for period in ledger.flatMap(\.periods) where period.status == "cancelled" {
+            expect(
+                cancelledSomehow.contains(period.id),
+                "no cancellation stored that no invocation explains",
+                "period \(period.id) is cancelled, and no cancellation of it was sent",
+                member: period.member_uuid
+            )
+        }
+
+        for subscription in ledger {
+            checkSchedule(of: subscription, expect)
+        }
+        return (violations, checks)
+    }
+
+    /// Each live period starts at the later of its purchase and the end of the live one before it and lasts its
+    /// months in Algiers; the paid time shown ends where the last live period ends.
+    private func checkSchedule(of subscription: SubscriptionBody, _ expect: (Bool, String, @autoclosure () -> String, String?) -> Void) {
+        let member = subscription.member_uuid
+        // The API lists a member's periods newest first.
+        let purchaseOrder = subscription.periods.reversed()
+        var previousEnd: Date?
+        for period in purchaseOrder where period.status != "cancelled" {
+            guard let purchased = Self.time(period.purchased_at), let starts = Self.time(period.starts_at), let ends = Self.time(period.ends_at) else {
+                expect(false, "periods laid end to end", "period \(period.id) has a date that is not ISO 8601", member)
+                continue
+            }
+            let expectedStart = max(purchased, previousEnd ?? purchased)
+            let expectedEnd = Self.algiers.date(byAdding: .month, value: period.months, to: expectedStart)
+            expect(
+                starts == expectedStart && ends == expectedEnd,
+                "periods laid end to end",
+                "period \(period.id) runs \(period.starts_at) to \(period.ends_at); bought \(period.purchased_at) after paid time ending "
+                    + "\(previousEnd.map { "\($0)" } ?? "never"), it should run from \(expectedStart) for \(period.months) month(s)",
+                member
+            )
+            previousEnd = ends
+        }
+        expect(
+            subscription.coverage.ends_at.flatMap(Self.time) == previousEnd,
+            "paid time ends with the last live period",
+            "the coverage shown ends \(subscription.coverage.ends_at ?? "never"); the last live period ends \(previousEnd.map { "\($0)" } ?? "never")",
+            member
+        )
+    }
+
+    static func time(_ text: String) -> Date? {
+        let parser = ISO8601DateFormatter()
+        return parser.date(from: text)
+    }
+
+    static let algiers: Calendar = {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "Africa/Algiers")!
+        return calendar
+    }()
+}

@@ -1,0 +1,119 @@
+public import Foundation
+import PeezAPI
+
+/// One seeded run: a service on its own SQLite ledger, shops selling at their counters with retries, the team
+/// cancelling, the service killed with SIGKILL and started again throughout; then the history and the ledger it
+/// left are checked (see ``LedgerChecker``).
+///
+/// The seed fixes the workload (who sells what to whom, with which key, when the team cancels) and the faults'
+/// schedule; the interleaving of requests and kills on a real machine is not replayed exactly, so a violation is
+/// looked for again by running its seed again, and the history file shows the interleaving that broke it.
+public struct SoakRun: Sendable {
+    public var seed: UInt64
+    public var duration: Duration
+    public var shops = 4
+    public var members = 12
+    /// The `peez` binary to run.
+    public var peez: String
+    /// Where the run's ledger, logs and history go.
+    public var folder: String
+
+    public init(seed: UInt64, duration: Duration, peez: String, folder: String) {
+        self.seed = seed
+        self.duration = duration
+        self.peez = peez
+        self.folder = folder
+    }
+
+    /// Runs it and checks the result.
+    public func run() async throws -> SoakReport {
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let service = ServiceUnderTest(peez: peez, folder: folder)
+        try await service.prepare()
+        try await service.start()
+        let history = History()
+        let client = SoakClient(port: service.port)
+        let workload = try await Workload.setUp(
+            seed: seed,
+            client: client,
+            adminSecret: service.adminSecret,
+            history: history,
+            shops: shops,
+            members: members
+        )
+        let deadline = ContinuousClock.now + duration
+        let kills = try await withThrowingTaskGroup(of: Int.self) { group in
+            for shop in 0..<shops { group.addTask { await workload.sell(at: shop, until: deadline); return 0 } }
+            group.addTask { await workload.cancel(until: deadline); return 0 }
+            group.addTask { try await Faults(seed: seed, service: service, history: history).inject(until: deadline) }
+            return try await group.reduce(0, +)
+        }
+        // The ledger as the service reads it once the faults are over.
+        var ledger: [SubscriptionBody] = []
+        for member in workload.members {
+            ledger.append(
+                try await client.required("GET", "/v1/members/\(member.uuid)/subscription", secret: service.adminSecret, as: SubscriptionBody.self)
+            )
+        }
+        await service.stop()
+        let operations = history.all
+        let historyFile = folder + "/history.jsonl"
+        try history.write(to: historyFile)
+        let (violations, checks) = LedgerChecker(history: operations, ledger: ledger).check()
+        return SoakReport(seed: seed, duration: duration, operations: operations, kills: kills, checks: checks, violations: violations, historyFile: historyFile)
+    }
+}
+
+/// What a run did and found, as a person reads it.
+public struct SoakReport: Sendable {
+    public let seed: UInt64
+    public let duration: Duration
+    public let operations: [HistoryEntry]
+    public let kills: Int
+    public let checks: Int
+    public let violations: [Violation]
+    public let historyFile: String
+
+    /// One paragraph: operations by kind and outcome, faults, checks, violations.
+    public var summary: String {
+        var lines: [String] = []
+        let made = operations.filter { $0.kind != .fault }
+        let counts = Dictionary(grouping: made) { "\($0.kind.rawValue) \($0.outcome.rawValue)" }.mapValues(\.count)
+        lines.append(
+            "seed \(seed): \(made.count) operations (\(counts.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", "))), "
+                + "\(kills) kill -9 and restarts, \(checks) invariant checks, \(violations.count) violations; history \(historyFile)"
+        )
+        for violation in violations {
+            lines.append("VIOLATION (\(violation.invariant)): \(violation.message)")
+            lines.append("  the history that shows it:")
+            lines.append(contentsOf: window(for: violation).map { "    " + $0 })
+            lines.append("  replay: make soak SEEDS=\(seed) MINUTES=\(Self.minutes(duration))")
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    /// The operations on the violation's member, and the faults among them: the smallest part of the history
+    /// that shows it (at most 60 lines).
+    func window(for violation: Violation) -> [String] {
+        let mine = operations.filter { $0.kind != .fault && (violation.member == nil || $0.member == violation.member) }
+        guard let first = mine.map(\.invoked).min(), let last = mine.map(\.completed).max() else { return [] }
+        let faults = operations.filter { $0.kind == .fault && $0.invoked >= first && $0.invoked <= last }
+        return (mine + faults).sorted { $0.invoked < $1.invoked }.suffix(60).map(Self.line)
+    }
+
+    static func line(_ operation: HistoryEntry) -> String {
+        let time = String(format: "%8.3f–%8.3f", operation.invoked, operation.completed)
+        switch operation.kind {
+        case .fault: return "\(time) \(operation.client) \(operation.detail ?? "")"
+        case .sale:
+            return "\(time) \(operation.client) sale \(operation.months ?? 0) month(s) key \(operation.idempotencyKey ?? "") → "
+                + "\(operation.outcome.rawValue) \(operation.period ?? "") [\(operation.attempts.joined(separator: ", "))]"
+        case .cancellation:
+            return "\(time) \(operation.client) cancel \(operation.period ?? "") → \(operation.outcome.rawValue) [\(operation.attempts.joined(separator: ", "))]"
+        }
+    }
+
+    static func minutes(_ duration: Duration) -> String {
+        String(format: "%g", Double(duration.components.seconds) / 60)
+    }
+}

@@ -1,0 +1,141 @@
+import Foundation
+public import PeezAPI
+import PeezBasics
+import Synchronization
+
+/// The seeded workload of a run: shops selling months to members at their counters (an idempotency key a sale,
+/// the same key again after a timeout, as the counter's outbox retries) and the team cancelling sales.
+struct Workload: Sendable {
+    struct Shop: Sendable {
+        let id: String
+        let secret: String
+    }
+
+    let seed: UInt64
+    let client: SoakClient
+    let adminSecret: String
+    let history: History
+    let shops: [Shop]
+    /// Membership ids and uuids.
+    let members: [(id: String, uuid: String)]
+    /// Periods answered as sold and not yet picked for a cancellation.
+    private let sold = SoldPeriods()
+
+    /// How many times a counter sends a sale before it gives up for now (its outbox keeps it).
+    static let attempts = 5
+
+    init(seed: UInt64, client: SoakClient, adminSecret: String, history: History, shops: [Shop], members: [(id: String, uuid: String)]) {
+        self.seed = seed
+        self.client = client
+        self.adminSecret = adminSecret
+        self.history = history
+        self.shops = shops
+        self.members = members
+    }
+
+    /// Sets up `shopCount` shops and `memberCount` members through the API.
+    static func setUp(
+        seed: UInt64,
+        client: SoakClient,
+        adminSecret: String,
+        history: History,
+        shops shopCount: Int,
+        members memberCount: Int
+    ) async throws -> Workload {
+        var shops: [Shop] = []
+        for index in 0..<shopCount {
+            let created = try await client.required(
+                "POST",
+                "/v1/vendors",
+                secret: adminSecret,
+                json: ["name": "Shop \(index)", "category": "epicerie", "neighbourhood": "usto"],
+                as: CreatedVendorBody.self
+            )
+            shops.append(Shop(id: created.vendor.id, secret: created.api_secret))
+        }
+        var members: [(id: String, uuid: String)] = []
+        for index in 0..<memberCount {
+            let uuid = UUID().uuidString.lowercased()
+            let member = try await client.required(
+                "POST",
+                "/v1/members",
+                secret: adminSecret,
+                json: [
+                    "uuid": uuid, "name": "Member \(index)", "phone": String(format: "+2135%08d", index), "email": "m\(index)@example.dz",
+                    "neighbourhood": "usto",
+                ],
+                as: MemberBody.self
+            )
+            members.append((member.membership_id, uuid))
+        }
+        return Workload(seed: seed, client: client, adminSecret: adminSecret, history: history, shops: shops, members: members)
+    }
+
+    /// A shop's counter selling until `deadline`.
+    func sell(at shop: Int, until deadline: ContinuousClock.Instant) async {
+        var random = SplitMix64.stream(UInt64(shop + 1), of: seed)
+        var count = 0
+        while ContinuousClock.now < deadline {
+            count += 1
+            let member = members[Int.random(in: 0..<members.count, using: &random)]
+            let months = Int.random(in: 1...3, using: &random)
+            var operation = HistoryEntry(
+                client: "shop-\(shop)",
+                kind: .sale,
+                invoked: history.now(),
+                completed: 0,
+                outcome: .unknown,
+                member: member.uuid,
+                months: months,
+                vendor: shops[shop].id,
+                idempotencyKey: "soak-\(seed)-\(shop)-\(count)"
+            )
+            for _ in 0..<Self.attempts {
+                let exchange = await client.send(
+                    "POST",
+                    "/v1/activations",
+                    secret: shops[shop].secret,
+                    json: ["membership_id": member.id, "months": months, "amount_dzd": 300 * months],
+                    headers: ["Idempotency-Key": operation.idempotencyKey ?? ""]
+                )
+                operation.attempts.append(exchange.summary)
+                operation.outcome = exchange.outcome
+                if exchange.outcome == .ok {
+                    operation.period = (try? JSONDecoder().decode(ActivationBody.self, from: exchange.body))?.period.id
+                    if let period = operation.period { sold.list.withLock { $0.append(period) } }
+                }
+                if exchange.outcome != .unknown { break }
+                try? await Task.sleep(for: .milliseconds(Int.random(in: 50...400, using: &random)))
+            }
+            operation.completed = history.now()
+            history.record(operation)
+            try? await Task.sleep(for: .milliseconds(Int.random(in: 0...40, using: &random)))
+        }
+    }
+
+    /// The team cancelling sales answered as made, now and then, until `deadline`.
+    func cancel(until deadline: ContinuousClock.Instant) async {
+        var random = SplitMix64.stream(0, of: seed)
+        while ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(Int.random(in: 200...800, using: &random)))
+            let pick = Int.random(in: 0..<1_000_000, using: &random)
+            guard let period = sold.list.withLock({ $0.isEmpty ? nil : $0.remove(at: pick % $0.count) }) else { continue }
+            var operation = HistoryEntry(client: "team", kind: .cancellation, invoked: history.now(), completed: 0, outcome: .unknown, period: period)
+            for _ in 0..<3 {
+                let exchange = await client.send("POST", "/v1/activations/\(period)/cancel", secret: adminSecret)
+                operation.attempts.append(exchange.summary)
+                operation.outcome = exchange.outcome
+                if let body = try? JSONDecoder().decode(CancellationBody.self, from: exchange.body) { operation.member = body.period.member_uuid }
+                if exchange.outcome != .unknown { break }
+                try? await Task.sleep(for: .milliseconds(Int.random(in: 50...400, using: &random)))
+            }
+            operation.completed = history.now()
+            history.record(operation)
+        }
+    }
+}
+
+/// The periods the counters were told they sold, shared with the team's cancellations.
+final class SoldPeriods: Sendable {
+    let list = Mutex<[String]>([])
+}
