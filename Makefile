@@ -17,6 +17,7 @@ DB ?= var/peez.sqlite
 PEEZ := .build/release/peez
 
 SEEDS ?= 1,2,3
+STORES ?= sqlite,postgres
 MINUTES ?= 1
 
 .PHONY: soak help deps deps-test counter-decoder counter-decoder-check bench-counter-web build release serve demo format lint test snapshots static dist test-dist bench bench-static bench-http bench-compare bench-verify bench-counter bench-remind bench-scans bench-console bench-panels fuzz vectors clean
@@ -142,10 +143,10 @@ bench-scans: deps ## The shared-cards report over 100,000 scans (SQLite, Postgre
 bench-http: deps ## Load-test the HTTP service with wrk on SQLite and PostgreSQL (release build)
 	Benchmarks/http/run
 
-soak: deps ## Seeded runs of the service under kill -9, checked against the ledger's guarantees (SEEDS=1,2,3 MINUTES=1)
+soak: deps ## Seeded runs of the service under faults, checked against the ledger's guarantees (STORES=sqlite,postgres SEEDS=1,2,3 MINUTES=1)
 	swift build -c release --product peez
 	swift build -c release --product peez-soak
-	.build/release/peez-soak --seeds $(SEEDS) --minutes $(MINUTES) --peez .build/release/peez
+	.build/release/peez-soak --stores $(STORES) --seeds $(SEEDS) --minutes $(MINUTES) --peez .build/release/peez
 
 bench-compare: deps ## The HTTP benchmark of BASE=<commit> beside the working tree's, in turns in one run: medians and ratios
 	Benchmarks/compare/run

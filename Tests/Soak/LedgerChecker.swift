@@ -24,8 +24,8 @@ public struct LedgerChecker {
         self.ledger = ledger
     }
 
-    /// The violations found and how many checks were made.
-    public func check() -> (violations: [Violation], checks: Int) {
+    /// The violations found, how many checks were made, and how many sales whose answer was lost the ledger holds.
+    public func check() -> (violations: [Violation], checks: Int, lostAnswersStored: Int) {
         var violations: [Violation] = []
         var checks = 0
         func expect(_ condition: Bool, _ invariant: String, _ message: @autoclosure () -> String, member: String?) {
@@ -55,6 +55,7 @@ public struct LedgerChecker {
         // A stored period no answered sale names must be a sale whose answer was lost, each at most once.
         let answered = Set(sales.compactMap(\.period))
         var unknown = sales.filter { $0.outcome == .unknown }
+        let lostAnswers = unknown.count
         for period in ledger.flatMap(\.periods) where !answered.contains(period.id) {
             let match = unknown.firstIndex { $0.member == period.member_uuid && $0.months == period.months && $0.vendor == period.vendor_id }
             expect(
@@ -89,7 +90,7 @@ public struct LedgerChecker {
         for subscription in ledger {
             checkSchedule(of: subscription, expect)
         }
-        return (violations, checks)
+        return (violations, checks, lostAnswers - unknown.count)
     }
 
     /// Each live period starts at the later of its purchase and the end of the live one before it and lasts its
@@ -110,7 +111,7 @@ public struct LedgerChecker {
                 starts == expectedStart && ends == expectedEnd,
                 "periods laid end to end",
                 "period \(period.id) runs \(period.starts_at) to \(period.ends_at); bought \(period.purchased_at) after paid time ending "
-                    + "\(previousEnd.map { "\($0)" } ?? "never"), it should run from \(expectedStart) for \(period.months) month(s)",
+                    + "\(previousEnd.map(Self.text) ?? "never"), it should run from \(Self.text(expectedStart)) for \(period.months) month(s)",
                 member
             )
             previousEnd = ends
@@ -118,14 +119,20 @@ public struct LedgerChecker {
         expect(
             subscription.coverage.ends_at.flatMap(Self.time) == previousEnd,
             "paid time ends with the last live period",
-            "the coverage shown ends \(subscription.coverage.ends_at ?? "never"); the last live period ends \(previousEnd.map { "\($0)" } ?? "never")",
+            "the coverage shown ends \(subscription.coverage.ends_at ?? "never"); the last live period ends \(previousEnd.map(Self.text) ?? "never")",
             member
         )
     }
 
     static func time(_ text: String) -> Date? {
-        let parser = ISO8601DateFormatter()
-        return parser.date(from: text)
+        ISO8601DateFormatter().date(from: text)
+    }
+
+    /// A moment as the API writes it (ISO 8601 in Algiers' offset).
+    static func text(_ date: Date) -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.timeZone = algiers.timeZone
+        return formatter.string(from: date)
     }
 
     static let algiers: Calendar = {

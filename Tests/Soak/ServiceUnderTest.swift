@@ -1,56 +1,93 @@
 public import Foundation
 import TestSupport
 
-/// The `peez serve` process a run drives (its own keys and SQLite ledger in a folder of the run), started,
-/// killed with SIGKILL and started again on the same port.
-public final class ServiceUnderTest: @unchecked Sendable {
-    public let peez: String
-    public let folder: String
-    public let port: Int
-    /// The admin secret, made with `peez admin create-token` before the first start.
-    public private(set) var adminSecret = ""
-    private var process: ChildProcess?
-    private var starts = 0
+/// The ledger a run's instances share: an SQLite file of the run, or a PostgreSQL server of the run's own that
+/// the faults may crash and start again.
+public enum SoakStore: String, Sendable, CaseIterable {
+    case sqlite, postgres
+}
 
-    public init(peez: String, folder: String) {
+/// What the instances of a run share: their keys, the admin secret, the ledger (and its PostgreSQL server).
+final class Deployment: @unchecked Sendable {
+    let peez: String
+    let folder: String
+    let store: SoakStore
+    let postgres: PostgresServer?
+    private(set) var adminSecret = ""
+
+    init(peez: String, folder: String, store: SoakStore) throws {
         self.peez = peez
         self.folder = folder
-        self.port = TestPorts.unused()
+        self.store = store
+        postgres = store == .postgres ? try PostgresServer() : nil
     }
 
-    var database: String { folder + "/ledger.sqlite" }
-    var readyFile: String { folder + "/ready" }
+    /// The options that name the ledger.
+    var ledgerArguments: [String] {
+        postgres.map { ["--database-url", $0.url] } ?? ["--database", folder + "/ledger.sqlite"]
+    }
 
-    /// Makes the keys and the ledger with an admin credential.
-    public func prepare() async throws {
+    /// Makes the keys and the ledger with an admin credential (starting the PostgreSQL server first).
+    func prepare() async throws {
+        try postgres?.start()
         try await run(["keys", "generate", "--out", folder + "/keys"])
-        adminSecret = try await run(["admin", "create-token", "--role", "admin", "--database", database, "--create-database"])
+        adminSecret = try await run(["admin", "create-token", "--role", "admin"] + ledgerArguments + ["--create-database"])
             .trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
+    /// Removes the PostgreSQL server, if the run had one.
+    func remove() {
+        postgres?.remove()
+    }
+
+    @discardableResult
+    private func run(_ arguments: [String]) async throws -> String {
+        let result = try await ProcessRunner.run([peez] + arguments)
+        guard result.status == 0 else { throw SoakError("peez \(arguments.prefix(2).joined(separator: " ")) failed: \(result.standardError)") }
+        return result.standardOutput
+    }
+}
+
+/// One `peez serve` process of a run, started, killed with SIGKILL and started again on the same port.
+final class ServiceUnderTest: @unchecked Sendable {
+    let deployment: Deployment
+    let name: String
+    let port: Int
+    private var process: ChildProcess?
+    private var starts = 0
+
+    init(_ deployment: Deployment, name: String) {
+        self.deployment = deployment
+        self.name = name
+        port = TestPorts.unused()
+    }
+
+    private var readyFile: String { deployment.folder + "/\(name).ready" }
+    private var logFile: String { deployment.folder + "/\(name)-\(starts).log" }
+
     /// Starts the service and waits until it says its socket listens.
-    public func start() async throws {
+    func start() async throws {
         try? FileManager.default.removeItem(atPath: readyFile)
         starts += 1
+        let folder = deployment.folder
         let process = try ChildProcess(
-            peez,
-            [
-                "serve", "--host", "127.0.0.1", "--port", String(port), "--ready-file", readyFile, "--database", database,
+            deployment.peez,
+            ["serve", "--host", "127.0.0.1", "--port", String(port), "--ready-file", readyFile] + deployment.ledgerArguments + [
                 "--signing-key", folder + "/keys/signing-key.pem", "--published-keys", folder + "/published",
             ],
-            standardError: .file(folder + "/serve-\(starts).log")
+            standardError: .file(logFile)
         )
         self.process = process
         let begun = ContinuousClock.now
         while !FileManager.default.fileExists(atPath: readyFile) {
-            guard process.isRunning else { throw SoakError("peez serve exited with status \(process.terminationStatus): \(log)") }
-            guard begun.duration(to: .now) < .seconds(120) else { throw SoakError("peez serve was not ready within 120 s: \(log)") }
+            guard process.isRunning else { throw SoakError("\(name) exited with status \(process.terminationStatus): \(log)") }
+            guard begun.duration(to: .now) < .seconds(120) else { throw SoakError("\(name) was not ready within 120 s: \(log)") }
             try await Task.sleep(for: .milliseconds(20))
         }
     }
 
     /// Kills the service with SIGKILL: no shutdown code runs.
-    public func kill() async {
+    func kill() async {
         guard let process else { return }
         process.kill9()
         _ = await process.exited()
@@ -58,7 +95,7 @@ public final class ServiceUnderTest: @unchecked Sendable {
     }
 
     /// Stops the service with SIGTERM, as systemd does.
-    public func stop() async {
+    func stop() async {
         guard let process else { return }
         process.terminate()
         _ = await process.exited()
@@ -67,14 +104,7 @@ public final class ServiceUnderTest: @unchecked Sendable {
 
     /// The end of what the last start wrote to standard error.
     var log: String {
-        String((try? String(contentsOfFile: folder + "/serve-\(starts).log", encoding: .utf8))?.suffix(2_000) ?? "")
-    }
-
-    @discardableResult
-    private func run(_ arguments: [String]) async throws -> String {
-        let result = try await ProcessRunner.run([peez] + arguments)
-        guard result.status == 0 else { throw SoakError("peez \(arguments.prefix(2).joined(separator: " ")) failed: \(result.standardError)") }
-        return result.standardOutput
+        String((try? String(contentsOfFile: logFile, encoding: .utf8))?.suffix(2_000) ?? "")
     }
 }
 

@@ -1,15 +1,16 @@
 public import Foundation
 import PeezAPI
 
-/// One seeded run: a service on its own SQLite ledger, shops selling at their counters with retries, the team
-/// cancelling, the service killed with SIGKILL and started again throughout; then the history and the ledger it
-/// left are checked (see ``LedgerChecker``).
+/// One seeded run: the service on a ledger of its own (one instance on an SQLite file, or two instances on a
+/// PostgreSQL server of the run's own), shops selling at their counters with retries, the team cancelling, and
+/// faults throughout (see ``Faults``); then the history and the ledger it left are checked (see ``LedgerChecker``).
 ///
 /// The seed fixes the workload (who sells what to whom, with which key, when the team cancels) and the faults'
 /// schedule; the interleaving of requests and kills on a real machine is not replayed exactly, so a violation is
 /// looked for again by running its seed again, and the history file shows the interleaving that broke it.
 public struct SoakRun: Sendable {
     public var seed: UInt64
+    public var store: SoakStore
     public var duration: Duration
     public var shops = 4
     public var members = 12
@@ -18,8 +19,9 @@ public struct SoakRun: Sendable {
     /// Where the run's ledger, logs and history go.
     public var folder: String
 
-    public init(seed: UInt64, duration: Duration, peez: String, folder: String) {
+    public init(seed: UInt64, store: SoakStore = .sqlite, duration: Duration, peez: String, folder: String) {
         self.seed = seed
+        self.store = store
         self.duration = duration
         self.peez = peez
         self.folder = folder
@@ -28,49 +30,66 @@ public struct SoakRun: Sendable {
     /// Runs it and checks the result.
     public func run() async throws -> SoakReport {
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        let service = ServiceUnderTest(peez: peez, folder: folder)
-        try await service.prepare()
-        try await service.start()
+        let deployment = try Deployment(peez: peez, folder: folder, store: store)
+        defer { deployment.remove() }
+        try await deployment.prepare()
+        let instances = (0..<(store == .sqlite ? 1 : 2)).map { ServiceUnderTest(deployment, name: "instance-\($0)") }
+        for instance in instances { try await instance.start() }
         let history = History()
-        let client = SoakClient(port: service.port)
+        let clients = instances.map { SoakClient(port: $0.port) }
+        let client = clients[0]
         let workload = try await Workload.setUp(
             seed: seed,
-            client: client,
-            adminSecret: service.adminSecret,
+            clients: clients,
+            adminSecret: deployment.adminSecret,
             history: history,
             shops: shops,
             members: members
         )
         let deadline = ContinuousClock.now + duration
-        let kills = try await withThrowingTaskGroup(of: Int.self) { group in
-            for shop in 0..<shops { group.addTask { await workload.sell(at: shop, until: deadline); return 0 } }
-            group.addTask { await workload.cancel(until: deadline); return 0 }
-            group.addTask { try await Faults(seed: seed, service: service, history: history).inject(until: deadline) }
-            return try await group.reduce(0, +)
+        let faults = try await withThrowingTaskGroup(of: [String: Int].self) { group in
+            for shop in 0..<shops { group.addTask { await workload.sell(at: shop, until: deadline); return [:] } }
+            group.addTask { await workload.cancel(until: deadline); return [:] }
+            group.addTask { try await Faults(seed: seed, deployment: deployment, instances: instances, history: history).inject(until: deadline) }
+            return try await group.reduce(into: [:]) { total, counts in total.merge(counts, uniquingKeysWith: +) }
         }
         // The ledger as the service reads it once the faults are over.
         var ledger: [SubscriptionBody] = []
         for member in workload.members {
             ledger.append(
-                try await client.required("GET", "/v1/members/\(member.uuid)/subscription", secret: service.adminSecret, as: SubscriptionBody.self)
+                try await client.required("GET", "/v1/members/\(member.uuid)/subscription", secret: deployment.adminSecret, as: SubscriptionBody.self)
             )
         }
-        await service.stop()
+        for instance in instances { await instance.stop() }
         let operations = history.all
         let historyFile = folder + "/history.jsonl"
         try history.write(to: historyFile)
-        let (violations, checks) = LedgerChecker(history: operations, ledger: ledger).check()
-        return SoakReport(seed: seed, duration: duration, operations: operations, kills: kills, checks: checks, violations: violations, historyFile: historyFile)
+        let (violations, checks, lostAnswersStored) = LedgerChecker(history: operations, ledger: ledger).check()
+        return SoakReport(
+            seed: seed,
+            store: store,
+            duration: duration,
+            operations: operations,
+            faults: faults,
+            checks: checks,
+            lostAnswersStored: lostAnswersStored,
+            violations: violations,
+            historyFile: historyFile
+        )
     }
 }
 
 /// What a run did and found, as a person reads it.
 public struct SoakReport: Sendable {
     public let seed: UInt64
+    public let store: SoakStore
     public let duration: Duration
     public let operations: [HistoryEntry]
-    public let kills: Int
+    /// How many faults of each kind were injected.
+    public let faults: [String: Int]
     public let checks: Int
+    /// How many sales whose answer was lost (a kill, a timeout) the ledger holds: each at most once.
+    public let lostAnswersStored: Int
     public let violations: [Violation]
     public let historyFile: String
 
@@ -80,14 +99,16 @@ public struct SoakReport: Sendable {
         let made = operations.filter { $0.kind != .fault }
         let counts = Dictionary(grouping: made) { "\($0.kind.rawValue) \($0.outcome.rawValue)" }.mapValues(\.count)
         lines.append(
-            "seed \(seed): \(made.count) operations (\(counts.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", "))), "
-                + "\(kills) kill -9 and restarts, \(checks) invariant checks, \(violations.count) violations; history \(historyFile)"
+            "seed \(seed) on \(store.rawValue): \(made.count) operations (\(counts.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", "))), "
+                + "\(lostAnswersStored) of the sales whose answer was lost stored; faults: "
+                + "\(faults.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", ")); \(checks) invariant checks, "
+                + "\(violations.count) violations; history \(historyFile)"
         )
         for violation in violations {
             lines.append("VIOLATION (\(violation.invariant)): \(violation.message)")
             lines.append("  the history that shows it:")
             lines.append(contentsOf: window(for: violation).map { "    " + $0 })
-            lines.append("  replay: make soak SEEDS=\(seed) MINUTES=\(Self.minutes(duration))")
+            lines.append("  replay: make soak STORES=\(store.rawValue) SEEDS=\(seed) MINUTES=\(Self.minutes(duration))")
         }
         return lines.joined(separator: "\n")
     }

@@ -12,7 +12,9 @@ struct Workload: Sendable {
     }
 
     let seed: UInt64
-    let client: SoakClient
+    /// One client an instance: a counter sends to one and, when an answer is lost, tries the next, as a load
+    /// balancer would.
+    let clients: [SoakClient]
     let adminSecret: String
     let history: History
     let shops: [Shop]
@@ -24,9 +26,9 @@ struct Workload: Sendable {
     /// How many times a counter sends a sale before it gives up for now (its outbox keeps it).
     static let attempts = 5
 
-    init(seed: UInt64, client: SoakClient, adminSecret: String, history: History, shops: [Shop], members: [(id: String, uuid: String)]) {
+    init(seed: UInt64, clients: [SoakClient], adminSecret: String, history: History, shops: [Shop], members: [(id: String, uuid: String)]) {
         self.seed = seed
-        self.client = client
+        self.clients = clients
         self.adminSecret = adminSecret
         self.history = history
         self.shops = shops
@@ -36,12 +38,13 @@ struct Workload: Sendable {
     /// Sets up `shopCount` shops and `memberCount` members through the API.
     static func setUp(
         seed: UInt64,
-        client: SoakClient,
+        clients: [SoakClient],
         adminSecret: String,
         history: History,
         shops shopCount: Int,
         members memberCount: Int
     ) async throws -> Workload {
+        let client = clients[0]
         var shops: [Shop] = []
         for index in 0..<shopCount {
             let created = try await client.required(
@@ -68,13 +71,14 @@ struct Workload: Sendable {
             )
             members.append((member.membership_id, uuid))
         }
-        return Workload(seed: seed, client: client, adminSecret: adminSecret, history: history, shops: shops, members: members)
+        return Workload(seed: seed, clients: clients, adminSecret: adminSecret, history: history, shops: shops, members: members)
     }
 
     /// A shop's counter selling until `deadline`.
     func sell(at shop: Int, until deadline: ContinuousClock.Instant) async {
         var random = SplitMix64.stream(UInt64(shop + 1), of: seed)
         var count = 0
+        var instance = shop % clients.count
         while ContinuousClock.now < deadline {
             count += 1
             let member = members[Int.random(in: 0..<members.count, using: &random)]
@@ -91,7 +95,7 @@ struct Workload: Sendable {
                 idempotencyKey: "soak-\(seed)-\(shop)-\(count)"
             )
             for _ in 0..<Self.attempts {
-                let exchange = await client.send(
+                let exchange = await clients[instance].send(
                     "POST",
                     "/v1/activations",
                     secret: shops[shop].secret,
@@ -105,6 +109,7 @@ struct Workload: Sendable {
                     if let period = operation.period { sold.list.withLock { $0.append(period) } }
                 }
                 if exchange.outcome != .unknown { break }
+                instance = (instance + 1) % clients.count
                 try? await Task.sleep(for: .milliseconds(Int.random(in: 50...400, using: &random)))
             }
             operation.completed = history.now()
@@ -121,8 +126,8 @@ struct Workload: Sendable {
             let pick = Int.random(in: 0..<1_000_000, using: &random)
             guard let period = sold.list.withLock({ $0.isEmpty ? nil : $0.remove(at: pick % $0.count) }) else { continue }
             var operation = HistoryEntry(client: "team", kind: .cancellation, invoked: history.now(), completed: 0, outcome: .unknown, period: period)
-            for _ in 0..<3 {
-                let exchange = await client.send("POST", "/v1/activations/\(period)/cancel", secret: adminSecret)
+            for attempt in 0..<3 {
+                let exchange = await clients[attempt % clients.count].send("POST", "/v1/activations/\(period)/cancel", secret: adminSecret)
                 operation.attempts.append(exchange.summary)
                 operation.outcome = exchange.outcome
                 if let body = try? JSONDecoder().decode(CancellationBody.self, from: exchange.body) { operation.member = body.period.member_uuid }
