@@ -18,13 +18,15 @@ struct LedgerCheckerTests {
     }
 
     /// Two sales laid end to end: one month bought 10 January, two months bought 20 January.
-    static var first: [String: Any] { period("p1", months: 1, bought: "2026-01-10T10:00:00+01:00", starts: "2026-01-10T10:00:00+01:00", ends: "2026-02-10T10:00:00+01:00") }
+    static var first: [String: Any] {
+        period("p1", months: 1, bought: "2026-01-10T10:00:00+01:00", starts: "2026-01-10T10:00:00+01:00", ends: "2026-02-10T10:00:00+01:00")
+    }
     static var second: [String: Any] {
         period(
-        "p2",
-        months: 2,
-        bought: "2026-01-20T10:00:00+01:00",
-        starts: "2026-02-10T10:00:00+01:00",
+            "p2",
+            months: 2,
+            bought: "2026-01-20T10:00:00+01:00",
+            starts: "2026-02-10T10:00:00+01:00",
             ends: "2026-04-10T10:00:00+01:00"
         )
     }

@@ -27,7 +27,11 @@ struct Faults: Sendable {
                 try await fault("restart \(instance.name)", into: &injected) { try await instance.start() }
             } else if let postgres = deployment.postgres {
                 let crash = pick == instances.count
-                try await fault(crash ? "PostgreSQL crashed" : "PostgreSQL stopped", count: crash ? "database crash" : "database stop", into: &injected) {
+                try await fault(
+                    crash ? "PostgreSQL crashed" : "PostgreSQL stopped",
+                    count: crash ? "database crash" : "database stop",
+                    into: &injected
+                ) {
                     try await Self.onItsOwnThread { crash ? try postgres.crash() : try postgres.stop() }
                 }
                 try await Task.sleep(for: pause)

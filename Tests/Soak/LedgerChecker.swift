@@ -101,7 +101,8 @@ public struct LedgerChecker {
         let purchaseOrder = subscription.periods.reversed()
         var previousEnd: Date?
         for period in purchaseOrder where period.status != "cancelled" {
-            guard let purchased = Self.time(period.purchased_at), let starts = Self.time(period.starts_at), let ends = Self.time(period.ends_at) else {
+            guard let purchased = Self.time(period.purchased_at), let starts = Self.time(period.starts_at), let ends = Self.time(period.ends_at)
+            else {
                 expect(false, "periods laid end to end", "period \(period.id) has a date that is not ISO 8601", member)
                 continue
             }

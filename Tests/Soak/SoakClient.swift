@@ -60,9 +60,21 @@ struct SoakClient: Sendable {
         }
     }
 
-    /// A request that must succeed (setting a run up, reading the ledger at the end): the body decoded.
-    func required<Body: Decodable>(_ method: String, _ path: String, secret: String, json: [String: Any]? = nil, as type: Body.Type) async throws -> Body {
-        let exchange = await send(method, path, secret: secret, json: json)
+    /// A request that must succeed (setting a run up, reading the ledger at the end): the body decoded. An answer
+    /// lost (an instance or its database still starting after a fault) is asked again for up to 60 s.
+    func required<Body: Decodable>(
+        _ method: String,
+        _ path: String,
+        secret: String,
+        json: [String: Any]? = nil,
+        as type: Body.Type
+    ) async throws -> Body {
+        var exchange = await send(method, path, secret: secret, json: json)
+        let begun = ContinuousClock.now
+        while exchange.outcome == .unknown, begun.duration(to: .now) < .seconds(60) {
+            try await Task.sleep(for: .milliseconds(250))
+            exchange = await send(method, path, secret: secret, json: json)
+        }
         guard exchange.outcome == .ok, let body = try? JSONDecoder().decode(type, from: exchange.body) else {
             throw SoakError("\(method) \(path) answered \(exchange.summary): \(String(decoding: exchange.body.prefix(300), as: UTF8.self))")
         }

@@ -48,8 +48,16 @@ public struct SoakRun: Sendable {
         )
         let deadline = ContinuousClock.now + duration
         let faults = try await withThrowingTaskGroup(of: [String: Int].self) { group in
-            for shop in 0..<shops { group.addTask { await workload.sell(at: shop, until: deadline); return [:] } }
-            group.addTask { await workload.cancel(until: deadline); return [:] }
+            for shop in 0..<shops {
+                group.addTask {
+                    await workload.sell(at: shop, until: deadline)
+                    return [:]
+                }
+            }
+            group.addTask {
+                await workload.cancel(until: deadline)
+                return [:]
+            }
             group.addTask { try await Faults(seed: seed, deployment: deployment, instances: instances, history: history).inject(until: deadline) }
             return try await group.reduce(into: [:]) { total, counts in total.merge(counts, uniquingKeysWith: +) }
         }
@@ -130,7 +138,8 @@ public struct SoakReport: Sendable {
             return "\(time) \(operation.client) sale \(operation.months ?? 0) month(s) key \(operation.idempotencyKey ?? "") → "
                 + "\(operation.outcome.rawValue) \(operation.period ?? "") [\(operation.attempts.joined(separator: ", "))]"
         case .cancellation:
-            return "\(time) \(operation.client) cancel \(operation.period ?? "") → \(operation.outcome.rawValue) [\(operation.attempts.joined(separator: ", "))]"
+            return
+                "\(time) \(operation.client) cancel \(operation.period ?? "") → \(operation.outcome.rawValue) [\(operation.attempts.joined(separator: ", "))]"
         }
     }
 
