@@ -117,4 +117,37 @@ struct LedgerCheckerTests {
                 == ["paid time ends with the last live period"]
         )
     }
+
+    @Test func aStaleCardIsFoundWhenServedByTheChangingInstanceOrLateOrWhenItStillVerifies() throws {
+        var cancellation = Self.cancellation(.ok, of: "p2")
+        cancellation.member = Self.member
+        cancellation.instance = 0
+        cancellation.revokedBefore = "2026-01-21T10:00:00+01:00"
+        var cancelled = Self.second
+        cancelled["status"] = "cancelled"
+        let ledger = try Self.ledger([Self.first, cancelled], endsAt: "2026-02-10T10:00:00+01:00")
+        func fetch(at time: Double, from instance: Int, issued: String) -> HistoryEntry {
+            var fetch = HistoryEntry(client: "app-0", kind: .cardFetch, invoked: time, completed: time + 0.01, outcome: .ok, member: Self.member)
+            fetch.instance = instance
+            fetch.tokenID = "0011223344556677"
+            fetch.issuedAt = issued
+            return fetch
+        }
+        func invariants(_ fetch: HistoryEntry, verdict: String = "revoked") -> [String] {
+            LedgerChecker(history: Self.answeredSales + [cancellation, fetch], ledger: ledger, verdicts: ["0011223344556677": verdict])
+                .check().violations.map(\.invariant)
+        }
+        let old = "2026-01-20T10:00:00+01:00"
+        // The cancellation was answered at 4 s: a fetch begun before may get the old card, one begun after may not,
+        // but from another instance within the propagation bound (whose card the change revoked all the same).
+        #expect(invariants(fetch(at: 3.5, from: 0, issued: old)).isEmpty)
+        #expect(invariants(fetch(at: 4.5, from: 0, issued: "2026-01-21T10:00:00+01:00")).isEmpty)
+        #expect(invariants(fetch(at: 4.5, from: 1, issued: old)).isEmpty)
+        #expect(invariants(fetch(at: 4.5, from: 0, issued: old)) == ["no card answered that a completed revoking change revoked"])
+        #expect(invariants(fetch(at: 6, from: 1, issued: old)) == ["no card answered that a completed revoking change revoked"])
+        #expect(
+            invariants(fetch(at: 4.5, from: 1, issued: old), verdict: "valid")
+                == ["a card answered from a state a completed revoking change left is invalid afterwards"]
+        )
+    }
 }

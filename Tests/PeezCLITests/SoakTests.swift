@@ -19,5 +19,6 @@ struct SoakTests {
         #expect(report.violations.isEmpty, "\(report.summary)")
         #expect(report.faults.values.reduce(0, +) >= 4, "the faults were injected")
         #expect(report.operations.filter { $0.kind == .sale && $0.outcome == .ok }.count >= 20, "sales were made")
+        #expect(report.operations.filter { $0.kind == .cardFetch && $0.outcome == .ok }.count >= 20, "cards were fetched")
     }
 }

@@ -10,7 +10,7 @@ public enum Outcome: String, Codable, Sendable {
 /// One operation of the history, as Jepsen records them: who invoked what, when, and what was answered.
 public struct HistoryEntry: Codable, Sendable {
     public enum Kind: String, Codable, Sendable {
-        case sale, cancellation, fault
+        case sale, cancellation, cardFetch, fault
     }
 
     public var index = 0
@@ -30,6 +30,14 @@ public struct HistoryEntry: Codable, Sendable {
     public var attempts: [String] = []
     /// A fault's description ("kill -9", "restart").
     public var detail: String?
+    /// Which instance answered (its index), where a run has several.
+    public var instance: Int?
+    /// A card fetched: its token, its id and when it was issued (ISO 8601, as answered).
+    public var token: String?
+    public var tokenID: String?
+    public var issuedAt: String?
+    /// A revoking change answered: the cards of the member issued before this moment are revoked.
+    public var revokedBefore: String?
 
     public init(
         client: String,

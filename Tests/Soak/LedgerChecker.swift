@@ -12,16 +12,37 @@ public struct Violation: Sendable {
 /// Checks a run's history against the ledger it left, from the guarantees' definitions alone (nothing of the
 /// service's code): every sale answered as made is stored exactly once, no sale is stored that no invocation
 /// explains (a sale whose answer was lost, at most once), a sale refused is not stored, an answered cancellation
-/// is applied and none other is, each member's live periods lie end to end from their purchases, and the
-/// paid time shown is the end of the last.
+/// is applied and none other is, each member's live periods lie end to end from their purchases, the paid time
+/// shown is the end of the last, and no card fetched after a revoking change was answered is one it revoked.
 public struct LedgerChecker {
     public let history: [HistoryEntry]
     /// Every member's subscription as the service reads it after the run.
     public let ledger: [SubscriptionBody]
+    /// What `POST /v1/verify` answered after the run for the cards of ``staleFetches`` (by token id).
+    public let verdicts: [String: String]
 
-    public init(history: [HistoryEntry], ledger: [SubscriptionBody]) {
+    /// How long a change made through one instance may take to reach another's memory (PostgreSQL's NOTIFY: a
+    /// millisecond or so; a second on a loaded machine); the instance that made it never serves the old card.
+    public static let propagationBound = 1.0
+
+    public init(history: [HistoryEntry], ledger: [SubscriptionBody], verdicts: [String: String] = [:]) {
         self.history = history
         self.ledger = ledger
+        self.verdicts = verdicts
+    }
+
+    /// The card fetches answered with a card from a state older than a revoking change that had been answered
+    /// before the fetch began, each with that change.
+    public var staleFetches: [(fetch: HistoryEntry, change: HistoryEntry)] {
+        let revoking = history.filter { $0.kind == .cancellation && $0.outcome == .ok && $0.revokedBefore != nil && $0.member != nil }
+        let byMember = Dictionary(grouping: revoking) { $0.member ?? "" }
+        return history.filter { $0.kind == .cardFetch && $0.outcome == .ok }.compactMap { fetch in
+            guard let issued = fetch.issuedAt.flatMap(Self.time) else { return nil }
+            let change = (byMember[fetch.member ?? ""] ?? []).first { change in
+                change.completed < fetch.invoked && change.revokedBefore.flatMap(Self.time).map { issued < $0 } == true
+            }
+            return change.map { (fetch, $0) }
+        }
     }
 
     /// The violations found, how many checks were made, and how many sales whose answer was lost the ledger holds.
@@ -89,6 +110,29 @@ public struct LedgerChecker {
 
         for subscription in ledger {
             checkSchedule(of: subscription, expect)
+        }
+
+        // A card answered from a state older than a revoking change answered before the fetch began is invalid
+        // afterwards (the change revoked it); and only another instance, within the propagation bound, answers one.
+        checks += history.filter { $0.kind == .cardFetch && $0.outcome == .ok }.count
+        for (fetch, change) in staleFetches {
+            let verdict = verdicts[fetch.tokenID ?? ""]
+            expect(
+                verdict != nil && verdict != "valid",
+                "a card answered from a state a completed revoking change left is invalid afterwards",
+                "card \(fetch.tokenID ?? "") (fetch \(fetch.index)) was issued \(fetch.issuedAt ?? ""), before cancellation \(change.index) revoked the "
+                    + "cards issued before \(change.revokedBefore ?? ""); verified after the run it is \(verdict ?? "not verified")",
+                member: fetch.member
+            )
+            let late = fetch.invoked - change.completed
+            expect(
+                fetch.instance != change.instance && late <= Self.propagationBound,
+                "no card answered that a completed revoking change revoked",
+                "fetch \(fetch.index) from instance \(fetch.instance ?? 0) began \(String(format: "%.3f", late)) s after cancellation \(change.index) "
+                    + "was answered by instance \(change.instance ?? 0), revoking the cards issued before \(change.revokedBefore ?? ""), and was "
+                    + "answered card \(fetch.tokenID ?? "") issued \(fetch.issuedAt ?? "")",
+                member: fetch.member
+            )
         }
         return (violations, checks, lostAnswers - unknown.count)
     }

@@ -58,6 +58,12 @@ public struct SoakRun: Sendable {
                 await workload.cancel(until: deadline)
                 return [:]
             }
+            for reader in 0..<2 {
+                group.addTask {
+                    await workload.fetchCards(reader: reader, until: deadline)
+                    return [:]
+                }
+            }
             group.addTask { try await Faults(seed: seed, deployment: deployment, instances: instances, history: history).inject(until: deadline) }
             return try await group.reduce(into: [:]) { total, counts in total.merge(counts, uniquingKeysWith: +) }
         }
@@ -68,11 +74,23 @@ public struct SoakRun: Sendable {
                 try await client.required("GET", "/v1/members/\(member.uuid)/subscription", secret: deployment.adminSecret, as: SubscriptionBody.self)
             )
         }
-        for instance in instances { await instance.stop() }
         let operations = history.all
         let historyFile = folder + "/history.jsonl"
         try history.write(to: historyFile)
-        let (violations, checks, lostAnswersStored) = LedgerChecker(history: operations, ledger: ledger).check()
+        // The cards answered from a state a revoking change had left, as a counter would judge them now.
+        var verdicts: [String: String] = [:]
+        for (fetch, _) in LedgerChecker(history: operations, ledger: ledger).staleFetches {
+            guard let token = fetch.token, let id = fetch.tokenID, verdicts[id] == nil else { continue }
+            verdicts[id] = try await client.required(
+                "POST",
+                "/v1/verify",
+                secret: deployment.adminSecret,
+                json: ["token": token],
+                as: VerifyBody.self
+            ).verdict
+        }
+        for instance in instances { await instance.stop() }
+        let (violations, checks, lostAnswersStored) = LedgerChecker(history: operations, ledger: ledger, verdicts: verdicts).check()
         return SoakReport(
             seed: seed,
             store: store,
@@ -137,9 +155,13 @@ public struct SoakReport: Sendable {
         case .sale:
             return "\(time) \(operation.client) sale \(operation.months ?? 0) month(s) key \(operation.idempotencyKey ?? "") → "
                 + "\(operation.outcome.rawValue) \(operation.period ?? "") [\(operation.attempts.joined(separator: ", "))]"
+        case .cardFetch:
+            return
+                "\(time) \(operation.client) card → \(operation.outcome.rawValue) \(operation.tokenID ?? "") issued \(operation.issuedAt ?? "") [\(operation.attempts.joined(separator: ", "))]"
         case .cancellation:
             return
-                "\(time) \(operation.client) cancel \(operation.period ?? "") → \(operation.outcome.rawValue) [\(operation.attempts.joined(separator: ", "))]"
+                "\(time) \(operation.client) cancel \(operation.period ?? "") → \(operation.outcome.rawValue), cards issued before "
+                + "\(operation.revokedBefore ?? "?") revoked [\(operation.attempts.joined(separator: ", "))]"
         }
     }
 

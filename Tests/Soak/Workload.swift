@@ -130,12 +130,49 @@ struct Workload: Sendable {
                 let exchange = await clients[attempt % clients.count].send("POST", "/v1/activations/\(period)/cancel", secret: adminSecret)
                 operation.attempts.append(exchange.summary)
                 operation.outcome = exchange.outcome
-                if let body = try? JSONDecoder().decode(CancellationBody.self, from: exchange.body) { operation.member = body.period.member_uuid }
+                operation.instance = attempt % clients.count
+                if let body = try? JSONDecoder().decode(CancellationBody.self, from: exchange.body) {
+                    operation.member = body.period.member_uuid
+                    operation.revokedBefore = body.cards_revoked_before
+                }
                 if exchange.outcome != .unknown { break }
                 try? await Task.sleep(for: .milliseconds(Int.random(in: 50...400, using: &random)))
             }
             operation.completed = history.now()
             history.record(operation)
+        }
+    }
+}
+
+extension Workload {
+    /// The members' app fetching their cards from any instance until `deadline` (`reader` tells the fetchers
+    /// apart): each answer recorded with the card's id and when it was issued.
+    func fetchCards(reader: Int, until deadline: ContinuousClock.Instant) async {
+        var random = SplitMix64.stream(0xCA4D + UInt64(reader), of: seed)
+        while ContinuousClock.now < deadline {
+            let member = members[Int.random(in: 0..<members.count, using: &random)]
+            let instance = Int.random(in: 0..<clients.count, using: &random)
+            let client = clients[instance]
+            var operation = HistoryEntry(
+                client: "app-\(reader)",
+                kind: .cardFetch,
+                invoked: history.now(),
+                completed: 0,
+                outcome: .unknown,
+                member: member.uuid
+            )
+            let exchange = await client.send("GET", "/v1/members/\(member.uuid)/card", secret: adminSecret)
+            operation.attempts = [exchange.summary]
+            operation.outcome = exchange.outcome
+            operation.instance = instance
+            if let card = try? JSONDecoder().decode(CardBody.self, from: exchange.body) {
+                operation.token = card.token
+                operation.tokenID = card.token_id
+                operation.issuedAt = card.issued_at
+            }
+            operation.completed = history.now()
+            history.record(operation)
+            try? await Task.sleep(for: .milliseconds(Int.random(in: 5...60, using: &random)))
         }
     }
 }
