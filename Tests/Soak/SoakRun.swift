@@ -16,7 +16,7 @@ public struct SoakRun: Sendable {
     public var members = 12
     /// The `peez` binary to run.
     public var peez: String
-    /// Where the run's ledger, logs and history go.
+    /// Where the run's ledger, logs and history go: emptied first (a seed run again starts afresh).
     public var folder: String
 
     public init(seed: UInt64, store: SoakStore = .sqlite, duration: Duration, peez: String, folder: String) {
@@ -29,6 +29,7 @@ public struct SoakRun: Sendable {
 
     /// Runs it and checks the result.
     public func run() async throws -> SoakReport {
+        try? FileManager.default.removeItem(atPath: folder)
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         let deployment = try Deployment(peez: peez, folder: folder, store: store)
         defer { deployment.remove() }

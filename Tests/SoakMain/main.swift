@@ -41,9 +41,10 @@ for store in stores.compactMap({ $0 }) {
         do {
             let report = try await run.run()
             print(report.summary)
+            fflush(stdout)
             found = found || !report.violations.isEmpty
         } catch {
-            FileHandle.standardError.write(Data("peez-soak: seed \(seed) could not be run: \(error)\n".utf8))
+            FileHandle.standardError.write(Data("peez-soak: seed \(seed) on \(store.rawValue) could not be run: \(error)\n".utf8))
             exit(2)
         }
     }
