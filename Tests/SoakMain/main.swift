@@ -40,8 +40,8 @@ for store in stores.compactMap({ $0 }) {
         )
         do {
             let report = try await run.run()
-            print(report.summary)
-            fflush(stdout)
+            // Written at once, not buffered: a long run's summaries are read as they come.
+            FileHandle.standardOutput.write(Data((report.summary + "\n").utf8))
             found = found || !report.violations.isEmpty
         } catch {
             FileHandle.standardError.write(Data("peez-soak: seed \(seed) on \(store.rawValue) could not be run: \(error)\n".utf8))
