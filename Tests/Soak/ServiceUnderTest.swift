@@ -1,4 +1,5 @@
 public import Foundation
+import PeezBasics
 import TestSupport
 
 /// The ledger a run's instances share: an SQLite file of the run, or a PostgreSQL server of the run's own that
@@ -13,6 +14,8 @@ final class Deployment: @unchecked Sendable {
     let folder: String
     let store: SoakStore
     let postgres: PostgresServer?
+    /// Between the instances and PostgreSQL.
+    private(set) var databaseProxy: FaultyProxy?
     private(set) var adminSecret = ""
 
     init(peez: String, folder: String, store: SoakStore) throws {
@@ -22,21 +25,32 @@ final class Deployment: @unchecked Sendable {
         postgres = store == .postgres ? try PostgresServer() : nil
     }
 
-    /// The options that name the ledger.
+    /// The options that name the ledger, for the command line.
     var ledgerArguments: [String] {
         postgres.map { ["--database-url", $0.url] } ?? ["--database", folder + "/ledger.sqlite"]
     }
 
-    /// Makes the keys and the ledger with an admin credential (starting the PostgreSQL server first).
-    func prepare() async throws {
-        try postgres?.start()
+    /// The options that name the ledger, for an instance: PostgreSQL through the faulty proxy.
+    var instanceLedgerArguments: [String] {
+        guard let postgres, let databaseProxy else { return ledgerArguments }
+        return ["--database-url", postgres.url.replacingOccurrences(of: ":\(postgres.port)/", with: ":\(databaseProxy.port)/")]
+    }
+
+    /// Makes the keys and the ledger with an admin credential (starting the PostgreSQL server first, and the
+    /// proxy in front of it drawn from `random`).
+    func prepare(random: SplitMix64) async throws {
+        if let postgres {
+            try postgres.start()
+            databaseProxy = try FaultyProxy(name: "database proxy", target: postgres.port, odds: .database, random: random)
+        }
         try await run(["keys", "generate", "--out", folder + "/keys"])
         adminSecret = try await run(["admin", "create-token", "--role", "admin"] + ledgerArguments + ["--create-database"])
             .trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
-    /// Removes the PostgreSQL server, if the run had one.
+    /// Removes the PostgreSQL server and its proxy, if the run had one.
     func remove() {
+        databaseProxy?.stop()
         postgres?.remove()
     }
 
@@ -72,7 +86,7 @@ final class ServiceUnderTest: @unchecked Sendable {
         let folder = deployment.folder
         let process = try ChildProcess(
             deployment.peez,
-            ["serve", "--host", "127.0.0.1", "--port", String(port), "--ready-file", readyFile] + deployment.ledgerArguments + [
+            ["serve", "--host", "127.0.0.1", "--port", String(port), "--ready-file", readyFile] + deployment.instanceLedgerArguments + [
                 "--signing-key", folder + "/keys/signing-key.pem", "--published-keys", folder + "/published",
             ],
             standardError: .file(logFile)

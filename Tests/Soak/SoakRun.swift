@@ -33,14 +33,20 @@ public struct SoakRun: Sendable {
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         let deployment = try Deployment(peez: peez, folder: folder, store: store)
         defer { deployment.remove() }
-        try await deployment.prepare()
+        try await deployment.prepare(random: .stream(0xDB, of: seed))
         let instances = (0..<(store == .sqlite ? 1 : 2)).map { ServiceUnderTest(deployment, name: "instance-\($0)") }
         for instance in instances { try await instance.start() }
+        // The clients reach each instance through a faulty proxy; the run itself (set-up, the final reads) directly.
+        let proxies = try instances.enumerated().map { index, instance in
+            try FaultyProxy(name: "proxy \(instance.name)", target: instance.port, odds: .clients, random: .stream(0x9A0 + UInt64(index), of: seed))
+        }
+        defer { for proxy in proxies { proxy.stop() } }
         let history = History()
-        let clients = instances.map { SoakClient(port: $0.port) }
-        let client = clients[0]
+        let clients = proxies.map { SoakClient(port: $0.port) }
+        let client = SoakClient(port: instances[0].port)
         let workload = try await Workload.setUp(
             seed: seed,
+            client: client,
             clients: clients,
             adminSecret: deployment.adminSecret,
             history: history,
@@ -68,6 +74,7 @@ public struct SoakRun: Sendable {
             group.addTask { try await Faults(seed: seed, deployment: deployment, instances: instances, history: history).inject(until: deadline) }
             return try await group.reduce(into: [:]) { total, counts in total.merge(counts, uniquingKeysWith: +) }
         }
+        .merging((proxies + [deployment.databaseProxy].compactMap { $0 }).flatMap(\.injected), uniquingKeysWith: +)
         // The ledger as the service reads it once the faults are over.
         var ledger: [SubscriptionBody] = []
         for member in workload.members {

@@ -35,16 +35,17 @@ struct Workload: Sendable {
         self.members = members
     }
 
-    /// Sets up `shopCount` shops and `memberCount` members through the API.
+    /// Sets up `shopCount` shops and `memberCount` members through the API (with `client`, straight to an instance);
+    /// the workload then sends through `clients`.
     static func setUp(
         seed: UInt64,
+        client: SoakClient,
         clients: [SoakClient],
         adminSecret: String,
         history: History,
         shops shopCount: Int,
         members memberCount: Int
     ) async throws -> Workload {
-        let client = clients[0]
         var shops: [Shop] = []
         for index in 0..<shopCount {
             let created = try await client.required(
