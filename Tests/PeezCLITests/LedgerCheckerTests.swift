@@ -56,8 +56,19 @@ struct LedgerCheckerTests {
         )
     }
 
+    /// A cancellation as the API answers it: the period's member, and the cards it revoked.
     static func cancellation(_ outcome: Outcome, of period: String) -> HistoryEntry {
-        HistoryEntry(client: "team", kind: .cancellation, invoked: 3, completed: 4, outcome: outcome, period: period)
+        var cancellation = HistoryEntry(
+            client: "team",
+            kind: .cancellation,
+            invoked: 3,
+            completed: 4,
+            outcome: outcome,
+            member: member,
+            period: period
+        )
+        cancellation.revokedBefore = "2026-01-21T10:00:00+01:00"
+        return cancellation
     }
 
     static let answeredSales = [sale(.ok, period: "p1", months: 1, key: "k1"), sale(.ok, period: "p2", months: 2, key: "k2")]
@@ -93,6 +104,17 @@ struct LedgerCheckerTests {
         #expect(Self.invariants(Self.answeredSales + [refused], ledger) == ["no sale stored that no invocation explains"])
     }
 
+    @Test func anAnswerThatDoesNotReadAsTheAPIsBodyIsFound() throws {
+        var unread = Self.cancellation(.ok, of: "p2")
+        unread.revokedBefore = nil
+        var cancelled = Self.second
+        cancelled["status"] = "cancelled"
+        let ledger = try Self.ledger([Self.first, cancelled], endsAt: "2026-02-10T10:00:00+01:00")
+        #expect(Self.invariants(Self.answeredSales + [unread], ledger) == ["answers read"])
+        let fetch = HistoryEntry(client: "app-0", kind: .cardFetch, invoked: 5, completed: 6, outcome: .ok, member: Self.member)
+        #expect(Self.invariants(Self.answeredSales + [Self.cancellation(.ok, of: "p2"), fetch], ledger) == ["answers read"])
+    }
+
     @Test func anAnsweredCancellationNotAppliedAndACancellationNeverSentAreFound() throws {
         let history = Self.answeredSales + [Self.cancellation(.ok, of: "p2")]
         #expect(Self.invariants(history, try Self.ledger([Self.first, Self.second])) == ["answered cancellation applied"])
@@ -120,9 +142,7 @@ struct LedgerCheckerTests {
 
     @Test func aStaleCardIsFoundWhenServedByTheChangingInstanceOrLateOrWhenItStillVerifies() throws {
         var cancellation = Self.cancellation(.ok, of: "p2")
-        cancellation.member = Self.member
         cancellation.instance = 0
-        cancellation.revokedBefore = "2026-01-21T10:00:00+01:00"
         var cancelled = Self.second
         cancelled["status"] = "cancelled"
         let ledger = try Self.ledger([Self.first, cancelled], endsAt: "2026-02-10T10:00:00+01:00")

@@ -114,7 +114,26 @@ public struct LedgerChecker {
 
         // A card answered from a state older than a revoking change answered before the fetch began is invalid
         // afterwards (the change revoked it); and only another instance, within the propagation bound, answers one.
-        checks += history.filter { $0.kind == .cardFetch && $0.outcome == .ok }.count
+        // An answer that did not read as the API's body would leave its operation out of the checks below.
+        for operation in history where operation.outcome == .ok {
+            switch operation.kind {
+            case .cardFetch:
+                expect(
+                    operation.issuedAt.flatMap(Self.time) != nil,
+                    "answers read",
+                    "card fetch \(operation.index) was answered 2xx without a card",
+                    member: operation.member
+                )
+            case .cancellation:
+                expect(
+                    operation.revokedBefore.flatMap(Self.time) != nil && operation.member != nil,
+                    "answers read",
+                    "cancellation \(operation.index) was answered 2xx without the period and the cards it revoked",
+                    member: operation.member
+                )
+            case .sale, .fault: break
+            }
+        }
         for (fetch, change) in staleFetches {
             let verdict = verdicts[fetch.tokenID ?? ""]
             expect(
