@@ -32,7 +32,13 @@ struct SQLiteChangeWatch {
                         [.int(seen)]
                     )
                     for row in rows {
-                        if let member = UUID(uuidString: try row.text("member_uuid")) { feed.publish(.changed(member)) }
+                        if let member = UUID(uuidString: try row.text("member_uuid")) {
+                            feed.publish(.changed(member))
+                        } else {
+                            // A change this watch cannot name: forget every card rather than keep a stale one.
+                            feed.publish(.interrupted)
+                            feed.publish(.listening)
+                        }
                         last = try row.int("seq")
                     }
                     caughtUp = rows.count < Self.chunk
