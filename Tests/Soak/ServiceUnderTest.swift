@@ -79,8 +79,19 @@ final class ServiceUnderTest: @unchecked Sendable {
     private var readyFile: String { deployment.folder + "/\(name).ready" }
     private var logFile: String { deployment.folder + "/\(name)-\(starts).log" }
 
-    /// Starts the service and waits until it says its socket listens.
+    /// Starts the service and waits until it says its socket listens. A start that fails (its database's
+    /// connection cut by the proxy while it migrates: it exits with one sentence) is tried again, as systemd's
+    /// `Restart=on-failure` does, up to 5 times.
     func start() async throws {
+        for attempt in 1...5 {
+            if try await startOnce() { return }
+            guard attempt < 5 else { throw SoakError("\(name) did not start in 5 attempts; the last said: \(log)") }
+            try await Task.sleep(for: .milliseconds(200))
+        }
+    }
+
+    /// Starts the service once: true when it says its socket listens, false when it exits first.
+    private func startOnce() async throws -> Bool {
         try? FileManager.default.removeItem(atPath: readyFile)
         starts += 1
         let folder = deployment.folder
@@ -94,10 +105,14 @@ final class ServiceUnderTest: @unchecked Sendable {
         self.process = process
         let begun = ContinuousClock.now
         while !FileManager.default.fileExists(atPath: readyFile) {
-            guard process.isRunning else { throw SoakError("\(name) exited with status \(process.terminationStatus): \(log)") }
+            guard process.isRunning else {
+                self.process = nil
+                return false
+            }
             guard begun.duration(to: .now) < .seconds(120) else { throw SoakError("\(name) was not ready within 120 s: \(log)") }
             try await Task.sleep(for: .milliseconds(20))
         }
+        return true
     }
 
     /// Kills the service with SIGKILL: no shutdown code runs.

@@ -1,8 +1,5 @@
 import Foundation
-
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
+import TestSupport
 
 /// One HTTP exchange with the service as a client lives it: an answer, or what went wrong on the way.
 struct Exchange {
@@ -25,38 +22,105 @@ struct Exchange {
     var summary: String { status.map(String.init) ?? failure ?? "no answer" }
 }
 
-/// The clients' HTTP: a session of its own (no connection kept across a restart is trusted), a short timeout.
+/// The clients' HTTP/1.1, on loopback sockets of its own: one connection a request (`Connection: close`), on a
+/// thread of its own, with a deadline for the whole exchange. Not URLSession: on Linux its task bookkeeping
+/// crashed a long run (a timed-out task cancelled after it had left the registry, a fatal error in
+/// FoundationNetworking), and a harness that dies under faults proves nothing.
 struct SoakClient: Sendable {
-    let base: String
+    let port: Int
     let timeout: TimeInterval
-    private let session: URLSession
 
     init(port: Int, timeout: TimeInterval = 2) {
-        base = "http://127.0.0.1:\(port)"
+        self.port = port
         self.timeout = timeout
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.timeoutIntervalForRequest = timeout
-        configuration.httpMaximumConnectionsPerHost = 64
-        session = URLSession(configuration: configuration)
     }
 
     func send(_ method: String, _ path: String, secret: String, json: [String: Any]? = nil, headers: [String: String] = [:]) async -> Exchange {
-        var request = URLRequest(url: URL(string: base + path)!)
-        request.httpMethod = method
-        request.timeoutInterval = timeout
-        request.setValue("Bearer \(secret)", forHTTPHeaderField: "Authorization")
-        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
-        if let json {
-            request.httpBody = try? JSONSerialization.data(withJSONObject: json, options: [.sortedKeys])
-            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        var head = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\nAuthorization: Bearer \(secret)\r\n"
+        for (name, value) in headers { head += "\(name): \(value)\r\n" }
+        let body = json.flatMap { try? JSONSerialization.data(withJSONObject: $0, options: [.sortedKeys]) } ?? Data()
+        if json != nil { head += "Content-Type: application/json\r\n" }
+        head += "Content-Length: \(body.count)\r\n\r\n"
+        let request = Array(head.utf8) + Array(body)
+        let (port, timeout) = (port, timeout)
+        return await withCheckedContinuation { (answer: CheckedContinuation<Exchange, Never>) in
+            Thread { answer.resume(returning: Self.exchange(request, port: port, timeout: timeout)) }.start()
         }
-        do {
-            let (data, response) = try await session.data(for: request)
-            return Exchange(status: (response as? HTTPURLResponse)?.statusCode, body: data)
-        } catch let error as URLError {
-            return Exchange(body: Data(), failure: error.code == .timedOut ? "timed out" : "no answer (\(error.code.rawValue))")
-        } catch {
-            return Exchange(body: Data(), failure: "\(error)")
+    }
+
+    /// Sends `request` and reads the answer until the server closes the connection, or fails at the deadline.
+    private static func exchange(_ request: [UInt8], port: Int, timeout: TimeInterval) -> Exchange {
+        let deadline = Date().addingTimeInterval(timeout)
+        let socket = Loopback.tcpSocket()
+        defer { close(socket) }
+        var limit = timeval(tv_sec: Int(timeout), tv_usec: Int((timeout - timeout.rounded(.down)) * 1e6))
+        setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
+        setsockopt(socket, SOL_SOCKET, SO_SNDTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
+        guard Loopback.withAddress(port: port, { connect(socket, $0, $1) }) == 0 else {
+            return Exchange(body: Data(), failure: "no answer (\(String(cString: strerror(errno))))")
+        }
+        var sent = 0
+        while sent < request.count {
+            let count = request[sent...].withUnsafeBytes { Glibc.send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            guard count > 0 else { return Exchange(body: Data(), failure: "no answer (sending: \(String(cString: strerror(errno))))") }
+            sent += count
+        }
+        var received: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            guard Date() < deadline else { return Exchange(body: Data(), failure: "timed out") }
+            let count = recv(socket, &buffer, buffer.count, 0)
+            if count == 0 { break }
+            guard count > 0 else {
+                return Exchange(
+                    body: Data(),
+                    failure: errno == EAGAIN || errno == EWOULDBLOCK ? "timed out" : "no answer (\(String(cString: strerror(errno))))"
+                )
+            }
+            received += buffer[0..<count]
+        }
+        return parse(received)
+    }
+
+    /// The status and body of an HTTP/1.1 answer read whole (a body by Content-Length, or chunked).
+    static func parse(_ bytes: [UInt8]) -> Exchange {
+        let separator: [UInt8] = [13, 10, 13, 10]
+        guard let end = (0..<max(0, bytes.count - 3)).first(where: { Array(bytes[$0..<$0 + 4]) == separator }) else {
+            return Exchange(body: Data(), failure: bytes.isEmpty ? "no answer (closed)" : "no answer (cut in its head)")
+        }
+        let head = String(decoding: bytes[0..<end], as: UTF8.self).components(separatedBy: "\r\n")
+        let statusParts = head.first?.split(separator: " ") ?? []
+        guard statusParts.count >= 2, let status = Int(statusParts[1]) else { return Exchange(body: Data(), failure: "no answer (not HTTP)") }
+        let fields = Dictionary(
+            head.dropFirst().compactMap { line -> (String, String)? in
+                guard let colon = line.firstIndex(of: ":") else { return nil }
+                return (line[..<colon].lowercased(), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
+            },
+            uniquingKeysWith: { first, _ in first }
+        )
+        var body = Array(bytes[(end + 4)...])
+        if fields["transfer-encoding"]?.lowercased() == "chunked" {
+            guard let decoded = dechunk(body) else { return Exchange(body: Data(), failure: "no answer (cut in its body)") }
+            body = decoded
+        } else if let length = fields["content-length"].flatMap(Int.init) {
+            guard body.count >= length else { return Exchange(body: Data(), failure: "no answer (cut in its body)") }
+            body = Array(body.prefix(length))
+        }
+        return Exchange(status: status, body: Data(body))
+    }
+
+    /// A chunked body's bytes, or nil if it was cut before its last chunk.
+    private static func dechunk(_ bytes: [UInt8]) -> [UInt8]? {
+        var (out, index) = ([UInt8](), 0)
+        while true {
+            guard let lineEnd = (index..<max(index, bytes.count - 1)).first(where: { bytes[$0] == 13 && bytes[$0 + 1] == 10 }) else { return nil }
+            let sizeText = String(decoding: bytes[index..<lineEnd], as: UTF8.self).split(separator: ";").first ?? ""
+            guard let size = Int(sizeText.trimmingCharacters(in: .whitespaces), radix: 16) else { return nil }
+            if size == 0 { return out }
+            let start = lineEnd + 2
+            guard start + size + 2 <= bytes.count else { return nil }
+            out += bytes[start..<start + size]
+            index = start + size + 2
         }
     }
 
