@@ -207,6 +207,18 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // Chargily Pay (v2): members' online checkouts created and read back over its API, its webhooks checked.
+        .target(
+            name: "Chargily",
+            dependencies: [
+                "CardServices", "CardCrypto", "Membership", "PeezAPI",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOFoundationCompat", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            swiftSettings: strictSettings
+        ),
         // The shop's counter (peez counter): trust data, verdicts, the scan log, sales journaled and sent over HTTPS.
         .target(
             name: "CounterApp",
@@ -272,7 +284,7 @@ let package = Package(
             dependencies: [
                 "CardToken", "CardCrypto", "CardQR", "CardScan", "CardWire", "Membership", "MembershipSQL", "MembershipSQLite", "MembershipPostgres",
                 "PeezBasics", "LedgerSeeding", "PeezAPI", "CardServices", "CounterApp", "Reminders", "CardServer", "WalletPass", "WalletPush",
-                "Console", "ConsoleAssets", "ConsoleCharts", "ReportPDF",
+                "Console", "ConsoleAssets", "ConsoleCharts", "ReportPDF", "Chargily",
                 "ServiceRuntime",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -321,7 +333,7 @@ let package = Package(
             name: "MembershipStoreTests",
             dependencies: [
                 "PeezBasics", "Membership", "MembershipSQL", "MembershipSQLite", "MembershipPostgres", "LedgerSeeding", "CardServices", "CardCrypto",
-                "CardWire", "PeezAPI", "Console", "ConsoleAssets", "ConsoleCharts",
+                "CardWire", "PeezAPI", "Console", "ConsoleAssets", "ConsoleCharts", "Chargily",
                 "CardToken", "TestSupport",
             ],
             swiftSettings: strictSettings

@@ -34,13 +34,7 @@ struct ActivationRoutes {
         }
         let credential = try context.require(.vendor)
         let vendorID = try Self.vendorID(of: credential)
-        guard let keyText = request.headers[Self.idempotencyKeyHeader], (1...IdempotencyKey.maxLength).contains(keyText.utf8.count),
-            keyText.utf8.allSatisfy({ (0x21...0x7E).contains($0) })
-        else {
-            throw APIError.badRequest(
-                "Send an Idempotency-Key header (1 to \(IdempotencyKey.maxLength) visible ASCII characters, e.g. a UUID) so a retry cannot sell the months twice."
-            )
-        }
+        let keyText = try Self.idempotencyKey(request, purpose: "a retry cannot sell the months twice")
         let body = try await JSONExchange.decode(ActivationRequest.self, request, context: context)
         let sale = ActivationService.SaleRequest(body: body, vendorID: vendorID, keyScope: credential.id.uuidString, idempotencyKey: keyText)
         switch try await sales.sell(sale) {
@@ -50,6 +44,18 @@ struct ActivationRoutes {
             // Only sales are stored, and a sale is answered 201 Created.
             return JSONExchange.response(bytes: answer.bytes, status: .created, headers: [Self.replayedHeader: "true"])
         }
+    }
+
+    /// The request's `Idempotency-Key`: 1 to 255 visible ASCII characters, else 400 saying why it is needed.
+    static func idempotencyKey(_ request: Request, purpose: String) throws -> String {
+        guard let keyText = request.headers[idempotencyKeyHeader], (1...IdempotencyKey.maxLength).contains(keyText.utf8.count),
+            keyText.utf8.allSatisfy({ (0x21...0x7E).contains($0) })
+        else {
+            throw APIError.badRequest(
+                "Send an Idempotency-Key header (1 to \(IdempotencyKey.maxLength) visible ASCII characters, e.g. a UUID) so \(purpose)."
+            )
+        }
+        return keyText
     }
 
     /// Keeps a sale sent with a vendor credential no longer accepted (``RefusedSaleService``); the sale itself is

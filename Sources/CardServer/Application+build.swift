@@ -67,7 +67,8 @@ public func buildRouter(
     listeningURL: String = ServerConfiguration().baseURL,
     parts: ServiceParts = ServiceParts(),
     goLive: (@Sendable () async -> GoLiveReport)? = nil,
-    afterChange: (@Sendable () -> Void)? = nil
+    afterChange: (@Sendable () -> Void)? = nil,
+    checkouts: (gateway: any CheckoutGateway, checkAfter: Int64)? = nil
 ) -> Router<ServerRequestContext> {
     // HEAD is answered on every GET route, as GET with no body (RFC 9110 §9.3.2).
     let router = Router(context: ServerRequestContext.self, options: .autoGenerateHeadEndpoints)
@@ -96,6 +97,11 @@ public func buildRouter(
     MemberRoutes(cards: cards, changes: changes, store: store).register(on: router)
     ActivationRoutes(sales: ActivationService(ledger: store, cards: cards), changes: changes, store: store).register(on: router)
     ScanRoutes(cards: cards, store: store).register(on: router)
+    PaymentRoutes(
+        payments: checkouts.map { PaymentService(store: store, cards: cards, gateway: $0.gateway, checkAfter: $0.checkAfter) },
+        store: store
+    )
+    .register(on: router)
     service.register(on: router)
     PlaceRoutes().register(on: router)
     SitePageRoutes.counter.register(on: router)
@@ -142,6 +148,7 @@ public func buildApplication(
     parts: ServiceParts = ServiceParts(),
     goLive: (@Sendable () async -> GoLiveReport)? = nil,
     afterChange: (@Sendable () -> Void)? = nil,
+    checkouts: (gateway: any CheckoutGateway, checkAfter: Int64)? = nil,
     services: [any Service] = [],
     beforeServerStarts: (@Sendable () async throws -> Void)? = nil,
     onServerRunning: (@Sendable (_ port: Int) async -> Void)? = nil,
@@ -162,7 +169,8 @@ public func buildApplication(
             listeningURL: configuration.baseURL,
             parts: parts,
             goLive: goLive,
-            afterChange: afterChange
+            afterChange: afterChange,
+            checkouts: checkouts
         ),
         server: HTTPServerBuilder { responder in
             let http = DeadlineHTTP1Channel(base: HTTP1Channel(responder: responder), limits: limits, registry: registry)

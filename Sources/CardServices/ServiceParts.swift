@@ -3,7 +3,7 @@ import PeezBasics
 import Synchronization
 
 /// The parts of the service that can fail on their own (Apple Wallet, its pushes, Google Wallet, the reminders,
-/// TLS) and the certificates and keys they hold, with the day each ends. A part that cannot be used is
+/// TLS, online payments) and the certificates and keys they hold, with the day each ends. A part that cannot be used is
 /// `unavailable` with its reason and the card service serves on without it: `/health`, `/metrics`,
 /// `peez check`, `peez wallet status` and the console read this one record.
 public final class ServiceParts: Sendable {
@@ -14,6 +14,8 @@ public final class ServiceParts: Sendable {
         case googleWallet = "google_wallet"
         case reminders
         case tls
+        /// Online payments through Chargily Pay.
+        case payments
     }
 
     /// How a part stands.

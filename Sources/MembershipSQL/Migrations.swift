@@ -431,6 +431,7 @@ enum Migrations {
                 ]
             ),
             ("024_subscription_days", Migration024.statements(dialect, appendKey: appendKey)),
+            ("025_payments", Migration025.statements(dialect)),
         ]
     }
 

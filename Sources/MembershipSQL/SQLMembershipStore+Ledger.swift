@@ -20,30 +20,35 @@ extension SQLMembershipStore {
 
     public func commitSale(_ sale: SaleRecord, expectedVersion: Int64) async throws {
         let memberUUID = sale.period.memberUUID
-        let version = expectedVersion + 1
         do {
-            try await database.writeBatch(
-                [
-                    Self.recordChange(of: memberUUID, version: version, kind: "activation", now: sale.recordedAt),
-                    Self.saveLedgerHead(
-                        of: memberUUID,
-                        version: version,
-                        coverageEnd: sale.period.endsAt,
-                        lastPeriodSeq: sale.periodSeq,
-                        saleAt: sale.recordedAt,
-                        cardIssuedAt: sale.card.issuedAt,
-                        cohortMonth: sale.cohortMonth
-                    ),
-                    PeriodRecord.insert(sale.period, seq: sale.periodSeq, renewsEnd: sale.renewsEnd),
-                    Self.saveCard(sale.card, version: version),
-                    Self.touchWalletPass(of: memberUUID, now: sale.recordedAt),
-                    Self.completeIdempotentRequest(sale.key, with: sale.response, now: sale.recordedAt),
-                ] + ConsoleSummaries.sale(sale.period, renewsEnd: sale.renewsEnd) + SubscriptionSummaries.sale(sale)
-            )
+            try await database.writeBatch(Self.saleStatements(sale, expectedVersion: expectedVersion))
         } catch let error as SQLError where Self.isConcurrentLedgerChange(error) {
             throw LedgerVersionConflict(memberUUID: memberUUID, expectedVersion: expectedVersion)
         }
         cardCache?.forget(memberUUID)
+    }
+
+    /// What recording `sale` writes: the member's next version (which fails if another writer took it), the new
+    /// head, the period, the card, the answer under the sale's key and the summaries' rows.
+    static func saleStatements(_ sale: SaleRecord, expectedVersion: Int64) -> [SQLStatement] {
+        let memberUUID = sale.period.memberUUID
+        let version = expectedVersion + 1
+        return [
+            recordChange(of: memberUUID, version: version, kind: "activation", now: sale.recordedAt),
+            saveLedgerHead(
+                of: memberUUID,
+                version: version,
+                coverageEnd: sale.period.endsAt,
+                lastPeriodSeq: sale.periodSeq,
+                saleAt: sale.recordedAt,
+                cardIssuedAt: sale.card.issuedAt,
+                cohortMonth: sale.cohortMonth
+            ),
+            PeriodRecord.insert(sale.period, seq: sale.periodSeq, renewsEnd: sale.renewsEnd),
+            saveCard(sale.card, version: version),
+            touchWalletPass(of: memberUUID, now: sale.recordedAt),
+            completeIdempotentRequest(sale.key, with: sale.response, now: sale.recordedAt),
+        ] + ConsoleSummaries.sale(sale.period, renewsEnd: sale.renewsEnd) + SubscriptionSummaries.sale(sale)
     }
 
     public func memberLedger(of member: MemberReference) async throws -> MemberLedger? {

@@ -3,6 +3,7 @@ import CardCrypto
 import CardServer
 import CardServices
 import CardToken
+import Chargily
 import Foundation
 import Hummingbird
 import Logging
@@ -42,7 +43,8 @@ extension Peez {
                 start: a certificate for another pass type or team, a key that is not its, a WWDR intermediate that \
                 did not issue it, or a certificate past its end leaves Wallet out with the reason (its routes answer \
                 503 wallet_unavailable, /health says degraded) and the card service starts and serves without it. \
-                The same for Google Wallet and the reminders. A TLS certificate renewed on disk is taken within a \
+                The same for Google Wallet, the reminders and online payments (--chargily-…: the checkout route \
+                answers 503 payments_unavailable without them). A TLS certificate renewed on disk is taken within a \
                 minute, without a restart or a dropped connection.
 
                 Examples:
@@ -117,6 +119,8 @@ extension Peez {
 
         @OptionGroup var wallet: WalletOptions
 
+        @OptionGroup var chargily: ChargilyOptions
+
         @Option(help: "Once the socket listens, write the port to this file (for a supervisor or a test to wait on).")
         var readyFile: String?
 
@@ -175,6 +179,7 @@ extension Peez {
                 }
             }
             let migrated = ReadyFlag()
+            let checkouts = settings.chargily.map { ChargilyClient(configuration: $0.configuration) }
             let google = settings.google.map {
                 GoogleWalletService(cards: cards, store: ledger, account: $0.account, issuerID: $0.issuerID, origins: $0.origins)
             }
@@ -191,6 +196,7 @@ extension Peez {
                     return GoLiveReport(findings: await check.findings(ledger: ledger, now: now), checkedAt: now)
                 },
                 afterChange: afterChange,
+                checkouts: checkouts.map { ($0, settings.chargily?.checkAfter ?? 300) },
                 services: database.services,
                 beforeServerStarts: {
                     await database.poolStarted()
@@ -217,6 +223,16 @@ extension Peez {
                     ready: migrated
                 ),
             ]
+            if let checkouts, let checkAfter = settings.chargily?.checkAfter {
+                services.append(
+                    PaymentReconcilerService(
+                        payments: PaymentService(store: ledger, cards: cards, gateway: checkouts, checkAfter: checkAfter),
+                        ready: migrated,
+                        interval: .seconds(min(30, max(1, checkAfter / 2))),
+                        onStop: { await checkouts.close() }
+                    )
+                )
+            }
             let tlsReload = settings.server.tls.map { TLSReloadService(tls: $0, parts: settings.parts, clock: CardDates.clock) }
             if let tlsReload { services.append(tlsReload) }
             if let reminders = settings.reminders {

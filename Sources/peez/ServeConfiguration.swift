@@ -4,6 +4,7 @@ import CardServer
 import CardServices
 import CardToken
 import CardWire
+import Chargily
 import Foundation
 import WalletPass
 import WalletPush
@@ -35,6 +36,9 @@ struct ServeConfiguration {
     var push: (authentication: APNsClient.Authentication, url: String, certificateAuthority: String?)?
     /// Google Wallet, when configured.
     var google: (account: GoogleServiceAccount, issuerID: String, origins: [String], apiURL: String)?
+    /// Chargily Pay, when online payments are configured and their settings can be used, and how long after its
+    /// creation an unpaid checkout is first read back.
+    var chargily: (configuration: ChargilyConfiguration, checkAfter: Int64)?
     /// The parts that can fail on their own (Wallet, pushes, reminders, TLS), as configured, and the end dates of
     /// their certificates: a part that cannot be used is recorded here and left out, never a reason not to start.
     let parts = ServiceParts()
@@ -109,6 +113,13 @@ struct ServeConfiguration {
         reminders = remindAt.map { ($0, sink, secrets) }
         (wallet, push, google) = options.wallet.loadEach(settings, now: now, parts: parts)
         if let tls { parts.record(tls: tls, now: now) }
+        do {
+            chargily = try options.chargily.load(settings, publicURL: server.publicURL)
+            if chargily != nil { parts.markWorking(.payments) }
+        } catch {
+            parts.markUnavailable(.payments, "\(error)")
+            printError("warning: online payments are unavailable, the card service starts without them: \(error)")
+        }
     }
 
     /// The settings `peez serve` would run with, read for another command (`peez check`, `peez wallet status`)

@@ -1,6 +1,7 @@
 import CardCrypto
 import CardToken
 import Foundation
+import PeezBasics
 import TestSupport
 import Testing
 
@@ -77,5 +78,33 @@ struct OpenSSLInteropTests {
         let written = try KeyFiles.writeKeyPair(try Ed25519PrivateKey.generate(), directory: folder.path)
         let pubout = try ProcessRunner.run(["openssl", "pkey", "-in", written.privateKeyPath, "-pubout"])
         #expect(pubout.standardOutput == (try String(contentsOfFile: written.publicKeyPath, encoding: .utf8)))
+    }
+}
+
+/// Webhook signatures (Chargily's: the hex HMAC-SHA256 of the raw body), checked against openssl's own.
+@Suite("HMAC-SHA256 codes in hex")
+struct HMACHexTests {
+    static let key = Array("test_sk_secret".utf8)
+    static let body = Array(#"{"type":"checkout.paid","data":{"id":"01h"}}"#.utf8)
+
+    @Test func theCodeOpenSSLComputesIsAcceptedInEitherCase() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        try Data(Self.body).write(to: URL(fileURLWithPath: folder.file("body")))
+        let made = try ProcessRunner.run(["openssl", "dgst", "-sha256", "-hmac", "test_sk_secret", "-r", folder.file("body")])
+        let hex = try #require(made.standardOutput.split(separator: " ").first.map(String.init))
+        #expect(hex.count == 64)
+        #expect(HMACSHA256.isCode(hex: hex, of: Self.body, key: Self.key))
+        #expect(HMACSHA256.isCode(hex: hex.uppercased(), of: Self.body, key: Self.key))
+    }
+
+    @Test func anyOtherCodeIsRefused() {
+        let good = Hex.encode(HMACSHA256.authenticationCode(key: Self.key, message: Self.body))
+        #expect(!HMACSHA256.isCode(hex: good, of: Self.body + [0x20], key: Self.key))
+        #expect(!HMACSHA256.isCode(hex: good, of: Self.body, key: Array("test_sk_other".utf8)))
+        #expect(!HMACSHA256.isCode(hex: String(good.dropLast()), of: Self.body, key: Self.key))
+        #expect(!HMACSHA256.isCode(hex: good + "0", of: Self.body, key: Self.key))
+        #expect(!HMACSHA256.isCode(hex: String(good.dropLast()) + "g", of: Self.body, key: Self.key))
+        #expect(!HMACSHA256.isCode(hex: "", of: Self.body, key: Self.key))
     }
 }
