@@ -368,6 +368,6 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
-        .testTarget(name: "PeezCLITests", dependencies: ["peez", "PeezAPI", "TestSupport", "Soak"], swiftSettings: strictSettings),
+        .testTarget(name: "PeezCLITests", dependencies: ["peez", "PeezAPI", "PeezBasics", "TestSupport", "Soak"], swiftSettings: strictSettings),
     ]
 )

@@ -224,10 +224,11 @@ public struct PaymentService: Sendable {
         public init() {}
     }
 
-    /// Reads back the open payments whose check is due (at most `limit`), and applies what the gateway says: a
-    /// webhook that never came loses no payment, and one that came sells nothing twice. A checkout still open a
-    /// day after its creation is ended at the gateway. Each payment is next checked later and later
-    /// (``checkBackoff(_:first:)``).
+    /// Reads back the payments not yet settled whose check is due (at most `limit`), and applies what the gateway
+    /// says: a webhook that never came loses no payment, one that came sells nothing twice, and a "failed" that
+    /// came before the money was taken is put right. A checkout still open a day after its creation is ended at
+    /// the gateway. Each payment is next checked later and later (``checkBackoff(_:first:)``) until a read-back
+    /// settles it.
     public func reconcileDue(limit: Int = 50) async throws -> ReconcileSummary {
         let checkAfter = checkAfter
         let due = try await store.claimDuePayments(now: cards.now(), limit: limit) { Self.checkBackoff($0, first: checkAfter) }

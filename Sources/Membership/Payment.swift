@@ -25,7 +25,8 @@ public struct Payment: Sendable, Hashable {
     /// The period the payment sold, once paid.
     public var periodID: UUID?
     public var paidAt: Int64?
-    /// When the reconciler reads the checkout back next, and how many times it has.
+    /// When the reconciler reads the checkout back next (``Payment/settled``: never again), and how many times it
+    /// has.
     public var nextCheckAt: Int64
     public var checks: Int
 
@@ -85,8 +86,21 @@ public enum PaymentStatus: String, Sendable, Hashable, CaseIterable, Codable {
         }
     }
 
-    /// The statuses the reconciler reads back: the gateway has not said how the payment ended.
-    public static let open: [PaymentStatus] = [.pending, .processing]
+    /// Whether the payment is final: nothing the gateway says changes it any more.
+    public var isFinal: Bool { self == .paid || self == .mismatched }
+}
+
+extension Payment {
+    /// The `nextCheckAt` of a payment the reconciler need not read back again: final, or closed and confirmed so
+    /// by a read-back (a webhook saying "failed" is not enough: the gateway may have taken the money after all,
+    /// and its API says so).
+    public static let settled = Int64.max
+
+    /// Whether `observation`, read back from the gateway, settles the payment as it now stands (`status`): final,
+    /// or ended here and ended unpaid at the gateway.
+    public static func readBackSettles(_ observation: CheckoutObservation, status: PaymentStatus) -> Bool {
+        status.isFinal || (status.isClosed && observation.status.isClosed && observation.status != .paid)
+    }
 }
 
 /// What the gateway says of a checkout: its status, and the amount, currency and mode it says were paid.
@@ -122,7 +136,7 @@ public enum PaymentTransition: Sendable, Hashable {
 
     /// The transition `observation` makes from `payment`.
     public static func of(_ payment: Payment, observing observation: CheckoutObservation) -> PaymentTransition {
-        if payment.status == .paid || payment.status == .mismatched { return .unchanged }
+        if payment.status.isFinal { return .unchanged }
         guard observation.status == .paid else {
             // A payment that ended stays ended; one still open follows the gateway (never back to pending).
             if payment.status.isClosed || observation.status == payment.status || observation.status == .pending

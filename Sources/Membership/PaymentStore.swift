@@ -24,7 +24,9 @@ public protocol PaymentStore: Sendable {
 
     /// Applies an observation that sells nothing (``PaymentTransition/move(_:)``, `unchanged`, `mismatch`) and
     /// keeps `event`, in one transaction with the status it is checked against: the payment's status is read
-    /// again under its lock and the transition worked out from it. Answers the transition made.
+    /// again under its lock and the transition worked out from it. A read-back (`event.source` reconciler) that
+    /// finds the payment ended as the gateway has it settles it (``Payment/readBackSettles(_:status:)``). Answers
+    /// the transition made.
     func recordObservation(
         _ observation: CheckoutObservation,
         of paymentID: UUID,
@@ -44,8 +46,9 @@ public protocol PaymentStore: Sendable {
     /// Keeps an event about no payment of ours.
     func recordPaymentEvent(_ event: PaymentEvent) async throws
 
-    /// Open payments whose next check is due at `now`, oldest first, each pushed to its next check (`checks` + 1,
-    /// at `now` + `backoff(checks + 1)`) in the same transaction, so another instance does not read it too.
+    /// Payments not yet settled (open, or closed by a webhook and not yet confirmed by a read-back) whose next check
+    /// is due at `now`, oldest first, each pushed to its next check (`checks` + 1, at `now` + `backoff(checks +
+    /// 1)`) in the same transaction, so another instance does not read it too.
     func claimDuePayments(now: Int64, limit: Int, backoff: @Sendable (Int) -> Int64) async throws -> [Payment]
     /// The gateway's words, newest first: all, only those the team should look at, or those about one checkout.
     func paymentEvents(needingAttention: Bool, checkoutID: String?, limit: Int) async throws -> [PaymentEvent]

@@ -12,7 +12,7 @@ enum Migration025 {
                 paid_at BIGINT, next_check_at BIGINT NOT NULL, checks BIGINT NOT NULL,
                 UNIQUE (key_scope, idempotency_key))
             """,
-            "CREATE INDEX payments_due ON payments (next_check_at) WHERE status IN ('pending', 'processing')",
+            "CREATE INDEX payments_due ON payments (next_check_at) WHERE status NOT IN ('creating', 'paid', 'mismatched')",
             "CREATE INDEX payments_by_member ON payments (member_uuid, created_at)",
             "CREATE INDEX payments_by_status ON payments (status, created_at)",
             """

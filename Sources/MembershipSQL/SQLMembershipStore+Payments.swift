@@ -80,28 +80,34 @@ extension SQLMembershipStore {
             }
             var event = event
             var transition = PaymentTransition.of(payment, observing: observation)
+            var status = payment.status
             switch transition {
             case .sell:
                 // Selling takes the ledger's head and a card: the caller's `commitPaidCheckout`. Nothing is kept here.
                 return transition
-            case .move(let status):
-                try await db.execute(
-                    "UPDATE payments SET status = ?, updated_at = ? WHERE id = ?",
-                    [.text(status.rawValue), .int(event.at), .text(paymentID.uuidString)]
-                )
+            case .move(let moved):
+                status = moved
                 event.outcome = .moved
-                event.detail = "\(payment.status.rawValue) → \(status.rawValue)"
+                event.detail = "\(payment.status.rawValue) → \(moved.rawValue)"
             case .unchanged:
                 event.outcome = .unchanged
                 event.detail = "stays \(payment.status.rawValue)"
             case .mismatch(let why):
-                try await db.execute(
-                    "UPDATE payments SET status = 'mismatched', updated_at = ? WHERE id = ?",
-                    [.int(event.at), .text(paymentID.uuidString)]
-                )
+                status = .mismatched
                 event.outcome = .mismatch
                 event.detail = why
                 transition = .mismatch(why)
+            }
+            // A read-back that finds the payment ended as the gateway has it settles it: no more read-backs.
+            let settles = event.source == .reconciler && Payment.readBackSettles(observation, status: status)
+            if status != payment.status || settles {
+                try await db.execute(
+                    "UPDATE payments SET status = ?, updated_at = ?, next_check_at = ? WHERE id = ?",
+                    [
+                        .text(status.rawValue), .int(status != payment.status ? event.at : payment.updatedAt),
+                        .int(settles || status.isFinal ? Payment.settled : payment.nextCheckAt), .text(paymentID.uuidString),
+                    ]
+                )
             }
             try await db.run(PaymentEventRecord.insert(event))
             return transition
@@ -123,7 +129,7 @@ extension SQLMembershipStore {
                 guard let payment = try await Self.lockedPayment(db, paymentID, lock: lock) else {
                     throw MembershipError(.notFound, "No payment has the id \(paymentID.lowercasedText).")
                 }
-                guard payment.status != .paid, payment.status != .mismatched else {
+                guard !payment.status.isFinal else {
                     var event = event
                     event.outcome = .unchanged
                     event.detail = "stays \(payment.status.rawValue)"
@@ -132,8 +138,11 @@ extension SQLMembershipStore {
                 }
                 for statement in Self.saleStatements(sale, expectedVersion: expectedVersion) { try await db.run(statement) }
                 try await db.execute(
-                    "UPDATE payments SET status = 'paid', period_id = ?, paid_at = ?, updated_at = ? WHERE id = ?",
-                    [.text(sale.period.id.uuidString), .int(sale.recordedAt), .int(sale.recordedAt), .text(paymentID.uuidString)]
+                    "UPDATE payments SET status = 'paid', period_id = ?, paid_at = ?, updated_at = ?, next_check_at = ? WHERE id = ?",
+                    [
+                        .text(sale.period.id.uuidString), .int(sale.recordedAt), .int(sale.recordedAt), .int(Payment.settled),
+                        .text(paymentID.uuidString),
+                    ]
                 )
                 try await db.run(PaymentEventRecord.insert(event))
                 try await db.run(AuditRecord.insert(audit))
@@ -156,7 +165,7 @@ extension SQLMembershipStore {
             let due = try await db.query(
                 """
                 SELECT \(PaymentRecord.selected) FROM payments
-                WHERE status IN ('pending', 'processing') AND next_check_at <= ? ORDER BY next_check_at LIMIT ?\(lock)
+                WHERE status NOT IN ('creating', 'paid', 'mismatched') AND next_check_at <= ? ORDER BY next_check_at LIMIT ?\(lock)
                 """,
                 [.int(now), .int(Int64(limit))]
             ).map(PaymentRecord.payment)

@@ -68,4 +68,13 @@ struct PaymentTransitionTests {
         #expect(PaymentTransition.of(pending, observing: Self.word(.paid, currency: "DZD")) == .sell)
         #expect(PaymentTransition.of(Self.payment(.mismatched), observing: Self.word(.paid)) == .unchanged)
     }
+
+    @Test func onlyAReadBackFindingItEndedUnpaidSettlesAPaymentAWebhookClosed() {
+        #expect(Payment.readBackSettles(Self.word(.failed), status: .failed))
+        #expect(Payment.readBackSettles(Self.word(.expired), status: .canceled))
+        #expect(!Payment.readBackSettles(Self.word(.paid), status: .failed), "the money was taken after all: sell it")
+        #expect(!Payment.readBackSettles(Self.word(.pending), status: .failed), "the gateway has not ended it yet")
+        #expect(!Payment.readBackSettles(Self.word(.processing), status: .processing))
+        #expect(Payment.readBackSettles(Self.word(.failed), status: .paid))
+    }
 }

@@ -65,6 +65,11 @@ public struct ChargilyStandIn: Sendable {
         return found
     }
 
+    /// The webhooks it delivered or tried to, in order, each as its log line holds it (`signature`: valid, wrong
+    /// or none; `status`: what the endpoint answered, nil if nothing).
+    // The wire itself: the stand-in's JSON log lines, written by its Python.
+    public var deliveries: [[String: Any]] { BackgroundServer.requests(in: log).filter { $0["kind"] as? String == "delivery" } }
+
     public func stop() {
         _ = try? ProcessRunner.run(["kill", "-9", "--", "-" + pid])
     }

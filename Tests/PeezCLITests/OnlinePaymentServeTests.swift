@@ -1,0 +1,213 @@
+import Foundation
+import PeezAPI
+import PeezBasics
+import TestSupport
+import Testing
+
+/// Members paying online, end to end: two production `peez serve` on one ledger (SQLite file or PostgreSQL),
+/// Chargily's stand-in (written from its published API) sending its webhooks over HTTP once, twice, late, forged,
+/// unsigned or never, replaying them and sending a late "failed" after a "paid", and one instance killed with -9
+/// midway and started again. Every checkout the stand-in says was paid is exactly one period, and no other
+/// checkout is any.
+@Suite("Online payments through peez serve", .serialized)
+struct OnlinePaymentServeTests {
+    enum Ledger: String, CaseIterable, CustomTestStringConvertible {
+        case sqlite, postgres
+        var testDescription: String { rawValue }
+    }
+
+    /// The two instances' common arguments and the secrets, on a ledger made with `peez admin`.
+    struct Deployment {
+        var arguments: [String]
+        var admin: String
+        var backend: String
+        var shared: SharedLedger?
+    }
+
+    static func deployment(_ kind: Ledger, folder: TemporaryFolder) async throws -> Deployment {
+        var shared: SharedLedger?
+        let arguments: [String]
+        let admin: String
+        let store: [String]
+        switch kind {
+        case .sqlite:
+            #expect(try await PeezCommand.run(["keys", "generate", "--out", folder.file("keys")]).status == 0)
+            store = ["--database", folder.file("ledger.sqlite")]
+            let made = try await PeezCommand.run(["admin", "create-token", "--role", "admin", "--create-database"] + store)
+            try #require(made.status == 0, "\(made.standardError)")
+            admin = made.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
+            arguments = store + ["--signing-key", folder.file("keys/signing-key.pem"), "--published-keys", folder.file("published")]
+        case .postgres:
+            let ledger = try await SharedLedger.make()
+            shared = ledger
+            store = ["--database-url", ledger.postgres.url]
+            (arguments, admin) = (ledger.arguments, ledger.adminSecret)
+        }
+        let backend = try await PeezCommand.run(["admin", "create-token", "--role", "backend"] + store)
+        try #require(backend.status == 0, "\(backend.standardError)")
+        return Deployment(
+            arguments: arguments,
+            admin: admin,
+            backend: backend.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines),
+            shared: shared
+        )
+    }
+
+    /// A `peez serve` of `deployment` on `port` paying through `chargily`, its webhooks to itself.
+    static func instance(_ deployment: Deployment, port: Int, chargily: ChargilyStandIn, keyFile: String) throws -> ServiceProcess {
+        try ServiceProcess(
+            arguments: deployment.arguments,
+            port: port,
+            environment: [
+                "PEEZ_CHARGILY_SECRET_KEY": keyFile, "PEEZ_CHARGILY_API_URL": chargily.apiURL,
+                "PEEZ_CHARGILY_SUCCESS_URL": "https://peez.dz/paid",
+                "PEEZ_CHARGILY_WEBHOOK_URL": "http://127.0.0.1:\(port)/v1/payments/chargily/webhook",
+                "PEEZ_PAYMENT_CHECK_AFTER": "2",
+            ]
+        )
+    }
+
+    @Test(arguments: Ledger.allCases)
+    func everyPaidCheckoutIsOnePeriodWhateverTheWebhooksDoAndAKillMidway(ledger kind: Ledger) async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let deployment = try await Self.deployment(kind, folder: folder)
+        defer { deployment.shared?.remove() }
+        let chargily = try ChargilyStandIn(folder: folder)
+        defer { chargily.stop() }
+        let keyFile = folder.file("chargily.key")
+        try Data((chargily.secretKey + "\n").utf8).write(to: URL(fileURLWithPath: keyFile))
+        chmod(keyFile, 0o600)
+        let ports = [TestPorts.unused(), TestPorts.unused()]
+        var instances = try ports.map { try Self.instance(deployment, port: $0, chargily: chargily, keyFile: keyFile) }
+        defer { instances.forEach { $0.killHard() } }
+        for instance in instances { try await instance.waitUntilReady() }
+
+        var members: [String] = []
+        for index in 0..<4 {
+            let uuid = UUID().uuidString.lowercased()
+            let made = try await instances[0].request(
+                "POST",
+                "/v1/members",
+                secret: deployment.backend,
+                json: [
+                    "uuid": uuid, "name": "Membre \(index)", "phone": String(format: "+21355%07d", index + 1), "email": "m\(index)@example.dz",
+                    "neighbourhood": "usto",
+                ]
+            )
+            try #require(made.status == 201, "\(String(decoding: made.data, as: UTF8.self))")
+            members.append(uuid)
+        }
+
+        var random = SplitMix64(seed: kind == .sqlite ? 47 : 48)
+        let plans = ["once", "once", "twice", "late", "never", "wrong_signature", "unsigned"]
+        let outcomes = ["paid", "paid", "paid", "paid", "failed", "canceled", "open"]
+        var checkouts: [String: String] = [:]  // checkout id → payment id
+        var killed: Int?
+        let total = 120
+        for index in 0..<total {
+            if index == total / 3 {
+                instances[0].killHard()
+                killed = 0
+            }
+            if index == 2 * total / 3 {
+                instances[0] = try Self.instance(deployment, port: ports[0], chargily: chargily, keyFile: keyFile)
+                try await instances[0].waitUntilReady()
+                killed = nil
+            }
+            let serving = instances.indices.filter { $0 != killed }
+            let instance = instances[serving[Int(random.next() % UInt64(serving.count))]]
+            let member = members[Int(random.next() % UInt64(members.count))]
+            let key = UUID().uuidString
+            let months = Int(random.next() % 3) + 1
+            let made = try await instance.request(
+                "POST",
+                "/v1/members/\(member)/checkouts",
+                secret: deployment.backend,
+                json: ["months": months],
+                headers: ["Idempotency-Key": key],
+                as: PaymentBody.self
+            )
+            let payment = try #require(made.body, "checkout \(index): \(made.status)")
+            #expect(made.status == 201 && payment.amount_dzd == 300 * months && payment.status == "pending")
+            if random.next() % 8 == 0 {
+                let again = try await instance.request(
+                    "POST",
+                    "/v1/members/\(member)/checkouts",
+                    secret: deployment.backend,
+                    json: ["months": months],
+                    headers: ["Idempotency-Key": key],
+                    as: PaymentBody.self
+                )
+                #expect(again.body?.id == payment.id && again.body?.checkout_id == payment.checkout_id, "a retry answers the same checkout")
+            }
+            let checkout = try #require(payment.checkout_id)
+            checkouts[checkout] = payment.id
+            let outcome = outcomes[Int(random.next() % UInt64(outcomes.count))]
+            guard outcome != "open" else { continue }
+            try await chargily.plan(["webhook": plans[Int(random.next() % UInt64(plans.count))], "late_ms": 300])
+            try await chargily.pay(checkout, outcome: outcome)
+            switch random.next() % 6 {
+            case 0: try await chargily.control("POST", "checkouts/\(checkout)/replay")
+            case 1 where outcome == "paid":
+                try await chargily.control("POST", "checkouts/\(checkout)/send", ["type": "checkout.failed", "status_in_data": "failed"])
+            default: break
+            }
+        }
+
+        // Let the late webhooks land and the reconcilers read back what no webhook said.
+        let standIn = try await chargily.checkouts()
+        #expect(standIn.count == total)
+        let paidAtChargily = Set(standIn.filter { $0.value.status == "paid" }.keys)
+        var payments: [PaymentBody] = []
+        let deadline = ContinuousClock.now + .seconds(120)
+        while ContinuousClock.now < deadline {
+            payments = try #require(
+                try await instances[1].request("GET", "/v1/payments?limit=1000", secret: deployment.admin, as: PaymentListBody.self).body
+            ).payments
+            if Set(payments.filter { $0.status == "paid" }.compactMap(\.checkout_id)) == paidAtChargily { break }
+            try await Task.sleep(for: .milliseconds(500))
+        }
+        // What was said of a paid checkout not paid here, for the failure's message.
+        var unexplained: [String] = []
+        for missing in paidAtChargily.subtracting(payments.filter { $0.status == "paid" }.compactMap(\.checkout_id)) {
+            let events = try await instances[1].request("GET", "/v1/payments/events?checkout_id=\(missing)", secret: deployment.admin)
+            unexplained.append("\(missing): \(String(decoding: events.data, as: UTF8.self))")
+        }
+        #expect(payments.count == total)
+        let paidHere = payments.filter { $0.status == "paid" }
+        #expect(Set(paidHere.compactMap(\.checkout_id)) == paidAtChargily, "every paid checkout, and no other, is paid here: \(unexplained)")
+        #expect(!paidAtChargily.isEmpty && paidAtChargily.count < total)
+        for payment in payments {
+            #expect(checkouts[payment.checkout_id ?? ""] == payment.id)
+            #expect(payment.amount_dzd == standIn[payment.checkout_id ?? ""]?.amount)
+        }
+
+        // Each paid checkout is exactly one period, online (in_app), of its months; nothing else was sold.
+        var periods: [PeriodBody] = []
+        for member in members {
+            let subscription = try await instances[1].request(
+                "GET",
+                "/v1/members/\(member)/subscription",
+                secret: deployment.backend,
+                as: SubscriptionBody.self
+            )
+            periods += try #require(subscription.body).periods
+        }
+        #expect(periods.count == paidHere.count)
+        #expect(Set(periods.map(\.id)) == Set(paidHere.compactMap(\.period_id)))
+        #expect(periods.allSatisfy { $0.source == "in_app" && $0.vendor_id == nil && $0.cancelled_at == nil })
+        let monthsByPeriod = Dictionary(uniqueKeysWithValues: periods.map { ($0.id, $0.months) })
+        #expect(paidHere.allSatisfy { monthsByPeriod[$0.period_id ?? ""] == $0.months })
+        let attention = try await instances[1].request(
+            "GET",
+            "/v1/payments/events?attention=true",
+            secret: deployment.admin,
+            as: PaymentEventListBody.self
+        )
+        #expect(attention.body?.events.isEmpty == true, "\(attention.body?.events ?? [])")
+        // The forged and unsigned deliveries were refused before anything was read.
+        let refused = chargily.deliveries.filter { ["wrong", "none"].contains($0["signature"] as? String) }
+        #expect(refused.allSatisfy { [401, 403, nil].contains($0["status"] as? Int) }, "\(refused)")
+    }
+}
