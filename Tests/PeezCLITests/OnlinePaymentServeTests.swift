@@ -80,7 +80,7 @@ struct OnlinePaymentServeTests {
         chmod(keyFile, 0o600)
         let ports = [TestPorts.unused(), TestPorts.unused()]
         var instances = try ports.map { try Self.instance(deployment, port: $0, chargily: chargily, keyFile: keyFile) }
-        defer { instances.forEach { $0.killHard() } }
+        defer { for instance in instances { instance.killHard() } }
         for instance in instances { try await instance.waitUntilReady() }
 
         var members: [String] = []
