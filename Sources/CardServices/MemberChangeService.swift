@@ -16,8 +16,9 @@ public struct MemberChangeService: Sendable {
     }
 
     /// Cancels the period `id` and lays the member's later periods out again, in the audit trail under `actor` in
-    /// the same transaction. An unknown period is `notFound`, one already cancelled a `conflict`.
-    public func cancelPeriod(id: UUID, by actor: AuditActor? = nil) async throws -> CancellationResult {
+    /// the same transaction. An unknown period is `notFound`, one already cancelled a `conflict`. `payment`: the online
+    /// payment whose refund (made at the gateway, outside the API) the cancellation records, named in the entry.
+    public func cancelPeriod(id: UUID, by actor: AuditActor? = nil, refunding payment: UUID? = nil) async throws -> CancellationResult {
         let now = clock()
         return try await LedgerRetry.run { _ in
             guard let ledger = try await ledger.memberLedger(holdingPeriod: id) else {
@@ -39,7 +40,9 @@ public struct MemberChangeService: Sendable {
             change.audit = actor?.entry(
                 "activation.cancel",
                 id,
-                "\(period.months) month(s) of member \(ledger.head.member.membershipID) (\(period.memberUUID.lowercasedText))",
+                "\(period.months) month(s) of member \(ledger.head.member.membershipID) (\(period.memberUUID.lowercasedText))"
+                    + (payment.map { ", refund of online payment \($0.lowercasedText)" } ?? ""),
+                payment.map { [AuditValue("payment", $0.lowercasedText)] } ?? [],
                 at: now
             )
             let revokedBefore = try await self.ledger.commitRevokingChange(change, expectedVersion: ledger.head.version)

@@ -25,7 +25,8 @@ struct Peez: AsyncParsableCommand {
             """,
         version: "1.0.0",
         subcommands: [
-            Serve.self, Check.self, Admin.self, Keys.self, Card.self, Verify.self, Counter.self, Remind.self, Wallet.self, Backup.self, Dev.self,
+            Serve.self, Check.self, Admin.self, Keys.self, Card.self, Verify.self, Counter.self, Remind.self, Wallet.self, Payments.self, Backup.self,
+            Dev.self,
         ]
     )
 

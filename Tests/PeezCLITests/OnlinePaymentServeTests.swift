@@ -210,4 +210,86 @@ struct OnlinePaymentServeTests {
         let refused = chargily.deliveries.filter { ["wrong", "none"].contains($0["signature"] as? String) }
         #expect(refused.allSatisfy { [401, 403, nil].contains($0["status"] as? Int) }, "\(refused)")
     }
+
+    /// The team's side, as an operator runs it from the unit's configuration file: a paid checkout whose webhook
+    /// never came is read back and sold by `peez payments reconcile`, shown by `show`, and its refund (made at
+    /// Chargily) recorded by `refund` as a cancellation naming the payment in the audit trail.
+    @Test func theTeamReconcilesInspectsAndRecordsARefundFromTheCommandLine() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let deployment = try await Self.deployment(.sqlite, folder: folder)
+        let chargily = try ChargilyStandIn(folder: folder)
+        defer { chargily.stop() }
+        try await chargily.plan(["webhook": "never"])
+        let keyFile = folder.file("chargily.key")
+        try Data(chargily.secretKey.utf8).write(to: URL(fileURLWithPath: keyFile))
+        chmod(keyFile, 0o600)
+        let port = TestPorts.unused()
+        let config = folder.file("peez.env")
+        try Data(
+            """
+            # as /etc/peez/peez.env
+            PEEZ_DATABASE=\(folder.file("ledger.sqlite"))
+            PEEZ_SIGNING_KEY=\(folder.file("keys/signing-key.pem"))
+            PEEZ_PUBLISHED_KEYS=\(folder.file("published"))
+            PEEZ_CHARGILY_MODE=test
+            PEEZ_CHARGILY_SECRET_KEY=\(keyFile)
+            PEEZ_CHARGILY_API_URL=\(chargily.apiURL)
+            PEEZ_CHARGILY_SUCCESS_URL=https://peez.dz/paid
+            PEEZ_PUBLIC_URL=http://127.0.0.1:\(port)
+
+            """.utf8
+        ).write(to: URL(fileURLWithPath: config))
+        let service = try ServiceProcess(arguments: ["--config", config], port: port)
+        defer { service.killHard() }
+        try await service.waitUntilReady()
+        let member = UUID().uuidString.lowercased()
+        let made = try await service.request(
+            "POST",
+            "/v1/members",
+            secret: deployment.backend,
+            json: ["uuid": member, "name": "Membre", "phone": "+213550000009", "email": "m9@example.dz", "neighbourhood": "usto"]
+        )
+        try #require(made.status == 201)
+        let payment = try #require(
+            try await service.request(
+                "POST",
+                "/v1/members/\(member)/checkouts",
+                secret: deployment.backend,
+                json: ["months": 3, "payment_method": "cib", "locale": "fr"],
+                headers: ["Idempotency-Key": "app-1"],
+                as: PaymentBody.self
+            ).body
+        )
+        let checkout = try #require(payment.checkout_id)
+        try await chargily.pay(checkout)
+
+        let pending = try await PeezCommand.run(["payments", "list", "--status", "pending", "--config", config])
+        #expect(pending.status == 0 && pending.standardOutput.contains(payment.id), "\(pending.standardOutput)\(pending.standardError)")
+        let reconciled = try await PeezCommand.run(["payments", "reconcile", "--config", config])
+        #expect(
+            reconciled.status == 0 && reconciled.standardOutput.contains("\(checkout)  → sold"),
+            "\(reconciled.standardOutput)\(reconciled.standardError)"
+        )
+        let again = try await PeezCommand.run(["payments", "reconcile", "--config", config])
+        #expect(again.standardOutput.contains("0 payment(s) read back"), "a settled payment is not read back again: \(again.standardOutput)")
+        let shown = try await PeezCommand.run(["payments", "show", checkout, "--config", config])
+        #expect(shown.status == 0 && shown.standardOutput.contains("paid") && shown.standardOutput.contains("sold period"), "\(shown.standardOutput)")
+        let sold = try #require(try await service.request("GET", "/v1/payments/\(payment.id)", secret: deployment.backend, as: PaymentBody.self).body)
+        #expect(sold.status == "paid" && sold.months == 3 && sold.amount_dzd == 900)
+
+        let refunded = try await PeezCommand.run(["payments", "refund", payment.id, "--config", config])
+        #expect(refunded.status == 0, "\(refunded.standardError)")
+        let subscription = try #require(
+            try await service.request("GET", "/v1/members/\(member)/subscription", secret: deployment.backend, as: SubscriptionBody.self).body
+        )
+        #expect(subscription.periods.count == 1 && subscription.periods.first?.cancelled_at != nil && subscription.coverage.status != "active")
+        let twice = try await PeezCommand.run(["payments", "refund", payment.id, "--config", config])
+        #expect(twice.status != 0, "a refund is recorded once")
+        let audit = try await service.request("GET", "/v1/audit", secret: deployment.admin)
+        let trail = String(decoding: audit.data, as: UTF8.self)
+        #expect(trail.contains("refund of online payment \(payment.id)") && trail.contains("payment.paid"), "\(trail.prefix(2_000))")
+        let attention = try await PeezCommand.run(["payments", "events", "--attention", "--config", config])
+        #expect(attention.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines) == "nothing")
+    }
 }

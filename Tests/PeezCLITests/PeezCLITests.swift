@@ -366,6 +366,7 @@ struct PeezCLITests {
         ["counter"], ["counter", "session"], ["counter", "enroll"], ["counter", "sync"], ["counter", "log"],
         ["counter", "activate"], ["counter", "pending"], ["counter", "retry"], ["remind"], ["remind", "run"],
         ["remind", "status"], ["remind", "requeue"], ["remind", "new-secret"], ["wallet"], ["wallet", "check"], ["wallet", "status"], ["backup"],
+        ["payments"], ["payments", "list"], ["payments", "show"], ["payments", "events"], ["payments", "reconcile"], ["payments", "refund"],
         ["dev"],
         ["dev", "seed"],
     ]
