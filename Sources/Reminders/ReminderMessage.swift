@@ -16,6 +16,8 @@ public struct ReminderMessage: Sendable {
         var title: String
         var body: String
         var deep_link: String
+        /// Where the app takes the member to pay the next months online (absent when the templates name none).
+        var pay_link: String?
     }
 
     public static let eventType = "membership.renewal_reminder"
@@ -43,7 +45,8 @@ public struct ReminderMessage: Sendable {
             coverage_end: AlgiersCalendar.iso8601(reminder.coverageEnd),
             title: text.title,
             body: text.body,
-            deep_link: text.deepLink
+            deep_link: text.deepLink,
+            pay_link: text.payLink
         )
     }
 
@@ -62,6 +65,7 @@ public struct ReminderMessage: Sendable {
         field(#","language":"#, data.language)
         field(#","member_uuid":"#, data.member_uuid)
         field(#","membership_id":"#, data.membership_id)
+        if let payLink = data.pay_link { field(#","pay_link":"#, payLink) }
         field(#","reminder_id":"#, data.reminder_id)
         field(#","threshold":"#, data.threshold)
         field(#","title":"#, data.title)

@@ -14,6 +14,8 @@ public struct ReminderTemplates: Sendable {
 
     struct Document: Decodable, Sendable {
         var deep_link: String
+        /// Where the app takes the member to pay online (a checkout of the months, `POST /v1/members/{uuid}/checkouts`).
+        var pay_link: String?
         var languages: [String: [String: Text]]
     }
 
@@ -21,6 +23,7 @@ public struct ReminderTemplates: Sendable {
     /// Each language's texts, split at their placeholders once: [language: [threshold: (title, body)]].
     private let compiled: [String: [String: (title: Template, body: Template)]]
     private let deepLink: Template
+    private let payLink: Template?
 
     /// A text split at its placeholders, filled by concatenation (a run fills tens of thousands).
     struct Template: Sendable {
@@ -120,11 +123,12 @@ public struct ReminderTemplates: Sendable {
         self.document = document
         compiled = document.languages.mapValues { texts in texts.mapValues { (Template($0.title), Template($0.body)) } }
         deepLink = Template(document.deep_link)
+        payLink = document.pay_link.map(Template.init)
     }
 
-    /// The title, body and deep link for a reminder sent at `now`, in the member's language (French when there
-    /// is none), saying the time left as it is at `now`.
-    public func render(_ due: DueReminder, now: Int64) -> (language: String, title: String, body: String, deepLink: String) {
+    /// The title, body, deep link and link to pay online for a reminder sent at `now`, in the member's language
+    /// (French when there is none), saying the time left as it is at `now`.
+    public func render(_ due: DueReminder, now: Int64) -> (language: String, title: String, body: String, deepLink: String, payLink: String?) {
         let language = compiled[due.language] == nil ? "fr" : due.language
         let timeLeft = TimeLeft(coverageEnd: due.reminder.coverageEnd, now: now)
         let texts = compiled[language]!
@@ -136,7 +140,8 @@ public struct ReminderTemplates: Sendable {
         return (
             language, text.title.fill(endDate: endDate, membershipID: due.membershipID, days: days),
             text.body.fill(endDate: endDate, membershipID: due.membershipID, days: days),
-            deepLink.fill(endDate: endDate, membershipID: due.membershipID)
+            deepLink.fill(endDate: endDate, membershipID: due.membershipID),
+            payLink?.fill(endDate: endDate, membershipID: due.membershipID)
         )
     }
 }

@@ -58,6 +58,9 @@ struct ReminderServiceTests {
         #expect(templates.render(Self.due("fr", .oneDay), now: threeDaysBefore).deepLink == "peez://renew?membership_id=PEEZ-20251103-00002")
         let message = ReminderMessage(Self.due("fr", .sevenDays), templates: templates, now: 0)
         #expect(message.data.days_before_end == 7 && message.data.reminder_id.hasSuffix("_7d_push"))
+        // The link to pay online travels in the payload, keys still sorted.
+        let payload = String(decoding: message.json(), as: UTF8.self)
+        #expect(payload.contains(#""membership_id":"PEEZ-20251103-00002","pay_link":"peez://pay?membership_id=PEEZ-20251103-00002","reminder_id""#))
         #expect(throws: (any Error).self) { try ReminderTemplates(json: Data(#"{"deep_link": "x", "languages": {"fr": {}}}"#.utf8)) }
     }
 
