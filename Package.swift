@@ -162,7 +162,7 @@ let package = Package(
                 .embedInCode("site/panel-checks.js"),
                 .embedInCode("site/panel-counters.js"), .embedInCode("site/panel-members.js"), .embedInCode("site/panel-reminders.js"),
                 .embedInCode("site/panel-renewals.js"), .embedInCode("site/panel-sales.js"), .embedInCode("site/panel-subscriptions.js"),
-                .embedInCode("site/panel-wallet.js"),
+                .embedInCode("site/panel-payments.js"), .embedInCode("site/panel-wallet.js"),
                 .embedInCode("site/range.js"), .embedInCode("site/revoke.js"), .embedInCode("site/session.js"), .embedInCode("site/texts.js"),
             ],
             swiftSettings: strictSettings
@@ -191,7 +191,7 @@ let package = Package(
         // The console's panels and sign-in, for the HTTP console and `peez admin report`.
         .target(
             name: "Console",
-            dependencies: ["CardServices", "ConsoleCharts", "Membership", "PeezBasics", "CardCrypto"],
+            dependencies: ["CardServices", "ConsoleCharts", "Membership", "PeezAPI", "PeezBasics", "CardCrypto"],
             swiftSettings: strictSettings
         ),
         .target(

@@ -39,6 +39,7 @@ struct ConsoleRoutes {
         router.on("/console/api/anomalies", method: .get, use: anomalies)
         router.on("/console/api/reminders", method: .get, use: rangePanel(panels.reminders))
         router.on("/console/api/wallet", method: .get, use: rangePanel(panels.wallet))
+        router.on("/console/api/payments", method: .get, use: rangePanel(panels.payments))
         router.on("/console/api/counters", method: .get, use: counters)
         router.on("/console/api/members", method: .get, use: members)
         router.on("/console/api/members/{uuid}", method: .get, use: member)

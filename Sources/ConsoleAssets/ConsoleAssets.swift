@@ -17,7 +17,7 @@ public enum ConsoleAssets {
             ("panel-counters.js", PackageResources.panel_counters_js), ("panel-members.js", PackageResources.panel_members_js),
             ("panel-reminders.js", PackageResources.panel_reminders_js), ("panel-renewals.js", PackageResources.panel_renewals_js),
             ("panel-sales.js", PackageResources.panel_sales_js), ("panel-subscriptions.js", PackageResources.panel_subscriptions_js),
-            ("panel-wallet.js", PackageResources.panel_wallet_js),
+            ("panel-payments.js", PackageResources.panel_payments_js), ("panel-wallet.js", PackageResources.panel_wallet_js),
             ("range.js", PackageResources.range_js), ("revoke.js", PackageResources.revoke_js), ("session.js", PackageResources.session_js),
             ("texts.js", PackageResources.texts_js),
         ].map { ($0.0, WebFile(name: $0.0, bytes: $0.1)) }

@@ -52,6 +52,24 @@ public protocol PaymentStore: Sendable {
     func claimDuePayments(now: Int64, limit: Int, backoff: @Sendable (Int) -> Int64) async throws -> [Payment]
     /// The gateway's words, newest first: all, only those the team should look at, or those about one checkout.
     func paymentEvents(needingAttention: Bool, checkoutID: String?, limit: Int) async throws -> [PaymentEvent]
-    /// Counts of payments by status.
-    func paymentCounts() async throws -> [PaymentStatus: Int]
+    /// Payments made on the Algiers days `from`…`to` (by their creation), counted and summed by day and status as
+    /// they stand now.
+    func paymentDays(from: Int64, to: Int64) async throws -> [PaymentDay]
+    /// How many payments the reconciler has still to settle (open, or closed by a webhook and not yet confirmed).
+    func unsettledPayments() async throws -> Int
+}
+
+/// The payments of one Algiers day in one status: how many, and their dinars.
+public struct PaymentDay: Sendable, Hashable {
+    public var day: Int64
+    public var status: PaymentStatus
+    public var count: Int64
+    public var dzd: Int64
+
+    public init(day: Int64, status: PaymentStatus, count: Int64, dzd: Int64) {
+        self.day = day
+        self.status = status
+        self.count = count
+        self.dzd = dzd
+    }
 }

@@ -1,5 +1,6 @@
 public import Foundation
 public import Membership
+import PeezBasics
 
 /// Online payments: each change made in one transaction with the payment's status it depends on, read under the
 /// row's lock (PostgreSQL's `FOR UPDATE`; SQLite's one writer).
@@ -204,6 +205,33 @@ extension SQLMembershipStore {
                 counts[status] = Int(try row.int("n"))
             }
             return counts
+        }
+    }
+
+    public func paymentDays(from: Int64, to: Int64) async throws -> [PaymentDay] {
+        let offset = AlgiersCalendar.utcOffset
+        return try await database.readReport { db in
+            try await db.query(
+                """
+                SELECT (created_at + \(offset)) / 86400 AS day, status, COUNT(*) AS n, CAST(SUM(amount_dzd) AS BIGINT) AS dzd FROM payments
+                WHERE created_at >= ? AND created_at < ? GROUP BY (created_at + \(offset)) / 86400, status ORDER BY day, status
+                """,
+                [.int(from * 86_400 - offset), .int((to + 1) * 86_400 - offset)]
+            ).map { row in
+                guard let status = PaymentStatus(rawValue: try row.text("status")) else { throw SQLError.unexpectedValue("payments.status") }
+                return PaymentDay(day: try row.int("day"), status: status, count: try row.int("n"), dzd: try row.int("dzd"))
+            }
+        }
+    }
+
+    public func unsettledPayments() async throws -> Int {
+        try await database.read { db in
+            Int(
+                try await db.query(
+                    "SELECT COUNT(*) AS n FROM payments WHERE status NOT IN ('creating', 'paid', 'mismatched') AND next_check_at < ?",
+                    [.int(Payment.settled)]
+                )[0].int("n")
+            )
         }
     }
 }

@@ -72,6 +72,12 @@ struct AuthorizationTests {
         ("/v1/scans/shared", .get, [.admin]),
         ("/v1/members/{member}/pass.pkpass", .get, [.admin, .backend]),
         ("/v1/members/{member}/google-wallet", .get, [.admin, .backend]),
+        ("/v1/members/{member}/checkouts", .post, [.admin, .backend]),
+        ("/v1/payments", .get, [.admin]),
+        ("/v1/payments/events", .get, [.admin]),
+        ("/v1/payments/{payment}", .get, [.admin, .backend]),
+        // Chargily's webhook: no API secret; its signature is the proof (503 here: payments are not configured).
+        ("/v1/payments/chargily/webhook", .post, Self.everyoneWithoutAWrongSecret),
         // Apple Wallet's web service: no API secret (Wallet authenticates with the pass's own token, or nothing),
         // so every caller that sends no wrong secret gets through to it (404 here: Wallet is not configured).
         (Self.wallet + "/{serialNumber}", .post, Self.everyoneWithoutAWrongSecret),
@@ -96,6 +102,7 @@ struct AuthorizationTests {
         ("/console/api/anomalies", .get, []),
         ("/console/api/reminders", .get, []),
         ("/console/api/wallet", .get, []),
+        ("/console/api/payments", .get, []),
         ("/console/api/counters", .get, []),
         ("/console/api/checks", .get, []),
         ("/console/api/members", .get, []),
@@ -113,7 +120,7 @@ struct AuthorizationTests {
             Self.matrix.map { template, method, _ in
                 let path = template.replacingOccurrences(of: "{member}", with: "{uuid}").replacingOccurrences(of: "{period}", with: "{id}")
                     .replacingOccurrences(of: "{vendor}", with: "{id}").replacingOccurrences(of: "{anotherVendor}", with: "{id}")
-                    .replacingOccurrences(of: "{credential}", with: "{id}")
+                    .replacingOccurrences(of: "{credential}", with: "{id}").replacingOccurrences(of: "{payment}", with: "{id}")
                 return "\(method) \(path)"
             }
         )
@@ -131,7 +138,7 @@ struct AuthorizationTests {
                         of: "{passTypeIdentifier}",
                         with: "pass.dz.peez.card"
                     )
-                    .replacingOccurrences(of: "{period}", with: UUID().uuidString)
+                    .replacingOccurrences(of: "{period}", with: UUID().uuidString).replacingOccurrences(of: "{payment}", with: UUID().uuidString)
                     .replacingOccurrences(of: "{vendor}", with: harness.vendor.id.uuidString)
                     .replacingOccurrences(of: "{anotherVendor}", with: UUID().uuidString)
                     .replacingOccurrences(of: "{credential}", with: UUID().uuidString)

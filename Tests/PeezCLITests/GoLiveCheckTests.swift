@@ -101,7 +101,7 @@ struct GoLiveCheckTests {
         let service = try ServiceProcess(arguments: ["--config", file], port: TestPorts.unused())
         defer { service.killHard() }
         try await service.waitUntilReady()
-        let cookie = try await LifecycleTests().consoleCookie(service, adminSecret: admin)
+        let cookie = try await service.consoleCookie(adminSecret: admin)
         let answer = try await service.request("GET", "/console/api/checks", headers: ["Cookie": cookie])
         #expect(answer.status == 200, "\(answer.body)")
         let report = try JSONDecoder().decode(GoLiveReport.self, from: answer.data)

@@ -95,7 +95,7 @@ struct LifecycleTests {
                     service: service.current,
                     vendorSecret: setup.vendorSecret,
                     membershipIDs: setup.membershipIDs,
-                    consoleCookie: try await consoleCookie(service.current, adminSecret: setup.adminSecret)
+                    consoleCookie: try await service.current.consoleCookie(adminSecret: setup.adminSecret)
                 )
                 let clients = Task { await load.run(clients: 6) }
                 let deadline = ContinuousClock.now + .seconds(60)
@@ -124,16 +124,6 @@ struct LifecycleTests {
                 #expect(fatal == nil, "round \(round) (\(outage)): \(fatal.map { String(errors[$0.lowerBound...].prefix(3_000)) } ?? "")")
             }
         }
-    }
-
-    /// The console session cookie (`peez_console=…`) for a sign-in link made with `adminSecret`.
-    func consoleCookie(_ service: ServiceProcess, adminSecret: String) async throws -> String {
-        let link = try await service.request("POST", "/v1/console/links", secret: adminSecret, json: [:])
-        let url = try #require(link.body["link"] as? String, "\(link.status) \(link.body)")
-        let code = try #require(url.components(separatedBy: "#signin=").last)
-        let session = try await service.request("POST", "/console/api/session", json: ["code": code])
-        let setCookie = try #require(session.headers["Set-Cookie"] as? String, "\(session.status) \(session.body)")
-        return String(try #require(setCookie.split(separator: ";").first))
     }
 
     @Test func aDatabaseThatCannotBeUsedAtStartIsOneClearErrorAndANonZeroExit() async throws {

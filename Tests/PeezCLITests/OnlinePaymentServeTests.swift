@@ -206,6 +206,15 @@ struct OnlinePaymentServeTests {
             as: PaymentEventListBody.self
         )
         #expect(attention.body?.events.isEmpty == true, "\(attention.body?.events ?? [])")
+        // The console's figures agree with Chargily's own record.
+        let cookie = try await instances[0].consoleCookie(adminSecret: deployment.admin)
+        let panel = try await instances[0].request("GET", "/console/api/payments", headers: ["Cookie": cookie])
+        #expect(panel.status == 200, "\(panel.body)")
+        #expect(panel.body["paid"] as? Int == paidAtChargily.count)
+        #expect(panel.body["paid_dzd"] as? Int == paidAtChargily.map { standIn[$0]!.amount }.reduce(0, +))
+        let byStatus = panel.body["by_status"] as? [[String: Any]] ?? []
+        #expect(byStatus.map { $0["count"] as? Int ?? 0 }.reduce(0, +) == total)
+        #expect((panel.body["attention"] as? [Any])?.isEmpty == true)
         // The forged and unsigned deliveries were refused before anything was read.
         let refused = chargily.deliveries.filter { ["wrong", "none"].contains($0["signature"] as? String) }
         #expect(refused.allSatisfy { [401, 403, nil].contains($0["status"] as? Int) }, "\(refused)")

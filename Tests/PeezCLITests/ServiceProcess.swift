@@ -1,5 +1,6 @@
 import Foundation
 import TestSupport
+import Testing
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -112,6 +113,16 @@ final class ServiceProcess: @unchecked Sendable {
     ) async throws -> (status: Int, body: Body?) {
         let reply = try await request(method, path, secret: secret, json: json, headers: headers)
         return (reply.status, try? JSONDecoder().decode(type, from: reply.data))
+    }
+
+    /// The console session cookie (`peez_console=…`) for a sign-in link made with `adminSecret`.
+    func consoleCookie(adminSecret: String) async throws -> String {
+        let link = try await request("POST", "/v1/console/links", secret: adminSecret, json: [:])
+        let url = try #require(link.body["link"] as? String, "\(link.status) \(link.body)")
+        let code = try #require(url.components(separatedBy: "#signin=").last)
+        let session = try await request("POST", "/console/api/session", json: ["code": code])
+        let setCookie = try #require(session.headers["Set-Cookie"] as? String, "\(session.status) \(session.body)")
+        return String(try #require(setCookie.split(separator: ";").first))
     }
 
     deinit {

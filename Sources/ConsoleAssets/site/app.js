@@ -14,12 +14,13 @@ import subscriptions from "./panel-subscriptions.js";
 import anomalies from "./panel-anomalies.js";
 import reminders from "./panel-reminders.js";
 import wallet from "./panel-wallet.js";
+import payments from "./panel-payments.js";
 import counters from "./panel-counters.js";
 import members, { wireMembers } from "./panel-members.js";
 import audit from "./panel-audit.js";
 import checks from "./panel-checks.js";
 
-const PANELS = [checks, sales, renewals, subscriptions, anomalies, reminders, wallet, counters, members, audit];
+const PANELS = [checks, sales, renewals, subscriptions, anomalies, reminders, wallet, payments, counters, members, audit];
 const $ = (id) => document.getElementById(id);
 
 let range = lastDays(30);
