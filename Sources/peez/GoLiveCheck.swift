@@ -2,6 +2,7 @@ import CardCrypto
 import CardServer
 import CardServices
 import CardToken
+import Chargily
 import Foundation
 import Membership
 import MembershipSQL
@@ -30,7 +31,7 @@ struct GoLiveCheck: Sendable {
         case .success(let settings):
             settingsFindings =
                 [GoLiveFinding("settings", .ok, "peez serve starts with them (\(ConfigurationFile.path ?? "no configuration file"))")]
-                + Self.keyFindings(settings) + Self.addressFindings(settings)
+                + Self.keyFindings(settings) + Self.addressFindings(settings) + Self.paymentFindings(settings)
             parts = settings.parts
             storeName = settings.storeName
             reminderSink = settings.remindSink ?? settings.reminders?.sink
@@ -146,6 +147,50 @@ struct GoLiveCheck: Sendable {
             }
         } catch {
             found.append(GoLiveFinding("database", .fail, "answers, but cannot be read: \(error)", fix: "check the database's log"))
+        }
+        return found
+    }
+
+    /// Online payments: off, unusable, in Chargily's test mode (no real money), or live, and where Chargily's
+    /// webhooks go.
+    private static func paymentFindings(_ settings: ServeConfiguration) -> [GoLiveFinding] {
+        if let state = settings.parts.parts[.payments], state.status == .unavailable {
+            return [
+                GoLiveFinding(
+                    "online payments",
+                    .fail,
+                    "unavailable: \(state.reason ?? "")",
+                    fix: "correct the PEEZ_CHARGILY_… setting named (README: Going live with Chargily)"
+                )
+            ]
+        }
+        guard let chargily = settings.chargily?.configuration else {
+            return [GoLiveFinding("online payments", .ok, "not configured: members pay at the shops only")]
+        }
+        var found: [GoLiveFinding] = []
+        if chargily.mode == .test && !settings.development {
+            found.append(
+                GoLiveFinding(
+                    "online payments",
+                    .warn,
+                    "Chargily's test mode: checkouts take no real money, and a paid test checkout sells real months",
+                    fix: "once tested, put the live key in the file and set PEEZ_CHARGILY_MODE=live (README: Going live with Chargily)"
+                )
+            )
+        } else {
+            found.append(GoLiveFinding("online payments", .ok, "Chargily in \(chargily.mode.rawValue) mode at \(chargily.apiURL)"))
+        }
+        if let webhook = chargily.webhookURL {
+            found.append(GoLiveFinding("Chargily webhook", .ok, "checkouts name \(webhook)"))
+        } else {
+            found.append(
+                GoLiveFinding(
+                    "Chargily webhook",
+                    .warn,
+                    "no webhook URL: a paid checkout is sold only when the service reads it back (PEEZ_PAYMENT_CHECK_AFTER), unless Chargily's dashboard names one",
+                    fix: "set PEEZ_PUBLIC_URL (or PEEZ_CHARGILY_WEBHOOK_URL) to the https address Chargily reaches"
+                )
+            )
         }
         return found
     }

@@ -79,6 +79,32 @@ struct GoLiveCheckTests {
         #expect(report.level == .fail && report.findings.contains { $0.check == "public URL" && $0.level == .fail && $0.fix != nil })
     }
 
+    @Test func onlinePaymentsInTestModeWarnAndAnInsecureKeyFails() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let key = folder.file("chargily.key")
+        try "test_sk_0123456789".write(toFile: key, atomically: true, encoding: .utf8)
+        chmod(key, 0o600)
+        let chargily = ["PEEZ_CHARGILY_SECRET_KEY=\(key)", "PEEZ_CHARGILY_SUCCESS_URL=https://peez.example/paid"]
+        let (file, _) = try await Self.production(folder, extra: chargily)
+        let test = try await PeezCommand.run(["check", "--config", file])
+        #expect(test.status == 0, "a warning is no failure: \(test.standardOutput)")
+        #expect(test.standardOutput.contains("warn  online payments: Chargily's test mode"), "\(test.standardOutput)")
+        #expect(test.standardOutput.contains("ok    Chargily webhook: checkouts name https://cards.peez.example/v1/payments/chargily/webhook"))
+        // A key the group may read leaves payments out, with the fix.
+        chmod(key, 0o640)
+        let readable = try await PeezCommand.run(["check", "--config", file])
+        #expect(readable.status == 1)
+        #expect(readable.standardOutput.contains("fail  online payments: unavailable: the Chargily secret key"), "\(readable.standardOutput)")
+        #expect(readable.standardOutput.contains("chmod 600"))
+        // A live key in test mode is refused, naming the setting.
+        try "live_sk_0123456789".write(toFile: key, atomically: true, encoding: .utf8)
+        chmod(key, 0o600)
+        let other = try await PeezCommand.run(["check", "--config", file])
+        #expect(other.standardOutput.contains("PEEZ_CHARGILY_SECRET_KEY: a live key (live_sk_…) for test mode"), "\(other.standardOutput)")
+        #expect(!other.standardOutput.contains("0123456789") && !other.standardError.contains("0123456789"), "the key is never shown")
+    }
+
     @Test func aSettingThatStopsTheServiceIsOneFailAndAnUnreachableDatabaseAnother() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
