@@ -334,6 +334,7 @@ let package = Package(
             dependencies: [
                 "PeezBasics", "Membership", "MembershipSQL", "MembershipSQLite", "MembershipPostgres", "LedgerSeeding", "CardServices", "CardCrypto",
                 "CardWire", "PeezAPI", "Console", "ConsoleAssets", "ConsoleCharts", "Chargily",
+                .product(name: "NIOCore", package: "swift-nio"),
                 "CardToken", "TestSupport",
             ],
             swiftSettings: strictSettings

@@ -4,6 +4,7 @@ import Chargily
 import Foundation
 import Membership
 import MembershipSQL
+import NIOCore
 import PeezAPI
 import TestSupport
 import Testing
@@ -23,7 +24,12 @@ struct PaymentStoreTests {
         let standIn: ChargilyStandIn
         let member: Member
 
-        static func with(_ kind: StoreKind, instances: Int = 1, _ body: (Desk) async throws -> Void) async throws {
+        static func with(
+            _ kind: StoreKind,
+            instances: Int = 1,
+            timeout: TimeAmount = .seconds(15),
+            _ body: (Desk) async throws -> Void
+        ) async throws {
             let folder = try TemporaryFolder()
             defer { folder.remove() }
             let standIn = try ChargilyStandIn(folder: folder)
@@ -35,7 +41,8 @@ struct PaymentStoreTests {
                     apiURL: standIn.apiURL,
                     secretKey: standIn.secretKey,
                     successURL: "https://peez.dz/paid"
-                )
+                ),
+                timeout: timeout
             )
             do {
                 try await kind.withInstances(instances) { stores in
@@ -199,6 +206,32 @@ struct PaymentStoreTests {
             #expect(try await desk.stores[0].payment(id: payment.id)?.status == .mismatched)
             let attention = try await desk.stores[0].paymentEvents(needingAttention: true, checkoutID: nil, limit: 10)
             #expect(Set(attention.map(\.outcome)) == [.mismatch, .unknownCheckout])
+        }
+    }
+
+    @Test func aGatewayThatFailsRefusesOrIsTooSlowKeepsNothingAndTheSameKeyThenWorks() async throws {
+        try await Desk.with(.sqlite, timeout: .milliseconds(500)) { desk in
+            let key = "app-retry-1"
+            func failure(_ kind: CheckoutGatewayError.Kind) async throws {
+                do {
+                    _ = try await desk.checkout(key: key)
+                    Issue.record("a checkout was answered while the gateway was \(kind.rawValue)")
+                } catch let error as CheckoutGatewayError {
+                    #expect(error.kind == kind, "\(error)")
+                    #expect(!error.reason.contains(desk.standIn.secretKey), "the secret key is never in an error")
+                }
+                #expect(try await desk.stores[0].payments(status: nil, limit: 10).isEmpty, "nothing is kept")
+            }
+            try await desk.standIn.plan(["api_fail_next": 1, "api_fail_status": 503])
+            try await failure(.unavailable)
+            try await desk.standIn.plan(["api_fail_next": 1, "api_fail_status": 422])
+            try await failure(.refused)
+            try await desk.standIn.plan(["api_delay_ms": 1_500])
+            try await failure(.unavailable)
+            try await desk.standIn.plan(["api_delay_ms": 0])
+            let payment = try await desk.checkout(key: key)
+            #expect(payment.status == .pending && payment.checkoutID != nil)
+            #expect(try await desk.stores[0].payments(status: nil, limit: 10).count == 1)
         }
     }
 }

@@ -104,7 +104,7 @@ struct OnlinePaymentServeTests {
         let outcomes = ["paid", "paid", "paid", "paid", "failed", "canceled", "open"]
         var checkouts: [String: String] = [:]  // checkout id → payment id
         var killed: Int?
-        let total = 120
+        let total = 200
         for index in 0..<total {
             if index == total / 3 {
                 instances[0].killHard()
