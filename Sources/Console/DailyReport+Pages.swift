@@ -114,6 +114,21 @@ extension DailyReport {
             )
         }
 
+        layout.section(t("payments.heading"))
+        layout.paragraph(
+            t("report.payments", ["paid": number(payments.paid), "dzd": number(payments.paid_dzd), "unsettled": number(payments.unsettled)])
+                + " (\(now))",
+            size: 10
+        )
+        if !payments.by_status.isEmpty {
+            layout.table(
+                title: t("payments.heading"),
+                header: [t("payments.status"), t("payments.count"), t("payments.dzd")],
+                columns: [0.5, 0.25, 0.25],
+                rows: payments.by_status.map { [t("payment.\($0.status)"), number($0.count), number($0.dzd)] }
+            )
+        }
+
         layout.section(t("panel.counters"))
         if counters.devices.isEmpty {
             layout.paragraph(t("counters.none"), size: 10)

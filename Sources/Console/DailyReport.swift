@@ -4,8 +4,8 @@ import Membership
 import PeezBasics
 
 /// One day's report: the console's panels for that Algiers day, as CSV sections or as printable pages. Every
-/// section is bounded to the day: its sales, renewals, cards seen at two shops, reminders and Wallet pushes, its
-/// audit trail; the renewals ahead are counted from the day; each counter as it stood at the day's end (a sync
+/// section is bounded to the day: its sales, renewals, cards seen at two shops, reminders and Wallet pushes, online
+/// payments, its audit trail; the renewals ahead are counted from the day; each counter as it stood at the day's end (a sync
 /// since is said, not shown as the day's). What only exists now (the outboxes, the Wallet passes held) is
 /// labelled with the time the report was made.
 public struct DailyReport: Sendable {
@@ -21,6 +21,8 @@ public struct DailyReport: Sendable {
     public let anomalies: [AnomaliesPanelBody.Card]
     public let reminders: RemindersPanelBody
     public let wallet: WalletPanelBody
+    /// The day's online payments by status, and what the service is still reading back from Chargily.
+    public let payments: PaymentsPanelBody
     /// The counter devices as they stood at the day's end.
     public let counters: CountersPanelBody
     public let audit: [ConsoleAuditBody.Entry]
@@ -41,6 +43,7 @@ public struct DailyReport: Sendable {
             anomalies: try await console.anomalies(range).cards,
             reminders: try await console.reminders(range, language),
             wallet: try await console.wallet(range, language),
+            payments: try await console.payments(range, language),
             counters: try await console.counters(range),
             audit: try await console.audit(range, limit: auditLimit).entries
         )
@@ -103,6 +106,8 @@ public struct DailyReport: Sendable {
             ["day", "platform", "outcome", "count"],
             wallet.pushes.map { [date, $0.platform ?? "", $0.outcome, "\($0.count)"] }
         )
+        section("payments", ["day", "status", "count", "dzd"], payments.by_status.map { [date, $0.status, "\($0.count)", "\($0.dzd)"] })
+        section("payments_unsettled", ["as_of", "unsettled"], [[now, "\(payments.unsettled)"]])
         section(
             "counters",
             ["as_of", "shop", "device", "credential_id", "last_sync_at", "trust_age_seconds", "synced_since", "state"],

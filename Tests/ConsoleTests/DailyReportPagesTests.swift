@@ -140,6 +140,16 @@ struct DailyReportPagesTests {
                 pushes: [],
                 chart: chart
             ),
+            payments: PaymentsPanelBody(
+                from: "2026-11-18",
+                to: "2026-11-18",
+                by_status: [.init(status: "paid", count: 1_234, dzd: 555_300), .init(status: "failed", count: 56, dzd: 16_800)],
+                paid: 1_234,
+                paid_dzd: 555_300,
+                unsettled: 12,
+                attention: [],
+                chart: chart
+            ),
             counters: CountersPanelBody(now: 1_795_000_000, live: false, devices: (0..<45).map(device)),
             audit: (0..<40).map { index -> ConsoleAuditBody.Entry in
                 ConsoleAuditBody.Entry(
