@@ -1,6 +1,7 @@
 import ConsoleAssets
 import ConsoleCharts
 import Foundation
+import Membership
 import Testing
 
 @testable import Console
@@ -22,7 +23,7 @@ struct ConsoleTextsTests {
         let drawn =
             [
                 "chart.sales", "chart.renewals", "chart.reminders", "chart.wallet", "chart.timeline", "chart.empty", "chart.others", "chart.in_app",
-                "chart.ending", "chart.revenue", "chart.revenue_dzd",
+                "chart.ending", "chart.revenue", "chart.revenue_dzd", "chart.payments",
             ]
             + ["timeline.periods", "timeline.today"] + CoverageTimeline.Lane.allCases.map { "timeline.\($0)" }
             + ["joined", "sale", "cancellation", "cards_revoked", "device_key", "apple_pass", "google_pass", "scan"].map { "event.\($0)" }
@@ -30,8 +31,10 @@ struct ConsoleTextsTests {
             + ["delivered", "failed", "exhausted", "superseded", "retried"].map { "outcome.\($0)" }
             + ["channel.push", "channel.wallet", "platform.apple", "platform.google"]
             + ["sales", "renewals", "subscriptions", "anomalies", "reminders", "wallet", "counters"].map { "panel.\($0)" }
-            + ["title", "sales", "renewals", "anomalies", "anomaly_line", "outbox", "wallet", "counter_line"].map { "report.\($0)" }
-        #expect(Set(drawn).subtracting(english).isEmpty, "missing: \(Set(drawn).subtracting(english).sorted())")
+            + ["title", "sales", "renewals", "anomalies", "anomaly_line", "outbox", "wallet", "counter_line", "payments"].map { "report.\($0)" }
+        let payments: [String] =
+            PaymentStatus.allCases.map { "payment.\($0.rawValue)" } + ["heading", "status", "count", "dzd"].map { "payments.\($0)" }
+        #expect(Set(drawn + payments).subtracting(english).isEmpty, "missing: \(Set(drawn + payments).subtracting(english).sorted())")
     }
 
     @Test func theFilesBuiltInAreTheFoldersFiles() throws {
