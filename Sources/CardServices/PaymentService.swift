@@ -97,7 +97,8 @@ public struct PaymentService: Sendable {
                 )
             )
         } catch {
-            // No page was handed out: nobody can pay a checkout the gateway may have made; the key is free again.
+            // No page was handed out: nobody can pay a checkout the gateway may have made; the key is free again. (A
+            // discard that fails leaves the payment creating: the same key takes it over after `creationTakeOverAfter`.)
             try? await store.discardCreation(of: payment.id)
             throw error
         }

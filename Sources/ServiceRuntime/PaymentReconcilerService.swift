@@ -31,25 +31,19 @@ public struct PaymentReconcilerService: Service {
     }
 
     public func run() async throws {
-        await cancelWhenGracefulShutdown {
-            var failing = false
-            while !Task.isCancelled {
-                try? await Task.sleep(for: interval)
-                guard ready.isSet, !Task.isCancelled else { continue }
-                do {
-                    let summary = try await payments.reconcileDue()
-                    if summary.checked > 0 {
-                        let outcomes = summary.outcomes.map { "\($0.value) \($0.key.rawValue)" }.sorted().joined(separator: ", ")
-                        logger.info("payments read back from the gateway: \(summary.checked) (\(outcomes))")
-                    }
-                    for error in summary.errors { logger.warning("a payment could not be read back, tried again later: \(error)") }
-                    if failing { logger.info("payments are read back again") }
-                    failing = false
-                } catch {
-                    if !failing && !Task.isCancelled { logger.warning("payments could not be read back; tried again shortly: \(error)") }
-                    failing = true
-                }
+        await runEvery(
+            interval,
+            once: ready,
+            logger: logger,
+            failed: { "payments could not be read back; tried again shortly: \($0)" },
+            recovered: "payments are read back again"
+        ) {
+            let summary = try await payments.reconcileDue()
+            if summary.checked > 0 {
+                let outcomes = summary.outcomes.map { "\($0.value) \($0.key.rawValue)" }.sorted().joined(separator: ", ")
+                logger.info("payments read back from the gateway: \(summary.checked) (\(outcomes))")
             }
+            for error in summary.errors { logger.warning("a payment could not be read back, tried again later: \(error)") }
         }
         await onStop()
     }

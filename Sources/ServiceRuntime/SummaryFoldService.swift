@@ -28,23 +28,15 @@ public struct SummaryFoldService: Service {
     static let batchesPerInterval = 20
 
     public func run() async throws {
-        await cancelWhenGracefulShutdown {
-            var failing = false
-            while !Task.isCancelled {
-                try? await Task.sleep(for: interval)
-                guard ready.isSet, !Task.isCancelled else { continue }
-                do {
-                    var batches = 0
-                    while batches < Self.batchesPerInterval, try await fold() > 0 { batches += 1 }
-                    if failing { logger.info("the console's summaries are folded again") }
-                    failing = false
-                } catch {
-                    if !failing && !Task.isCancelled {
-                        logger.warning("the console's summaries could not be folded; figures stay exact, tried again shortly: \(error)")
-                    }
-                    failing = true
-                }
-            }
+        await runEvery(
+            interval,
+            once: ready,
+            logger: logger,
+            failed: { "the console's summaries could not be folded; figures stay exact, tried again shortly: \($0)" },
+            recovered: "the console's summaries are folded again"
+        ) {
+            var batches = 0
+            while batches < Self.batchesPerInterval, try await fold() > 0 { batches += 1 }
         }
     }
 }
