@@ -36,15 +36,16 @@ public struct PaymentReconcilerService: Service {
             once: ready,
             logger: logger,
             failed: { "payments could not be read back; tried again shortly: \($0)" },
-            recovered: "payments are read back again"
-        ) {
-            let summary = try await payments.reconcileDue()
-            if summary.checked > 0 {
-                let outcomes = summary.outcomes.map { "\($0.value) \($0.key.rawValue)" }.sorted().joined(separator: ", ")
-                logger.info("payments read back from the gateway: \(summary.checked) (\(outcomes))")
+            recovered: "payments are read back again",
+            work: {
+                let summary = try await payments.reconcileDue()
+                if summary.checked > 0 {
+                    let outcomes = summary.outcomes.map { "\($0.value) \($0.key.rawValue)" }.sorted().joined(separator: ", ")
+                    logger.info("payments read back from the gateway: \(summary.checked) (\(outcomes))")
+                }
+                for error in summary.errors { logger.warning("a payment could not be read back, tried again later: \(error)") }
             }
-            for error in summary.errors { logger.warning("a payment could not be read back, tried again later: \(error)") }
-        }
+        )
         await onStop()
     }
 }

@@ -10,7 +10,7 @@ func runEvery(
     logger: Logger,
     failed: @escaping @Sendable (any Error) -> Logger.Message,
     recovered: Logger.Message,
-    _ work: @escaping @Sendable () async throws -> Void
+    work: @escaping @Sendable () async throws -> Void
 ) async {
     await cancelWhenGracefulShutdown {
         var failing = false

@@ -33,10 +33,11 @@ public struct SummaryFoldService: Service {
             once: ready,
             logger: logger,
             failed: { "the console's summaries could not be folded; figures stay exact, tried again shortly: \($0)" },
-            recovered: "the console's summaries are folded again"
-        ) {
-            var batches = 0
-            while batches < Self.batchesPerInterval, try await fold() > 0 { batches += 1 }
-        }
+            recovered: "the console's summaries are folded again",
+            work: {
+                var batches = 0
+                while batches < Self.batchesPerInterval, try await fold() > 0 { batches += 1 }
+            }
+        )
     }
 }
