@@ -75,7 +75,15 @@ public struct ActivationService: Sendable {
             return try await LedgerRetry.run { attempt in
                 if attempt > 1 { head = try await ledger.ledgerHead(of: member) }
                 guard let current = head else { throw MembershipError(.notFound, "No member has \(member).") }
-                let sale = try record(body, vendorID: request.vendorID, after: current, key: key, now: now)
+                let sale = try cards.sale(
+                    months: body.months,
+                    amountDZD: body.amount_dzd,
+                    source: .vendor,
+                    vendorID: request.vendorID,
+                    after: current,
+                    key: key,
+                    now: now
+                )
                 try await ledger.commitSale(sale, expectedVersion: current.version)
                 CardMetrics.cardIssued()
                 CardMetrics.activated()
@@ -86,36 +94,6 @@ public struct ActivationService: Sendable {
             try? await ledger.releaseIdempotencyKey(key)
             throw error
         }
-    }
-
-    /// The sale worked out on `head`: the period placed after the coverage, the card signed for it, the answer.
-    private func record(_ body: ActivationRequest, vendorID: UUID, after head: LedgerHead, key: IdempotencyKey, now: Int64) throws -> SaleRecord {
-        let period = CoverageSchedule.placed(
-            SubscriptionPeriod(
-                id: UUID(),
-                memberUUID: head.member.uuid,
-                months: body.months,
-                amountDZD: body.amount_dzd,
-                source: .vendor,
-                vendorID: vendorID,
-                purchasedAt: now,
-                startsAt: now,
-                endsAt: now
-            ),
-            after: head.coverageEnd
-        )
-        let card = try cards.sign(from: head, coverageEnd: period.endsAt, now: now)
-        let answer = ActivationBody(member: head.member, period: period, card: card, now: now)
-        return SaleRecord(
-            period: period,
-            periodSeq: head.lastPeriodSeq + 1,
-            card: card,
-            key: key,
-            response: StoredResponse(try APIJSON.encode(answer)),
-            recordedAt: now,
-            renewsEnd: head.coverageEnd,
-            cohortAsRead: head.cohortMonth
-        )
     }
 
     /// The member the sale is for: the one the scanned card names, or the membership id typed in.

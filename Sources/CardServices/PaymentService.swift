@@ -159,7 +159,16 @@ public struct PaymentService: Sendable {
                 throw MembershipError(.notFound, "The member of payment \(payment.id.lowercasedText) is gone.")
             }
             let now = cards.now()
-            let sale = try record(payment, after: head, now: now)
+            // The shop's sale use case, its channel online (no shop), its key the payment's.
+            let sale = try cards.sale(
+                months: payment.months,
+                amountDZD: payment.amountDZD,
+                source: .inApp,
+                vendorID: nil,
+                after: head,
+                key: IdempotencyKey(scope: "payment", key: payment.id.lowercasedText, requestHash: payment.requestHash),
+                now: now
+            )
             var event = event
             event.outcome = .sold
             event.detail = "period \(sale.period.id.lowercasedText)"
@@ -183,36 +192,6 @@ public struct PaymentService: Sendable {
             }
             return sold
         }
-    }
-
-    /// The sale of a paid checkout worked out on `head`, as a shop's is: the period placed after the coverage,
-    /// the card signed for it, the answer a sale gives; its channel online, its key the payment's.
-    private func record(_ payment: Payment, after head: LedgerHead, now: Int64) throws -> SaleRecord {
-        let period = CoverageSchedule.placed(
-            SubscriptionPeriod(
-                id: UUID(),
-                memberUUID: head.member.uuid,
-                months: payment.months,
-                amountDZD: payment.amountDZD,
-                source: .inApp,
-                vendorID: nil,
-                purchasedAt: now,
-                startsAt: now,
-                endsAt: now
-            ),
-            after: head.coverageEnd
-        )
-        let card = try cards.sign(from: head, coverageEnd: period.endsAt, now: now)
-        return SaleRecord(
-            period: period,
-            periodSeq: head.lastPeriodSeq + 1,
-            card: card,
-            key: IdempotencyKey(scope: "payment", key: payment.id.lowercasedText, requestHash: payment.requestHash),
-            response: StoredResponse(try APIJSON.encode(ActivationBody(member: head.member, period: period, card: card, now: now))),
-            recordedAt: now,
-            renewsEnd: head.coverageEnd,
-            cohortAsRead: head.cohortMonth
-        )
     }
 
     /// What one reconciliation pass did.
