@@ -5,8 +5,9 @@ SHELL := /bin/bash
 # Debian packages the build, the tests and the tools need; `make deps` installs whichever are missing.
 DEB_PACKAGES := pkg-config jq tmux openssl libssl-dev libqrencode-dev librsvg2-dev libpng-dev zlib1g-dev libjpeg-dev libzbar-dev libsqlite3-dev zbar-tools tzdata postgresql postgresql-client wrk curl python3-venv dpkg-dev debootstrap systemd systemd-container
 # The web counter's browser tests, the check that the committed WebAssembly QR decoder is what Debian's source makes,
-# and the reverse proxy the service is tested behind (nginx).
-TEST_DEB_PACKAGES := chromium chromium-driver python3-selenium python3-pil emscripten poppler-utils nginx
+# the reverse proxy the service is tested behind (nginx), and the clock the soak steps under each instance (libfaketime).
+SOAK_DEB_PACKAGES := libfaketime
+TEST_DEB_PACKAGES := chromium chromium-driver python3-selenium python3-pil emscripten poppler-utils nginx $(SOAK_DEB_PACKAGES)
 SWIFT_BUILD_FLAGS ?=
 SWIFT_SOURCES := Sources Tests Benchmarks Fuzz Package.swift
 FUZZ_RUNS ?= 3000000
@@ -144,6 +145,7 @@ bench-http: deps ## Load-test the HTTP service with wrk on SQLite and PostgreSQL
 	Benchmarks/http/run
 
 soak: deps ## Seeded runs of the service under faults, checked against the ledger's guarantees (STORES=sqlite,postgres SEEDS=1,2,3 MINUTES=1)
+	$(call install_missing,$(SOAK_DEB_PACKAGES))
 	swift build -c release --product peez
 	swift build -c release --product peez-soak
 	.build/release/peez-soak --stores $(STORES) --seeds $(SEEDS) --minutes $(MINUTES) --peez .build/release/peez

@@ -311,7 +311,12 @@ let package = Package(
 
         .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: strictSettings),
         // Seeded runs of the service under faults, checked against the ledger's guarantees (`make soak`).
-        .target(name: "Soak", dependencies: ["TestSupport", "PeezAPI", "PeezBasics"], path: "Tests/Soak", swiftSettings: strictSettings),
+        .target(
+            name: "Soak",
+            dependencies: ["TestSupport", "PeezAPI", "PeezBasics", "CardCrypto"],
+            path: "Tests/Soak",
+            swiftSettings: strictSettings
+        ),
         .executableTarget(name: "peez-soak", dependencies: ["Soak"], path: "Tests/SoakMain", swiftSettings: strictSettings),
         .testTarget(name: "CardTokenTests", dependencies: ["CardToken", "CardCrypto", "PeezBasics"], swiftSettings: strictSettings),
         .testTarget(name: "CardCryptoTests", dependencies: ["CardCrypto", "CardToken", "PeezBasics", "TestSupport"], swiftSettings: strictSettings),

@@ -3,8 +3,9 @@ import PeezBasics
 import TestSupport
 
 /// The faults of a run, drawn from its seed, every one to three seconds while the clients keep sending: an
-/// instance killed with SIGKILL and started again a moment later; on PostgreSQL also the database crashed
-/// (every process quits at once) or stopped as an administrator stops it, and started again.
+/// instance killed with SIGKILL and started again a moment later; an instance's wall clock stepped up to 20 s
+/// either way from the machine's (or back to it); on PostgreSQL also the database crashed (every process quits
+/// at once) or stopped as an administrator stops it, and started again.
 struct Faults: Sendable {
     let seed: UInt64
     let deployment: Deployment
@@ -19,14 +20,20 @@ struct Faults: Sendable {
             try await Task.sleep(for: .milliseconds(Int.random(in: 1_000...3_000, using: &random)))
             guard ContinuousClock.now < deadline else { return injected }
             let pause = Duration.milliseconds(Int.random(in: 50...800, using: &random))
-            let pick = Int.random(in: 0..<(instances.count + (deployment.postgres == nil ? 0 : 2)), using: &random)
-            if pick < instances.count {
+            let pick = Int.random(in: 0..<(instances.count + 1 + (deployment.postgres == nil ? 0 : 2)), using: &random)
+            if pick == instances.count {
+                let instance = instances[Int.random(in: 0..<instances.count, using: &random)]
+                let offset = Int.random(in: 0..<3, using: &random) == 0 ? 0 : Int.random(in: -20...20, using: &random)
+                try await fault("clock of \(instance.name) stepped to \(offset) s", count: "clock step", value: String(offset), into: &injected) {
+                    instance.stepClock(by: offset)
+                }
+            } else if pick < instances.count {
                 let instance = instances[pick]
                 try await fault("kill -9 \(instance.name)", count: "kill -9", into: &injected) { await instance.kill() }
                 try await Task.sleep(for: pause)
                 try await fault("restart \(instance.name)", into: &injected) { try await instance.start() }
             } else if let postgres = deployment.postgres {
-                let crash = pick == instances.count
+                let crash = pick == instances.count + 1
                 try await fault(
                     crash ? "PostgreSQL crashed" : "PostgreSQL stopped",
                     count: crash ? "database crash" : "database stop",
@@ -40,11 +47,19 @@ struct Faults: Sendable {
         }
     }
 
-    private func fault(_ detail: String, count: String? = nil, into injected: inout [String: Int], _ body: () async throws -> Void) async throws {
+    private func fault(
+        _ detail: String,
+        count: String? = nil,
+        value: String? = nil,
+        into injected: inout [String: Int],
+        _ body: () async throws -> Void
+    ) async throws {
         let begun = history.now()
         try await body()
         if let count { injected[count, default: 0] += 1 }
-        history.record(HistoryEntry(client: "nemesis", kind: .fault, invoked: begun, completed: history.now(), outcome: .ok, detail: detail))
+        var entry = HistoryEntry(client: "nemesis", kind: .fault, invoked: begun, completed: history.now(), outcome: .ok, detail: detail)
+        entry.value = value
+        history.record(entry)
     }
 
     /// `pg_ctl` waits; it runs on a thread of its own, off the clients' threads.

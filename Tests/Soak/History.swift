@@ -11,6 +11,16 @@ public enum Outcome: String, Codable, Sendable {
 public struct HistoryEntry: Codable, Sendable {
     public enum Kind: String, Codable, Sendable {
         case sale, cancellation, cardFetch, fault
+        /// A member's name changed, or their cards bound to a phone key or to none (`value`: the name, the key or
+        /// "none").
+        case rename, deviceKey
+        /// A shop device's credential revoked by the team, or rotated (`expiresAt`: when the old secret stops).
+        case credentialRevoke, credentialRotate
+        /// An enrolment code redeemed by a counter (`code`; `credential`: the credential it gave).
+        case enrolment
+        /// A member paying online: the checkout asked for (`payment`, `checkout`), then paid, failed or given up
+        /// on the gateway's page (`value`).
+        case checkout
     }
 
     public var index = 0
@@ -38,6 +48,22 @@ public struct HistoryEntry: Codable, Sendable {
     public var issuedAt: String?
     /// A revoking change answered: the cards of the member issued before this moment are revoked.
     public var revokedBefore: String?
+    /// What a change set (a name, a device key or "none"); what a card fetched showed (`value`: its name,
+    /// `deviceKey`: the key it is bound to or "none"); a checkout's end on the gateway's page.
+    public var value: String?
+    public var deviceKey: String?
+    /// The credential a request was sent with, or that a credential change or an enrolment was about.
+    public var credential: String?
+    /// When the attempt that was answered 2xx was sent (seconds since the run began).
+    public var answeredAttemptInvoked: Double?
+    /// A rotation: when the old secret stops being accepted, in seconds since the run began (the answer's
+    /// `expires_at` read against the run's own clock).
+    public var expiresAt: Double?
+    /// An enrolment's code.
+    public var code: String?
+    /// An online payment and its Chargily checkout.
+    public var payment: String?
+    public var checkout: String?
 
     public init(
         client: String,
@@ -70,8 +96,15 @@ public struct HistoryEntry: Codable, Sendable {
 public final class History: Sendable {
     private let operations = Mutex<[HistoryEntry]>([])
     private let start = ContinuousClock.now
+    /// The wall clock when the run began: the service's times are read against it.
+    public let startDate = Date()
 
     public init() {}
+
+    /// A time the service answered (ISO 8601), in seconds since the run began.
+    public func seconds(of text: String) -> Double? {
+        ISO8601DateFormatter().date(from: text).map { $0.timeIntervalSince(startDate) }
+    }
 
     /// Seconds since the run began.
     public func now() -> Double {

@@ -9,6 +9,17 @@ public struct Violation: Sendable {
     public let member: String?
 }
 
+/// The violations found so far, and how many checks were made.
+public struct Findings {
+    public var violations: [Violation] = []
+    public var checks = 0
+
+    mutating func expect(_ condition: Bool, _ invariant: String, _ message: @autoclosure () -> String, member: String?) {
+        checks += 1
+        if !condition { violations.append(Violation(invariant: invariant, message: message(), member: member)) }
+    }
+}
+
 /// Checks a run's history against the ledger it left, from the guarantees' definitions alone (nothing of the
 /// service's code): every sale answered as made is stored exactly once, no sale is stored that no invocation
 /// explains (a sale whose answer was lost, at most once), a sale refused is not stored, an answered cancellation
@@ -20,15 +31,18 @@ public struct LedgerChecker {
     public let ledger: [SubscriptionBody]
     /// What `POST /v1/verify` answered after the run for the cards of ``staleFetches`` (by token id).
     public let verdicts: [String: String]
+    /// What the service and the gateway said once the run was over: payments, the revocation list, the console.
+    public let final: FinalReads
 
     /// How long a change made through one instance may take to reach another's memory (PostgreSQL's NOTIFY: a
     /// millisecond or so; a second on a loaded machine); the instance that made it never serves the old card.
     public static let propagationBound = 1.0
 
-    public init(history: [HistoryEntry], ledger: [SubscriptionBody], verdicts: [String: String] = [:]) {
+    public init(history: [HistoryEntry], ledger: [SubscriptionBody], verdicts: [String: String] = [:], final: FinalReads = FinalReads()) {
         self.history = history
         self.ledger = ledger
         self.verdicts = verdicts
+        self.final = final
     }
 
     /// The card fetches answered with a card from a state older than a revoking change that had been answered
@@ -47,11 +61,9 @@ public struct LedgerChecker {
 
     /// The violations found, how many checks were made, and how many sales whose answer was lost the ledger holds.
     public func check() -> (violations: [Violation], checks: Int, lostAnswersStored: Int) {
-        var violations: [Violation] = []
-        var checks = 0
+        var findings = Findings()
         func expect(_ condition: Bool, _ invariant: String, _ message: @autoclosure () -> String, member: String?) {
-            checks += 1
-            if !condition { violations.append(Violation(invariant: invariant, message: message(), member: member)) }
+            findings.expect(condition, invariant, message(), member: member)
         }
         let stored = Dictionary(ledger.flatMap(\.periods).map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         let storedCount = Dictionary(ledger.flatMap(\.periods).map { ($0.id, 1) }, uniquingKeysWith: +)
@@ -77,7 +89,8 @@ public struct LedgerChecker {
         let answered = Set(sales.compactMap(\.period))
         var unknown = sales.filter { $0.outcome == .unknown }
         let lostAnswers = unknown.count
-        for period in ledger.flatMap(\.periods) where !answered.contains(period.id) {
+        let paidPeriods = Set(final.payments.filter { $0.status == "paid" }.compactMap(\.period_id))
+        for period in ledger.flatMap(\.periods) where !answered.contains(period.id) && !paidPeriods.contains(period.id) {
             let match = unknown.firstIndex { $0.member == period.member_uuid && $0.months == period.months && $0.vendor == period.vendor_id }
             expect(
                 match != nil,
@@ -109,7 +122,7 @@ public struct LedgerChecker {
         }
 
         for subscription in ledger {
-            checkSchedule(of: subscription, expect)
+            checkSchedule(of: subscription, &findings)
         }
 
         // A card answered from a state older than a revoking change answered before the fetch began is invalid
@@ -131,7 +144,7 @@ public struct LedgerChecker {
                     "cancellation \(operation.index) was answered 2xx without the period and the cards it revoked",
                     member: operation.member
                 )
-            case .sale, .fault: break
+            default: break
             }
         }
         for (fetch, change) in staleFetches {
@@ -153,12 +166,19 @@ public struct LedgerChecker {
                 member: fetch.member
             )
         }
-        return (violations, checks, lostAnswers - unknown.count)
+        checkMembersChanges(&findings)
+        checkCredentials(&findings)
+        checkPayments(&findings)
+        checkConsole(&findings)
+        return (findings.violations, findings.checks, lostAnswers - unknown.count)
     }
 
     /// Each live period starts at the later of its purchase and the end of the live one before it and lasts its
     /// months in Algiers; the paid time shown ends where the last live period ends.
-    private func checkSchedule(of subscription: SubscriptionBody, _ expect: (Bool, String, @autoclosure () -> String, String?) -> Void) {
+    private func checkSchedule(of subscription: SubscriptionBody, _ findings: inout Findings) {
+        func expect(_ condition: Bool, _ invariant: String, _ message: @autoclosure () -> String, _ member: String?) {
+            findings.expect(condition, invariant, message(), member: member)
+        }
         let member = subscription.member_uuid
         // The API lists a member's periods newest first.
         let purchaseOrder = subscription.periods.reversed()

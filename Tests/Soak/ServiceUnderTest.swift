@@ -17,12 +17,31 @@ final class Deployment: @unchecked Sendable {
     /// Between the instances and PostgreSQL.
     private(set) var databaseProxy: FaultyProxy?
     private(set) var adminSecret = ""
+    /// Chargily Pay's stand-in, which the instances ask for checkouts and which sends them its webhooks.
+    let chargily: ChargilyStandIn
+    private let chargilyFolder: TemporaryFolder
+    /// libfaketime, through which each instance reads its own clock (see ``ServiceUnderTest/stepClock(by:)``).
+    let fakeTime: String
 
     init(peez: String, folder: String, store: SoakStore) throws {
         self.peez = peez
         self.folder = folder
         self.store = store
         postgres = store == .postgres ? try PostgresServer() : nil
+        chargilyFolder = try TemporaryFolder()
+        chargily = try ChargilyStandIn(folder: chargilyFolder)
+        try Data((chargily.secretKey + "\n").utf8).write(to: URL(fileURLWithPath: folder + "/chargily.key"))
+        chmod(folder + "/chargily.key", 0o600)
+        fakeTime = try Self.libfaketime()
+    }
+
+    /// Debian's libfaketime (package `libfaketime`), the multithreaded build.
+    static func libfaketime() throws -> String {
+        let candidates = ["x86_64", "aarch64"].map { "/usr/lib/\($0)-linux-gnu/faketime/libfaketimeMT.so.1" }
+        guard let found = candidates.first(where: FileManager.default.fileExists(atPath:)) else {
+            throw SoakError("the soak steps each instance's clock through libfaketime: install it (apt-get install faketime)")
+        }
+        return found
     }
 
     /// The options that name the ledger, for the command line.
@@ -52,6 +71,8 @@ final class Deployment: @unchecked Sendable {
     func remove() {
         databaseProxy?.stop()
         postgres?.remove()
+        chargily.stop()
+        chargilyFolder.remove()
     }
 
     @discardableResult
@@ -70,13 +91,24 @@ final class ServiceUnderTest: @unchecked Sendable {
     private var process: ChildProcess?
     private var starts = 0
 
+    /// Where the clients' proxy in front of it listens: Chargily's webhooks come that way too.
+    var publicPort = 0
+
     init(_ deployment: Deployment, name: String) {
         self.deployment = deployment
         self.name = name
         port = TestPorts.unused()
+        stepClock(by: 0)
     }
 
     private var readyFile: String { deployment.folder + "/\(name).ready" }
+    private var clockFile: String { deployment.folder + "/\(name).clock" }
+
+    /// Steps the instance's wall clock to `offset` seconds from the machine's (libfaketime reads the file again
+    /// within a second); its monotonic clock runs on, as after an NTP step.
+    func stepClock(by offset: Int) {
+        try? Data((offset < 0 ? "\(offset)\n" : "+\(offset)\n").utf8).write(to: URL(fileURLWithPath: clockFile))
+    }
     private var logFile: String { deployment.folder + "/\(name)-\(starts).log" }
 
     /// Starts the service and waits until it says its socket listens. A start that fails (its database's
@@ -95,11 +127,26 @@ final class ServiceUnderTest: @unchecked Sendable {
         try? FileManager.default.removeItem(atPath: readyFile)
         starts += 1
         let folder = deployment.folder
+        // Through env(1), which replaces itself with peez (same process): a Swift program started straight under
+        // libfaketime's LD_PRELOAD sees no command-line arguments (libfaketime 0.9.10), one exec'd from a process
+        // already under it does.
         let process = try ChildProcess(
-            deployment.peez,
-            ["serve", "--host", "127.0.0.1", "--port", String(port), "--ready-file", readyFile] + deployment.instanceLedgerArguments + [
-                "--signing-key", folder + "/keys/signing-key.pem", "--published-keys", folder + "/published",
-            ],
+            "/usr/bin/env",
+            [deployment.peez, "serve", "--host", "127.0.0.1", "--port", String(port), "--ready-file", readyFile] + deployment.instanceLedgerArguments
+                + [
+                    "--signing-key", folder + "/keys/signing-key.pem", "--published-keys", folder + "/published",
+                ],
+            environment: ProcessInfo.processInfo.environment.merging(
+                [
+                    "LD_PRELOAD": deployment.fakeTime, "FAKETIME_TIMESTAMP_FILE": clockFile, "FAKETIME_CACHE_DURATION": "1",
+                    "DONT_FAKE_MONOTONIC": "1",
+                    "PEEZ_CHARGILY_SECRET_KEY": folder + "/chargily.key", "PEEZ_CHARGILY_API_URL": deployment.chargily.apiURL,
+                    "PEEZ_CHARGILY_SUCCESS_URL": "https://peez.dz/paid",
+                    "PEEZ_CHARGILY_WEBHOOK_URL": "http://127.0.0.1:\(publicPort)/v1/payments/chargily/webhook",
+                    "PEEZ_PAYMENT_CHECK_AFTER": "1",
+                ],
+                uniquingKeysWith: { $1 }
+            ),
             standardError: .file(logFile)
         )
         self.process = process

@@ -6,6 +6,8 @@ struct Exchange {
     /// The status, when an answer came.
     var status: Int?
     var body: Data
+    /// The answer's header fields, names lowercased.
+    var fields: [String: String] = [:]
     /// What went wrong when no answer came ("timed out", "connection refused").
     var failure: String?
 
@@ -36,7 +38,8 @@ struct SoakClient: Sendable {
     }
 
     func send(_ method: String, _ path: String, secret: String, json: [String: Any]? = nil, headers: [String: String] = [:]) async -> Exchange {
-        var head = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\nAuthorization: Bearer \(secret)\r\n"
+        var head = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n"
+        if !secret.isEmpty { head += "Authorization: Bearer \(secret)\r\n" }
         for (name, value) in headers { head += "\(name): \(value)\r\n" }
         let body = json.flatMap { try? JSONSerialization.data(withJSONObject: $0, options: [.sortedKeys]) } ?? Data()
         if json != nil { head += "Content-Type: application/json\r\n" }
@@ -106,7 +109,7 @@ struct SoakClient: Sendable {
             guard body.count >= length else { return Exchange(body: Data(), failure: "no answer (cut in its body)") }
             body = Array(body.prefix(length))
         }
-        return Exchange(status: status, body: Data(body))
+        return Exchange(status: status, body: Data(body), fields: fields)
     }
 
     /// A chunked body's bytes, or nil if it was cut before its last chunk.
@@ -131,17 +134,30 @@ struct SoakClient: Sendable {
         _ path: String,
         secret: String,
         json: [String: Any]? = nil,
+        headers: [String: String] = [:],
         as type: Body.Type
     ) async throws -> Body {
-        var exchange = await send(method, path, secret: secret, json: json)
+        try await requiredExchange(method, path, secret: secret, json: json, headers: headers, as: type).body
+    }
+
+    /// ``required(_:_:secret:json:headers:as:)`` with the answer's header fields.
+    func requiredExchange<Body: Decodable>(
+        _ method: String,
+        _ path: String,
+        secret: String,
+        json: [String: Any]? = nil,
+        headers: [String: String] = [:],
+        as type: Body.Type
+    ) async throws -> (body: Body, fields: [String: String]) {
+        var exchange = await send(method, path, secret: secret, json: json, headers: headers)
         let begun = ContinuousClock.now
         while exchange.outcome == .unknown, begun.duration(to: .now) < .seconds(60) {
             try await Task.sleep(for: .milliseconds(250))
-            exchange = await send(method, path, secret: secret, json: json)
+            exchange = await send(method, path, secret: secret, json: json, headers: headers)
         }
         guard exchange.outcome == .ok, let body = try? JSONDecoder().decode(type, from: exchange.body) else {
             throw SoakError("\(method) \(path) answered \(exchange.summary): \(String(decoding: exchange.body.prefix(300), as: UTF8.self))")
         }
-        return body
+        return (body, exchange.fields)
     }
 }

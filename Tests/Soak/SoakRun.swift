@@ -1,5 +1,6 @@
 public import Foundation
 import PeezAPI
+import TestSupport
 
 /// One seeded run: the service on a ledger of its own (one instance on an SQLite file, or two instances on a
 /// PostgreSQL server of the run's own), shops selling at their counters with retries, the team cancelling, and
@@ -35,12 +36,15 @@ public struct SoakRun: Sendable {
         defer { deployment.remove() }
         try await deployment.prepare(random: .stream(0xDB, of: seed))
         let instances = (0..<(store == .sqlite ? 1 : 2)).map { ServiceUnderTest(deployment, name: "instance-\($0)") }
-        for instance in instances { try await instance.start() }
         // The clients reach each instance through a faulty proxy; the run itself (set-up, the final reads) directly.
         let proxies = try instances.enumerated().map { index, instance in
             try FaultyProxy(name: "proxy \(instance.name)", target: instance.port, odds: .clients, random: .stream(0x9A0 + UInt64(index), of: seed))
         }
         defer { for proxy in proxies { proxy.stop() } }
+        for (instance, proxy) in zip(instances, proxies) {
+            instance.publicPort = proxy.port
+            try await instance.start()
+        }
         let history = History()
         let clients = proxies.map { SoakClient(port: $0.port) }
         let client = SoakClient(port: instances[0].port)
@@ -51,7 +55,8 @@ public struct SoakRun: Sendable {
             adminSecret: deployment.adminSecret,
             history: history,
             shops: shops,
-            members: members
+            members: members,
+            chargily: SoakClient(port: deployment.chargily.port)
         )
         let deadline = ContinuousClock.now + duration
         let faults = try await withThrowingTaskGroup(of: [String: Int].self) { group in
@@ -71,10 +76,28 @@ public struct SoakRun: Sendable {
                     return [:]
                 }
             }
+            group.addTask {
+                await workload.changeMembers(until: deadline)
+                return [:]
+            }
+            group.addTask {
+                await workload.manageCredentials(until: deadline)
+                return [:]
+            }
+            group.addTask {
+                await workload.sellWithRetiredKeys(until: deadline)
+                return [:]
+            }
+            group.addTask {
+                await workload.payOnline(until: deadline)
+                return [:]
+            }
             group.addTask { try await Faults(seed: seed, deployment: deployment, instances: instances, history: history).inject(until: deadline) }
             return try await group.reduce(into: [:]) { total, counts in total.merge(counts, uniquingKeysWith: +) }
         }
         .merging((proxies + [deployment.databaseProxy].compactMap { $0 }).flatMap(\.injected), uniquingKeysWith: +)
+        await Self.fetchLastCards(workload, instances: instances, history: history, adminSecret: deployment.adminSecret)
+        let final = try await Self.finalReads(workload, client: client, deployment: deployment, history: history)
         // The ledger as the service reads it once the faults are over.
         var ledger: [SubscriptionBody] = []
         for member in workload.members {
@@ -98,7 +121,7 @@ public struct SoakRun: Sendable {
             ).verdict
         }
         for instance in instances { await instance.stop() }
-        let (violations, checks, lostAnswersStored) = LedgerChecker(history: operations, ledger: ledger, verdicts: verdicts).check()
+        let (violations, checks, lostAnswersStored) = LedgerChecker(history: operations, ledger: ledger, verdicts: verdicts, final: final).check()
         return SoakReport(
             seed: seed,
             store: store,
@@ -165,11 +188,28 @@ public struct SoakReport: Sendable {
                 + "\(operation.outcome.rawValue) \(operation.period ?? "") [\(operation.attempts.joined(separator: ", "))]"
         case .cardFetch:
             return
-                "\(time) \(operation.client) card → \(operation.outcome.rawValue) \(operation.tokenID ?? "") issued \(operation.issuedAt ?? "") [\(operation.attempts.joined(separator: ", "))]"
+                "\(time) \(operation.client) card → \(operation.outcome.rawValue) \(operation.tokenID ?? "") issued \(operation.issuedAt ?? "") "
+                + "name \(operation.value ?? "") key \(operation.deviceKey ?? "") from instance \(operation.instance ?? 0) [\(operation.attempts.joined(separator: ", "))]"
         case .cancellation:
             return
                 "\(time) \(operation.client) cancel \(operation.period ?? "") → \(operation.outcome.rawValue), cards issued before "
                 + "\(operation.revokedBefore ?? "?") revoked [\(operation.attempts.joined(separator: ", "))]"
+        case .rename, .deviceKey:
+            return "\(time) \(operation.client) \(operation.kind == .rename ? "rename to" : "phone key") \(operation.value ?? "") → "
+                + "\(operation.outcome.rawValue) on instance \(operation.instance ?? 0) [\(operation.attempts.joined(separator: ", "))]"
+        case .credentialRevoke, .credentialRotate:
+            return
+                "\(time) \(operation.client) \(operation.kind == .credentialRevoke ? "revoke" : "rotate") credential \(operation.credential ?? "") → "
+                + "\(operation.outcome.rawValue) on instance \(operation.instance ?? 0)"
+                + (operation.expiresAt.map { ", old secret until \(String(format: "%.3f", $0))" } ?? "")
+                + " [\(operation.attempts.joined(separator: ", "))]"
+        case .enrolment:
+            return "\(time) \(operation.client) enrol with code …\(operation.code?.suffix(4) ?? "") → \(operation.outcome.rawValue) "
+                + "credential \(operation.credential ?? "none") on instance \(operation.instance ?? 0) [\(operation.attempts.joined(separator: ", "))]"
+        case .checkout:
+            return "\(time) \(operation.client) checkout \(operation.months ?? 0) month(s) key \(operation.idempotencyKey ?? "") → "
+                + "\(operation.outcome.rawValue) payment \(operation.payment ?? "none"), \(operation.value ?? "not finished") (\(operation.detail ?? "")) "
+                + "[\(operation.attempts.joined(separator: ", "))]"
         }
     }
 

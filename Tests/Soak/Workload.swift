@@ -4,11 +4,12 @@ import PeezBasics
 import Synchronization
 
 /// The seeded workload of a run: shops selling months to members at their counters (an idempotency key a sale,
-/// the same key again after a timeout, as the counter's outbox retries) and the team cancelling sales.
+/// the same key again after a timeout, as the counter's outbox retries), the team cancelling sales, changing
+/// members (Workload+Members), revoking and rotating the counters' credentials and enrolling new ones
+/// (Workload+Credentials), and members paying online (Workload+Payments).
 struct Workload: Sendable {
     struct Shop: Sendable {
         let id: String
-        let secret: String
     }
 
     let seed: UInt64
@@ -22,17 +23,32 @@ struct Workload: Sendable {
     let members: [(id: String, uuid: String)]
     /// Periods answered as sold and not yet picked for a cancellation.
     private let sold = SoldPeriods()
+    /// Each shop's counter's credential, and the ones it had before.
+    let keys: ShopKeys
+    /// Chargily's stand-in, where a run pays online.
+    let chargily: SoakClient?
 
     /// How many times a counter sends a sale before it gives up for now (its outbox keeps it).
     static let attempts = 5
 
-    init(seed: UInt64, clients: [SoakClient], adminSecret: String, history: History, shops: [Shop], members: [(id: String, uuid: String)]) {
+    init(
+        seed: UInt64,
+        clients: [SoakClient],
+        adminSecret: String,
+        history: History,
+        shops: [Shop],
+        keys: ShopKeys,
+        members: [(id: String, uuid: String)],
+        chargily: SoakClient?
+    ) {
         self.seed = seed
         self.clients = clients
         self.adminSecret = adminSecret
         self.history = history
         self.shops = shops
+        self.keys = keys
         self.members = members
+        self.chargily = chargily
     }
 
     /// Sets up `shopCount` shops and `memberCount` members through the API (with `client`, straight to an instance);
@@ -44,9 +60,11 @@ struct Workload: Sendable {
         adminSecret: String,
         history: History,
         shops shopCount: Int,
-        members memberCount: Int
+        members memberCount: Int,
+        chargily: SoakClient?
     ) async throws -> Workload {
         var shops: [Shop] = []
+        let keys = ShopKeys()
         for index in 0..<shopCount {
             let created = try await client.required(
                 "POST",
@@ -55,7 +73,23 @@ struct Workload: Sendable {
                 json: ["name": "Shop \(index)", "category": "epicerie", "neighbourhood": "usto"],
                 as: CreatedVendorBody.self
             )
-            shops.append(Shop(id: created.vendor.id, secret: created.api_secret))
+            shops.append(Shop(id: created.vendor.id))
+            // The counter enrols as a shop's phone does: a one-time code the team made, exchanged for its own credential.
+            let code = try await client.required(
+                "POST",
+                "/v1/vendors/\(created.vendor.id)/enrolment-codes",
+                secret: adminSecret,
+                json: [:],
+                as: EnrolmentCodeBody.self
+            )
+            let enrolled = try await client.required(
+                "POST",
+                "/v1/enrolments",
+                secret: "",
+                json: ["code": code.code, "label": "counter of shop \(index)"],
+                as: IssuedCredentialBody.self
+            )
+            keys.enrolled(shop: index, ShopKeys.Key(id: enrolled.credential.id, secret: enrolled.secret))
         }
         var members: [(id: String, uuid: String)] = []
         for index in 0..<memberCount {
@@ -71,8 +105,20 @@ struct Workload: Sendable {
                 as: MemberBody.self
             )
             members.append((member.membership_id, uuid))
+            var created = HistoryEntry(client: "setup", kind: .rename, invoked: 0, completed: history.now(), outcome: .ok, member: uuid)
+            created.value = member.name
+            history.record(created)
         }
-        return Workload(seed: seed, clients: clients, adminSecret: adminSecret, history: history, shops: shops, members: members)
+        return Workload(
+            seed: seed,
+            clients: clients,
+            adminSecret: adminSecret,
+            history: history,
+            shops: shops,
+            keys: keys,
+            members: members,
+            chargily: chargily
+        )
     }
 
     /// A shop's counter selling until `deadline`.
@@ -84,39 +130,77 @@ struct Workload: Sendable {
             count += 1
             let member = members[Int.random(in: 0..<members.count, using: &random)]
             let months = Int.random(in: 1...3, using: &random)
-            var operation = HistoryEntry(
+            let key = keys.current(shop: shop)
+            let operation = await sale(
                 client: "shop-\(shop)",
-                kind: .sale,
-                invoked: history.now(),
-                completed: 0,
-                outcome: .unknown,
-                member: member.uuid,
+                shop: shop,
+                key: key,
+                member: member,
                 months: months,
-                vendor: shops[shop].id,
-                idempotencyKey: "soak-\(seed)-\(shop)-\(count)"
+                idempotencyKey: "soak-\(seed)-\(shop)-\(count)",
+                instance: &instance,
+                attempts: Self.attempts,
+                random: &random
             )
-            for _ in 0..<Self.attempts {
-                let exchange = await clients[instance].send(
-                    "POST",
-                    "/v1/activations",
-                    secret: shops[shop].secret,
-                    json: ["membership_id": member.id, "months": months, "amount_dzd": 300 * months],
-                    headers: ["Idempotency-Key": operation.idempotencyKey ?? ""]
-                )
-                operation.attempts.append(exchange.summary)
-                operation.outcome = exchange.outcome
-                if exchange.outcome == .ok {
-                    operation.period = (try? JSONDecoder().decode(ActivationBody.self, from: exchange.body))?.period.id
-                    if let period = operation.period { sold.list.withLock { $0.append(period) } }
-                }
-                if exchange.outcome != .unknown { break }
-                instance = (instance + 1) % clients.count
-                try? await Task.sleep(for: .milliseconds(Int.random(in: 50...400, using: &random)))
-            }
-            operation.completed = history.now()
             history.record(operation)
+            if operation.attempts.last == "401" {
+                // Cut off: the counter waits for the team to enrol it again.
+                try? await Task.sleep(for: .milliseconds(Int.random(in: 200...600, using: &random)))
+            }
             try? await Task.sleep(for: .milliseconds(Int.random(in: 0...40, using: &random)))
         }
+    }
+
+    /// One sale from a counter: the same key sent again after an answer was lost, up to `attempts` times, to the
+    /// next instance each time.
+    func sale(
+        client: String,
+        shop: Int,
+        key: ShopKeys.Key,
+        member: (id: String, uuid: String),
+        months: Int,
+        idempotencyKey: String,
+        instance: inout Int,
+        attempts: Int,
+        random: inout SplitMix64
+    ) async -> HistoryEntry {
+        var operation = HistoryEntry(
+            client: client,
+            kind: .sale,
+            invoked: history.now(),
+            completed: 0,
+            outcome: .unknown,
+            member: member.uuid,
+            months: months,
+            vendor: shops[shop].id,
+            idempotencyKey: idempotencyKey
+        )
+        operation.credential = key.id
+        for _ in 0..<attempts {
+            let sent = history.now()
+            let exchange = await clients[instance].send(
+                "POST",
+                "/v1/activations",
+                secret: key.secret,
+                json: ["membership_id": member.id, "months": months, "amount_dzd": 300 * months],
+                headers: ["Idempotency-Key": idempotencyKey]
+            )
+            operation.attempts.append(exchange.summary)
+            // A credential refused after an attempt whose answer was lost says nothing of that attempt.
+            let lostBefore = operation.outcome == .unknown && operation.attempts.count > 1
+            operation.outcome = exchange.status == 401 && lostBefore ? .unknown : exchange.outcome
+            if exchange.outcome == .ok {
+                operation.answeredAttemptInvoked = sent
+                operation.instance = instance
+                operation.period = (try? JSONDecoder().decode(ActivationBody.self, from: exchange.body))?.period.id
+                if let period = operation.period { sold.list.withLock { $0.append((period, member.uuid)) } }
+            }
+            if exchange.outcome != .unknown { break }
+            instance = (instance + 1) % clients.count
+            try? await Task.sleep(for: .milliseconds(Int.random(in: 50...400, using: &random)))
+        }
+        operation.completed = history.now()
+        return operation
     }
 
     /// The team cancelling sales answered as made, now and then, until `deadline`.
@@ -125,8 +209,16 @@ struct Workload: Sendable {
         while ContinuousClock.now < deadline {
             try? await Task.sleep(for: .milliseconds(Int.random(in: 200...800, using: &random)))
             let pick = Int.random(in: 0..<1_000_000, using: &random)
-            guard let period = sold.list.withLock({ $0.isEmpty ? nil : $0.remove(at: pick % $0.count) }) else { continue }
-            var operation = HistoryEntry(client: "team", kind: .cancellation, invoked: history.now(), completed: 0, outcome: .unknown, period: period)
+            guard let (period, member) = sold.list.withLock({ $0.isEmpty ? nil : $0.remove(at: pick % $0.count) }) else { continue }
+            var operation = HistoryEntry(
+                client: "team",
+                kind: .cancellation,
+                invoked: history.now(),
+                completed: 0,
+                outcome: .unknown,
+                member: member,
+                period: period
+            )
             for attempt in 0..<3 {
                 let exchange = await clients[attempt % clients.count].send("POST", "/v1/activations/\(period)/cancel", secret: adminSecret)
                 operation.attempts.append(exchange.summary)
@@ -170,6 +262,8 @@ extension Workload {
                 operation.token = card.token
                 operation.tokenID = card.token_id
                 operation.issuedAt = card.issued_at
+                operation.value = card.member.name
+                operation.deviceKey = card.member.device_key ?? "none"
             }
             operation.completed = history.now()
             history.record(operation)
@@ -180,5 +274,28 @@ extension Workload {
 
 /// The periods the counters were told they sold, shared with the team's cancellations.
 final class SoldPeriods: Sendable {
-    let list = Mutex<[String]>([])
+    /// Each period with its member.
+    let list = Mutex<[(period: String, member: String)]>([])
+}
+
+/// Each shop's counter's credential now, and the secrets it held before (revoked, or rotated away), which a
+/// thief's copy of the phone goes on using.
+final class ShopKeys: Sendable {
+    struct Key: Sendable {
+        let id: String
+        let secret: String
+    }
+
+    private let current = Mutex<[Int: Key]>([:])
+    private let retired = Mutex<[(shop: Int, key: Key)]>([])
+
+    func current(shop: Int) -> Key { current.withLock { $0[shop]! } }
+
+    func enrolled(shop: Int, _ key: Key) { current.withLock { $0[shop] = key } }
+
+    /// The shop's key is revoked or rotated away: kept for the thief.
+    func retire(shop: Int, _ key: Key) { retired.withLock { $0.append((shop, key)) } }
+
+    /// A retired key, picked by `pick`, if any.
+    func retiredKey(_ pick: Int) -> (shop: Int, key: Key)? { retired.withLock { $0.isEmpty ? nil : $0[pick % $0.count] } }
 }

@@ -1,0 +1,92 @@
+import Foundation
+import PeezAPI
+import TestSupport
+
+extension SoakRun {
+    /// Every member's card fetched once more from each instance, once every change sent has had time to land:
+    /// the cards the revocation list must leave valid.
+    static func fetchLastCards(_ workload: Workload, instances: [ServiceUnderTest], history: History, adminSecret: String) async {
+        try? await Task.sleep(for: .seconds(6))
+        for (index, instance) in instances.enumerated() {
+            let client = SoakClient(port: instance.port, timeout: 10)
+            for member in workload.members {
+                var operation = HistoryEntry(
+                    client: "last-fetch",
+                    kind: .cardFetch,
+                    invoked: history.now(),
+                    completed: 0,
+                    outcome: .unknown,
+                    member: member.uuid
+                )
+                let exchange = await client.send("GET", "/v1/members/\(member.uuid)/card", secret: adminSecret)
+                operation.attempts = [exchange.summary]
+                operation.outcome = exchange.outcome
+                operation.instance = index
+                if let card = try? JSONDecoder().decode(CardBody.self, from: exchange.body) {
+                    operation.token = card.token
+                    operation.tokenID = card.token_id
+                    operation.issuedAt = card.issued_at
+                    operation.value = card.member.name
+                    operation.deviceKey = card.member.device_key ?? "none"
+                }
+                operation.completed = history.now()
+                history.record(operation)
+            }
+        }
+    }
+
+    /// What the service and Chargily's stand-in say once the faults are over: the payments once each the gateway
+    /// ended has been heard or read back (60 s at most), the revocation list, and the console's sales panel from
+    /// the run's first day to today.
+    static func finalReads(_ workload: Workload, client: SoakClient, deployment: Deployment, history: History) async throws -> FinalReads {
+        let gatewayClient = SoakClient(port: deployment.chargily.port, timeout: 10)
+        let secret = deployment.adminSecret
+        var reads = FinalReads(membershipIDs: Dictionary(workload.members.map { ($0.uuid, $0.id) }, uniquingKeysWith: { first, _ in first }))
+        let begun = ContinuousClock.now
+        while true {
+            reads.gateway = try await gatewayClient.required("GET", "/_control/checkouts", secret: "", as: GatewayCheckouts.self).statuses
+            reads.payments = try await client.required("GET", "/v1/payments?limit=1000", secret: secret, as: PaymentListBody.self).payments
+            let waiting = reads.payments.filter { payment in
+                payment.checkout_id.flatMap { reads.gateway[$0] }.map { ["paid", "failed", "canceled"].contains($0) && $0 != payment.status } ?? false
+            }
+            guard !waiting.isEmpty, begun.duration(to: .now) < .seconds(60) else { break }
+            try await Task.sleep(for: .seconds(1))
+        }
+        reads.revokedBefore = try await client.required("GET", "/v1/revocations", secret: secret, as: RevocationList.self).members
+        let link = try await client.required("POST", "/v1/console/links", secret: secret, as: ConsoleLink.self).link
+        let code = link.components(separatedBy: "#signin=").last ?? ""
+        let session = try await client.requiredExchange("POST", "/console/api/session", secret: "", json: ["code": code], as: ConsoleSession.self)
+        let cookie = String(session.fields["set-cookie"]?.split(separator: ";").first ?? "")
+        let from = LedgerChecker.dayText(history.startDate)
+        let to = LedgerChecker.dayText(Date())
+        reads.sales = try await client.required(
+            "GET",
+            "/console/api/sales?from=\(from)&to=\(to)",
+            secret: "",
+            headers: ["Cookie": cookie],
+            as: FinalReads.SalesPanel.self
+        )
+        return reads
+    }
+
+    private struct GatewayCheckouts: Decodable {
+        struct Checkout: Decodable {
+            let id: String
+            let status: String
+        }
+        let checkouts: [Checkout]
+        var statuses: [String: String] { Dictionary(checkouts.map { ($0.id, $0.status) }, uniquingKeysWith: { first, _ in first }) }
+    }
+
+    private struct RevocationList: Decodable {
+        let members: [String: Int64]
+    }
+
+    private struct ConsoleLink: Decodable {
+        let link: String
+    }
+
+    private struct ConsoleSession: Decodable {
+        let actor: String
+    }
+}
