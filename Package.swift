@@ -313,7 +313,7 @@ let package = Package(
         // Seeded runs of the service under faults, checked against the ledger's guarantees (`make soak`).
         .target(
             name: "Soak",
-            dependencies: ["TestSupport", "PeezAPI", "PeezBasics", "CardCrypto"],
+            dependencies: ["TestSupport", "PeezAPI", "PeezBasics", "CardCrypto", "CardToken"],
             path: "Tests/Soak",
             swiftSettings: strictSettings
         ),

@@ -5,32 +5,12 @@ import TestSupport
 extension SoakRun {
     /// Every member's card fetched once more from each instance, once every change sent has had time to land:
     /// the cards the revocation list must leave valid.
-    static func fetchLastCards(_ workload: Workload, instances: [ServiceUnderTest], history: History, adminSecret: String) async {
+    static func fetchLastCards(_ workload: Workload, instances: [ServiceUnderTest], history: History) async {
         try? await Task.sleep(for: .seconds(6))
         for (index, instance) in instances.enumerated() {
             let client = SoakClient(port: instance.port, timeout: 10)
             for member in workload.members {
-                var operation = HistoryEntry(
-                    client: "last-fetch",
-                    kind: .cardFetch,
-                    invoked: history.now(),
-                    completed: 0,
-                    outcome: .unknown,
-                    member: member.uuid
-                )
-                let exchange = await client.send("GET", "/v1/members/\(member.uuid)/card", secret: adminSecret)
-                operation.attempts = [exchange.summary]
-                operation.outcome = exchange.outcome
-                operation.instance = index
-                if let card = try? JSONDecoder().decode(CardBody.self, from: exchange.body) {
-                    operation.token = card.token
-                    operation.tokenID = card.token_id
-                    operation.issuedAt = card.issued_at
-                    operation.value = card.member.name
-                    operation.deviceKey = card.member.device_key ?? "none"
-                }
-                operation.completed = history.now()
-                history.record(operation)
+                history.record(await workload.fetchCard(of: member, from: index, through: client, by: "last-fetch"))
             }
         }
     }

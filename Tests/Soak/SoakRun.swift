@@ -96,7 +96,7 @@ public struct SoakRun: Sendable {
             return try await group.reduce(into: [:]) { total, counts in total.merge(counts, uniquingKeysWith: +) }
         }
         .merging((proxies + [deployment.databaseProxy].compactMap { $0 }).flatMap(\.injected), uniquingKeysWith: +)
-        await Self.fetchLastCards(workload, instances: instances, history: history, adminSecret: deployment.adminSecret)
+        await Self.fetchLastCards(workload, instances: instances, history: history)
         let final = try await Self.finalReads(workload, client: client, deployment: deployment, history: history)
         // The ledger as the service reads it once the faults are over.
         var ledger: [SubscriptionBody] = []

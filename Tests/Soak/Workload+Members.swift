@@ -37,6 +37,8 @@ extension Workload {
             }
             operation.completed = history.now()
             history.record(operation)
+            // The app shows the card again at once, as it does after a change (from the instance that made it).
+            if operation.outcome == .ok { history.record(await fetchCard(of: member, from: instance, by: "backend")) }
         }
     }
 }

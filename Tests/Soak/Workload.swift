@@ -244,31 +244,39 @@ extension Workload {
         var random = SplitMix64.stream(0xCA4D + UInt64(reader), of: seed)
         while ContinuousClock.now < deadline {
             let member = members[Int.random(in: 0..<members.count, using: &random)]
-            let instance = Int.random(in: 0..<clients.count, using: &random)
-            let client = clients[instance]
-            var operation = HistoryEntry(
-                client: "app-\(reader)",
-                kind: .cardFetch,
-                invoked: history.now(),
-                completed: 0,
-                outcome: .unknown,
-                member: member.uuid
-            )
-            let exchange = await client.send("GET", "/v1/members/\(member.uuid)/card", secret: adminSecret)
-            operation.attempts = [exchange.summary]
-            operation.outcome = exchange.outcome
-            operation.instance = instance
-            if let card = try? JSONDecoder().decode(CardBody.self, from: exchange.body) {
-                operation.token = card.token
-                operation.tokenID = card.token_id
-                operation.issuedAt = card.issued_at
-                operation.value = card.member.name
-                operation.deviceKey = card.member.device_key ?? "none"
-            }
-            operation.completed = history.now()
-            history.record(operation)
+            history.record(await fetchCard(of: member, from: Int.random(in: 0..<clients.count, using: &random), by: "app-\(reader)"))
             try? await Task.sleep(for: .milliseconds(Int.random(in: 5...60, using: &random)))
         }
+    }
+}
+
+extension Workload {
+    /// One card fetch by `client` from `instance` (through `connection`, or the clients' proxy in front of it),
+    /// with what the card showed.
+    func fetchCard(
+        of member: (id: String, uuid: String),
+        from instance: Int,
+        through connection: SoakClient? = nil,
+        by client: String
+    ) async
+        -> HistoryEntry
+    {
+        var operation = HistoryEntry(client: client, kind: .cardFetch, invoked: history.now(), completed: 0, outcome: .unknown, member: member.uuid)
+        let exchange = await (connection ?? clients[instance]).send("GET", "/v1/members/\(member.uuid)/card", secret: adminSecret)
+        operation.attempts = [exchange.summary]
+        operation.outcome = exchange.outcome
+        operation.instance = instance
+        if let card = try? JSONDecoder().decode(CardBody.self, from: exchange.body) {
+            operation.token = card.token
+            operation.tokenID = card.token_id
+            operation.issuedAt = card.issued_at
+            // What the card says, not the member beside it in the answer (read afresh).
+            let reading = CardReading(token: card.token)
+            operation.value = reading?.name
+            operation.deviceKey = reading?.deviceKey
+        }
+        operation.completed = history.now()
+        return operation
     }
 }
 
