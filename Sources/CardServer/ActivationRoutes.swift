@@ -30,7 +30,21 @@ struct ActivationRoutes {
 
     @Sendable func create(_ request: Request, context: ServerRequestContext) async throws -> Response {
         if let refused = context.refusedCredential, refused.credential.role == .vendor {
-            try await keepRefusedSale(request, context: context, refused.credential, refused.refusal)
+            // The sale is refused whatever its body; a body that cannot be read is kept with what the request says.
+            let body = try? await JSONExchange.decode(ActivationRequest.self, request, context: context)
+            let key = request.headers[Self.idempotencyKeyHeader]
+            // A retry of a sale its key made while the credential was still accepted (the network may have
+            // delivered the first copy before the revocation): that sale stands, and the counter is told so with
+            // the first answer. Anything else the credential sends is refused and kept for the operator.
+            if let body, let key, let stood = try await saleThatStands(body, key: key, credential: refused.credential) {
+                return JSONExchange.response(bytes: stood.bytes, status: .created, headers: [Self.replayedHeader: "true"])
+            }
+            try await RefusedSaleService(store: store, cards: cards).keep(
+                body,
+                idempotencyKey: key ?? "",
+                credential: refused.credential,
+                refusal: refused.refusal
+            )
         }
         let credential = try context.require(.vendor)
         let vendorID = try Self.vendorID(of: credential)
@@ -58,21 +72,11 @@ struct ActivationRoutes {
         return keyText
     }
 
-    /// Keeps a sale sent with a vendor credential no longer accepted (``RefusedSaleService``); the sale itself is
-    /// then refused like any request with that credential.
-    func keepRefusedSale(_ request: Request, context: ServerRequestContext, _ credential: APICredential, _ refusal: CredentialRefusal) async throws {
-        // The sale is refused whatever its body; a body that cannot be read is kept with what the request says.
-        let body: ActivationRequest?
-        do {
-            body = try await JSONExchange.decode(ActivationRequest.self, request, context: context)
-        } catch {
-            body = nil
-        }
-        try await RefusedSaleService(store: store, cards: cards).keep(
-            body,
-            idempotencyKey: request.headers[Self.idempotencyKeyHeader] ?? "",
-            credential: credential,
-            refusal: refusal
+    /// The first answer to a sale a credential no longer accepted made under `key`, if it did.
+    private func saleThatStands(_ body: ActivationRequest, key: String, credential: APICredential) async throws -> StoredResponse? {
+        guard let vendorID = credential.vendorID else { return nil }
+        return try await sales.storedAnswer(
+            ActivationService.SaleRequest(body: body, vendorID: vendorID, keyScope: credential.id.uuidString, idempotencyKey: key)
         )
     }
 

@@ -52,11 +52,7 @@ public struct ActivationService: Sendable {
         let body = request.body
         try Pricing.validate(months: body.months, amountDZD: body.amount_dzd)
         let member = try identify(body)
-        let key = IdempotencyKey(
-            scope: request.keyScope,
-            key: request.idempotencyKey,
-            requestHash: Hex.encode(SHA256.hash(try RequestDecoding.canonical(body)))
-        )
+        let key = try Self.idempotencyKey(of: request)
         let now = cards.now()
         var (claimed, head) = try await ledger.claim(key, readingLedgerOf: member, now: now)
         if !claimed {
@@ -94,6 +90,21 @@ public struct ActivationService: Sendable {
             try? await ledger.releaseIdempotencyKey(key)
             throw error
         }
+    }
+
+    /// The first answer to `request` if its key already sold it (the same request), or nil; sells nothing. A
+    /// counter whose credential was revoked since is told of its sale this way: the sale stands.
+    public func storedAnswer(_ request: SaleRequest) async throws -> StoredResponse? {
+        try await ledger.storedResponse(for: try Self.idempotencyKey(of: request))
+    }
+
+    /// The key a sale is recorded under: the credential's scope, the client's key, and a hash of the request.
+    private static func idempotencyKey(of request: SaleRequest) throws -> IdempotencyKey {
+        IdempotencyKey(
+            scope: request.keyScope,
+            key: request.idempotencyKey,
+            requestHash: Hex.encode(SHA256.hash(try RequestDecoding.canonical(request.body)))
+        )
     }
 
     /// The member the sale is for: the one the scanned card names, or the membership id typed in.

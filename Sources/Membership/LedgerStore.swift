@@ -20,6 +20,8 @@ public protocol LedgerStore: Sendable {
     /// different request under the same key, or proceed (a claim older than `abandonAfter` seconds belonged to
     /// a process that died, and is taken over).
     func idempotentRequest(_ key: IdempotencyKey, now: Int64, abandonAfter: Int64) async throws -> IdempotencyDecision
+    /// The answer stored for a request already made under `key` (the same request), or nil: reads, claims nothing.
+    func storedResponse(for key: IdempotencyKey) async throws -> StoredResponse?
     /// Frees an in-flight key whose request failed, so the client may correct it and retry with the same key.
     func releaseIdempotencyKey(_ key: IdempotencyKey) async throws
 

@@ -46,6 +46,15 @@ extension SQLMembershipStore {
         }
     }
 
+    public func storedResponse(for key: IdempotencyKey) async throws -> StoredResponse? {
+        try await database.read { db in
+            try await db.query(
+                "SELECT response_body FROM idempotency_keys WHERE scope = ? AND key = ? AND request_hash = ? AND state = 'done'",
+                [.text(key.scope), .text(key.key), .text(key.requestHash)]
+            ).first.map { StoredResponse(try $0.blob("response_body")) }
+        }
+    }
+
     public func releaseIdempotencyKey(_ key: IdempotencyKey) async throws {
         _ = try await database.writeStatement(
             "DELETE FROM idempotency_keys WHERE scope = ? AND key = ? AND state = 'in_flight'",

@@ -181,3 +181,85 @@ struct LedgerCheckerChangesTests {
         #expect(try Self.invariants([], final: panel(sales: 3)) == ["the console's summaries equal a rebuild from the ledger"])
     }
 }
+
+/// The soak checker's rules for the counters' scan reports and the renewal reminders' outbox.
+@Suite("Soak checker: scans and reminders")
+struct LedgerCheckerOutboxTests {
+    typealias Base = LedgerCheckerTests
+
+    static func report(_ outcome: Outcome, entries: [String], refused: [Int] = []) -> HistoryEntry {
+        var report = HistoryEntry(client: "shop-0", kind: .scanReport, invoked: 1, completed: 2, outcome: outcome)
+        report.value = "counter-1"
+        report.entries = entries
+        report.refusedEntries = refused
+        return report
+    }
+
+    static func scan(_ seq: Int64, _ member: String) throws -> ReportedScanBody {
+        let body: [String: Any] = [
+            "vendor_id": Base.shop, "vendor_name": "Shop 0", "counter_id": "counter-1", "seq": seq, "scanned_at": "2026-01-20T10:00:00+01:00",
+            "verdict": "valid", "membership_id": member, "offline": false, "trust_age_seconds": 60, "clock_wrong": false,
+            "received_at": "2026-01-20T10:00:01+01:00",
+        ]
+        return try JSONDecoder().decode(ReportedScanBody.self, from: JSONSerialization.data(withJSONObject: body))
+    }
+
+    static func invariants(_ history: [HistoryEntry], _ final: FinalReads) throws -> [String] {
+        LedgerChecker(history: Base.answeredSales + history, ledger: try Base.ledger([Base.first, Base.second]), final: final)
+            .check().violations.map(\.invariant)
+    }
+
+    @Test func aReportedScanLostStoredTwiceOrStoredUnsentIsFound() throws {
+        let sent = Self.report(.ok, entries: ["1 PEEZ-A", "2 PEEZ-B"])
+        #expect(try Self.invariants([sent], FinalReads(scans: [try Self.scan(1, "PEEZ-A"), try Self.scan(2, "PEEZ-B")])).isEmpty)
+        #expect(try Self.invariants([sent], FinalReads(scans: [try Self.scan(1, "PEEZ-A")])) == ["a scan reported is stored once, as reported"])
+        #expect(
+            try Self.invariants([Self.report(.ok, entries: ["1 PEEZ-A", "2 PEEZ-B"], refused: [2])], FinalReads(scans: [try Self.scan(1, "PEEZ-A")]))
+                .isEmpty,
+            "an entry refused for good is not stored"
+        )
+        let refused = Self.report(.refused, entries: ["1 PEEZ-A"])
+        #expect(try Self.invariants([refused], FinalReads(scans: [try Self.scan(1, "PEEZ-A")])) == ["no scan stored that no report sent"])
+    }
+
+    static func run(at time: Int64, _ detail: String, outcome: Outcome = .ok) -> HistoryEntry {
+        var run = HistoryEntry(client: "remind", kind: .remindRun, invoked: 1, completed: 2, outcome: outcome, detail: detail)
+        run.value = String(time)
+        return run
+    }
+
+    @Test func aReminderLostSentEarlyOrRepeatedWithoutAKillIsFound() throws {
+        // The member's paid time ends 2026-04-10T10:00:00+01:00: 1775811600.
+        let end: Int64 = 1_775_811_600
+        let id = "rem_\(Base.member)_\(end)_1d_push"
+        let last = Self.run(at: end - 43_200, "exit status 0")
+        func reminders(_ received: [String], delivered: Int, duplicates: Int = 0) -> FinalReads {
+            FinalReads(
+                reminders: .init(
+                    states: ["pending": 0, "unknown": 0, "delivered": delivered, "failed": 0, "superseded": 0, "exhausted": 0],
+                    received: received,
+                    duplicates: duplicates
+                )
+            )
+        }
+        #expect(try Self.invariants([last], reminders([id], delivered: 1)).isEmpty)
+        #expect(try Self.invariants([last], reminders([id], delivered: 2)) == ["every reminder delivered was received"])
+        #expect(try Self.invariants([last], reminders([], delivered: 0)) == ["every member due is reminded"])
+        let early = "rem_\(Base.member)_\(end)_3d_push"
+        #expect(try Self.invariants([last], reminders([id, early], delivered: 2)) == ["no reminder sent before it was due"])
+        #expect(
+            try Self.invariants([last], reminders([id], delivered: 1, duplicates: 1)) == [
+                "a reminder is taken again only after a run was killed sending it"
+            ]
+        )
+        #expect(
+            try Self.invariants(
+                [Self.run(at: end - 50_000, "kill -9 after 300 ms", outcome: .unknown), last],
+                reminders([id], delivered: 1, duplicates: 1)
+            ).isEmpty
+        )
+        var open = reminders([id], delivered: 1)
+        open.reminders?.states["pending"] = 1
+        #expect(try Self.invariants([last], open) == ["every reminder recorded is delivered"])
+    }
+}

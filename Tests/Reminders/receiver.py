@@ -7,7 +7,8 @@ clock) and webhook-signature, a space-separated list of `v1,<base64>` signatures
 base64 HMAC-SHA256 of `id.timestamp.body` under the base64-decoded key of a `whsec_` secret. A valid delivery
 is answered 204 and counted once by its webhook-id; a repeat is counted as a duplicate (and answered 204, as a
 receiver that deduplicates would). A bad signature is answered 401. With --fail-rate it answers that share of
-valid deliveries 500 without counting them, to test the sender's retries.
+valid deliveries 500 without counting them, to test the sender's retries. With --tolerance it accepts timestamps that
+far from its clock (a sender run with --now stamps its own time).
 
     python3 Tests/Reminders/receiver.py --port 0 --secret whsec_... [--secret ...] [--fail-rate 0.5] [--delay-ms 10] [--log ids.jsonl]
 
@@ -57,6 +58,7 @@ class Receiver:
     def __init__(self, args):
         self.keys = keys_from(args.secret)
         self.fail_rate = args.fail_rate
+        self.tolerance = args.tolerance
         self.delay = args.delay_ms / 1000
         self.random = random.Random(args.seed)
         self.seen = set()
@@ -76,7 +78,7 @@ class Receiver:
         timestamp = headers.get("webhook-timestamp", "")
         signature = headers.get("webhook-signature", "")
         try:
-            fresh = abs(time.time() - int(timestamp)) <= TOLERANCE
+            fresh = abs(time.time() - int(timestamp)) <= self.tolerance
         except ValueError:
             fresh = False
         if not msg_id or not fresh or not signature_valid(self.keys, msg_id, timestamp, body, signature):
@@ -125,6 +127,8 @@ async def main():
     parser.add_argument("--seed", type=int, default=None)
     parser.add_argument("--delay-ms", type=float, default=0.0, help="answer each delivery this much later")
     parser.add_argument("--log")
+    parser.add_argument("--tolerance", type=int, default=TOLERANCE,
+                        help="seconds a webhook-timestamp may be from this clock (a sender acting at another time stamps that time)")
     args = parser.parse_args()
     receiver = Receiver(args)
     server = await asyncio.start_server(receiver.serve, "127.0.0.1", args.port, limit=1 << 20)

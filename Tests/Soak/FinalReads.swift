@@ -34,6 +34,20 @@ public struct FinalReads: Sendable {
         }
     }
 
+    /// The renewal reminders once the last run settled them: the ledger's count of each state (`peez remind
+    /// status`), the ids the receiver took (each once) and how many deliveries it took again.
+    public struct Reminders: Sendable {
+        public var states: [String: Int]
+        public var received: [String]
+        public var duplicates: Int
+
+        public init(states: [String: Int], received: [String], duplicates: Int) {
+            self.states = states
+            self.received = received
+            self.duplicates = duplicates
+        }
+    }
+
     public var payments: [PaymentBody]
     /// Chargily's checkouts: id → status.
     public var gateway: [String: String]
@@ -42,18 +56,25 @@ public struct FinalReads: Sendable {
     /// Member uuid → membership id.
     public var membershipIDs: [String: String]
     public var sales: SalesPanel?
+    /// Every scan the service stored for the run's members.
+    public var scans: [ReportedScanBody]?
+    public var reminders: Reminders?
 
     public init(
         payments: [PaymentBody] = [],
         gateway: [String: String] = [:],
         revokedBefore: [String: Int64] = [:],
         membershipIDs: [String: String] = [:],
-        sales: SalesPanel? = nil
+        sales: SalesPanel? = nil,
+        scans: [ReportedScanBody]? = nil,
+        reminders: Reminders? = nil
     ) {
         self.payments = payments
         self.gateway = gateway
         self.revokedBefore = revokedBefore
         self.membershipIDs = membershipIDs
         self.sales = sales
+        self.scans = scans
+        self.reminders = reminders
     }
 }

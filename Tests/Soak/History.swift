@@ -18,6 +18,10 @@ public struct HistoryEntry: Codable, Sendable {
         case credentialRevoke, credentialRotate
         /// An enrolment code redeemed by a counter (`code`; `credential`: the credential it gave).
         case enrolment
+        /// A counter reporting its scan log's new entries (`value`: the counter's id; `entries`).
+        case scanReport
+        /// A `peez remind run` (`value`: the time it acted at, Unix seconds; `detail`: how it ended).
+        case remindRun
         /// A member paying online: the checkout asked for (`payment`, `checkout`), then paid, failed or given up
         /// on the gateway's page (`value`).
         case checkout
@@ -61,6 +65,9 @@ public struct HistoryEntry: Codable, Sendable {
     public var expiresAt: Double?
     /// An enrolment's code.
     public var code: String?
+    /// A scan report's entries, each "seq membership-id", and the numbers of those it refused for good.
+    public var entries: [String]?
+    public var refusedEntries: [Int]?
     /// An online payment and its Chargily checkout.
     public var payment: String?
     public var checkout: String?

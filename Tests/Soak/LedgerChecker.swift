@@ -170,6 +170,8 @@ public struct LedgerChecker {
         checkCredentials(&findings)
         checkPayments(&findings)
         checkConsole(&findings)
+        checkScans(&findings)
+        checkReminders(&findings)
         return (findings.violations, findings.checks, lostAnswers - unknown.count)
     }
 

@@ -81,6 +81,10 @@ struct SoakClient: Sendable {
                 )
             }
             received += buffer[0..<count]
+            // A server that keeps the connection open (Connection: close notwithstanding) has answered once its
+            // body's length has come.
+            let answer = parse(received)
+            if answer.status != nil, let length = answer.fields["content-length"].flatMap(Int.init), answer.body.count == length { return answer }
         }
         return parse(received)
     }

@@ -21,7 +21,9 @@ extension SoakRun {
     static func finalReads(_ workload: Workload, client: SoakClient, deployment: Deployment, history: History) async throws -> FinalReads {
         let gatewayClient = SoakClient(port: deployment.chargily.port, timeout: 10)
         let secret = deployment.adminSecret
-        var reads = FinalReads(membershipIDs: Dictionary(workload.members.map { ($0.uuid, $0.id) }, uniquingKeysWith: { first, _ in first }))
+        var reads = FinalReads(
+            membershipIDs: Dictionary((workload.members + workload.reminded).map { ($0.uuid, $0.id) }, uniquingKeysWith: { first, _ in first })
+        )
         let begun = ContinuousClock.now
         while true {
             reads.gateway = try await gatewayClient.required("GET", "/_control/checkouts", secret: "", as: GatewayCheckouts.self).statuses
@@ -32,6 +34,11 @@ extension SoakRun {
             guard !waiting.isEmpty, begun.duration(to: .now) < .seconds(60) else { break }
             try await Task.sleep(for: .seconds(1))
         }
+        var scans: [ReportedScanBody] = []
+        for member in workload.members + workload.reminded {
+            scans += try await client.required("GET", "/v1/scans?membership_id=\(member.id)&limit=1000", secret: secret, as: ScanListBody.self).scans
+        }
+        reads.scans = scans
         reads.revokedBefore = try await client.required("GET", "/v1/revocations", secret: secret, as: RevocationList.self).members
         let link = try await client.required("POST", "/v1/console/links", secret: secret, as: ConsoleLink.self).link
         let code = link.components(separatedBy: "#signin=").last ?? ""
@@ -47,6 +54,17 @@ extension SoakRun {
             as: FinalReads.SalesPanel.self
         )
         return reads
+    }
+
+    /// The reminders' states as `peez remind status` counts them, and what the receiver took.
+    static func reminderReads(_ receiver: ReminderReceiver, deployment: Deployment) async throws -> FinalReads.Reminders {
+        let status = try await ProcessRunner.run([deployment.peez, "remind", "status", "--limit", "1"] + deployment.ledgerArguments)
+        // "pending 0  unknown 0  delivered 12  failed 0  superseded 0  exhausted 0"
+        let words = status.standardOutput.split(separator: "\n").first?.split(separator: " ") ?? []
+        var states: [String: Int] = [:]
+        for index in stride(from: 0, to: words.count - 1, by: 2) { states[String(words[index])] = Int(words[index + 1]) }
+        let stats = try await SoakClient(port: receiver.port, timeout: 10).required("GET", "/stats", secret: "", as: [String: Int].self)
+        return FinalReads.Reminders(states: states, received: receiver.received, duplicates: stats["duplicates"] ?? 0)
     }
 
     private struct GatewayCheckouts: Decodable {

@@ -46,6 +46,17 @@ public struct SoakRun: Sendable {
             try await instance.start()
         }
         let history = History()
+        let receiver = try ReminderReceiver(folder: folder, seed: seed)
+        defer { receiver.stop() }
+        let reminding = Reminding(
+            seed: seed,
+            peez: peez,
+            ledgerArguments: deployment.instanceLedgerArguments,
+            settlingLedgerArguments: deployment.ledgerArguments,
+            folder: folder,
+            history: history,
+            receiver: receiver
+        )
         let clients = proxies.map { SoakClient(port: $0.port) }
         let client = SoakClient(port: instances[0].port)
         let workload = try await Workload.setUp(
@@ -70,6 +81,12 @@ public struct SoakRun: Sendable {
                 await workload.cancel(until: deadline)
                 return [:]
             }
+            for shop in 0..<shops {
+                group.addTask {
+                    await workload.reportScans(at: shop, until: deadline)
+                    return [:]
+                }
+            }
             for reader in 0..<2 {
                 group.addTask {
                     await workload.fetchCards(reader: reader, until: deadline)
@@ -92,15 +109,21 @@ public struct SoakRun: Sendable {
                 await workload.payOnline(until: deadline)
                 return [:]
             }
+            group.addTask {
+                await reminding.run(until: deadline)
+                return [:]
+            }
             group.addTask { try await Faults(seed: seed, deployment: deployment, instances: instances, history: history).inject(until: deadline) }
             return try await group.reduce(into: [:]) { total, counts in total.merge(counts, uniquingKeysWith: +) }
         }
         .merging((proxies + [deployment.databaseProxy].compactMap { $0 }).flatMap(\.injected), uniquingKeysWith: +)
         await Self.fetchLastCards(workload, instances: instances, history: history)
-        let final = try await Self.finalReads(workload, client: client, deployment: deployment, history: history)
+        await reminding.settle()
+        var final = try await Self.finalReads(workload, client: client, deployment: deployment, history: history)
+        final.reminders = try await Self.reminderReads(receiver, deployment: deployment)
         // The ledger as the service reads it once the faults are over.
         var ledger: [SubscriptionBody] = []
-        for member in workload.members {
+        for member in workload.members + workload.reminded {
             ledger.append(
                 try await client.required("GET", "/v1/members/\(member.uuid)/subscription", secret: deployment.adminSecret, as: SubscriptionBody.self)
             )
@@ -206,6 +229,11 @@ public struct SoakReport: Sendable {
         case .enrolment:
             return "\(time) \(operation.client) enrol with code …\(operation.code?.suffix(4) ?? "") → \(operation.outcome.rawValue) "
                 + "credential \(operation.credential ?? "none") on instance \(operation.instance ?? 0) [\(operation.attempts.joined(separator: ", "))]"
+        case .scanReport:
+            return "\(time) \(operation.client) report scans \(operation.entries?.first ?? "")… (\(operation.entries?.count ?? 0)) of counter "
+                + "\(operation.value ?? "") → \(operation.outcome.rawValue), refused \(operation.refusedEntries ?? []) [\(operation.attempts.joined(separator: ", "))]"
+        case .remindRun:
+            return "\(time) \(operation.client) remind run at \(operation.value ?? "") → \(operation.outcome.rawValue), \(operation.detail ?? "")"
         case .checkout:
             return "\(time) \(operation.client) checkout \(operation.months ?? 0) month(s) key \(operation.idempotencyKey ?? "") → "
                 + "\(operation.outcome.rawValue) payment \(operation.payment ?? "none"), \(operation.value ?? "not finished") (\(operation.detail ?? "")) "

@@ -21,6 +21,8 @@ struct Workload: Sendable {
     let shops: [Shop]
     /// Membership ids and uuids.
     let members: [(id: String, uuid: String)]
+    /// Members sold one month as the run began and left alone: the renewal reminders' (see ``Reminding``).
+    let reminded: [(id: String, uuid: String)]
     /// Periods answered as sold and not yet picked for a cancellation.
     private let sold = SoldPeriods()
     /// Each shop's counter's credential, and the ones it had before.
@@ -30,6 +32,8 @@ struct Workload: Sendable {
 
     /// How many times a counter sends a sale before it gives up for now (its outbox keeps it).
     static let attempts = 5
+    /// How many members the renewal reminders have to themselves.
+    static let remindedCount = 6
 
     init(
         seed: UInt64,
@@ -39,6 +43,7 @@ struct Workload: Sendable {
         shops: [Shop],
         keys: ShopKeys,
         members: [(id: String, uuid: String)],
+        reminded: [(id: String, uuid: String)],
         chargily: SoakClient?
     ) {
         self.seed = seed
@@ -48,6 +53,7 @@ struct Workload: Sendable {
         self.shops = shops
         self.keys = keys
         self.members = members
+        self.reminded = reminded
         self.chargily = chargily
     }
 
@@ -92,7 +98,7 @@ struct Workload: Sendable {
             keys.enrolled(shop: index, ShopKeys.Key(id: enrolled.credential.id, secret: enrolled.secret))
         }
         var members: [(id: String, uuid: String)] = []
-        for index in 0..<memberCount {
+        for index in 0..<(memberCount + Self.remindedCount) {
             let uuid = UUID().uuidString.lowercased()
             let member = try await client.required(
                 "POST",
@@ -109,6 +115,32 @@ struct Workload: Sendable {
             created.value = member.name
             history.record(created)
         }
+        let reminded = Array(members.suffix(Self.remindedCount))
+        members.removeLast(Self.remindedCount)
+        // A month each, sold at shop 0 as the run begins.
+        for (index, member) in reminded.enumerated() {
+            var sale = HistoryEntry(
+                client: "setup",
+                kind: .sale,
+                invoked: history.now(),
+                completed: 0,
+                outcome: .ok,
+                member: member.uuid,
+                months: 1,
+                vendor: shops[0].id,
+                idempotencyKey: "soak-\(seed)-reminded-\(index)"
+            )
+            sale.period = try await client.required(
+                "POST",
+                "/v1/activations",
+                secret: keys.current(shop: 0).secret,
+                json: ["membership_id": member.id, "months": 1, "amount_dzd": 300],
+                headers: ["Idempotency-Key": sale.idempotencyKey ?? ""],
+                as: ActivationBody.self
+            ).period.id
+            sale.completed = history.now()
+            history.record(sale)
+        }
         return Workload(
             seed: seed,
             clients: clients,
@@ -117,6 +149,7 @@ struct Workload: Sendable {
             shops: shops,
             keys: keys,
             members: members,
+            reminded: reminded,
             chargily: chargily
         )
     }
@@ -193,6 +226,8 @@ struct Workload: Sendable {
                 operation.answeredAttemptInvoked = sent
                 operation.instance = instance
                 operation.period = (try? JSONDecoder().decode(ActivationBody.self, from: exchange.body))?.period.id
+                // The first answer again: the key had sold already (an attempt, or the network's copy of one).
+                if exchange.fields["idempotent-replayed"] == "true" { operation.detail = "replayed" }
                 if let period = operation.period { sold.list.withLock { $0.append((period, member.uuid)) } }
             }
             if exchange.outcome != .unknown { break }
