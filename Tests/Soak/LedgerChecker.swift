@@ -24,7 +24,10 @@ public struct Findings {
 /// service's code): every sale answered as made is stored exactly once, no sale is stored that no invocation
 /// explains (a sale whose answer was lost, at most once), a sale refused is not stored, an answered cancellation
 /// is applied and none other is, each member's live periods lie end to end from their purchases, the paid time
-/// shown is the end of the last, and no card fetched after a revoking change was answered is one it revoked.
+/// shown is the end of the last, and no card fetched after a revoking change was answered is one it revoked. The
+/// extensions check the rest of what a run does: cards against members' changes and the revocation list
+/// (+Members), credentials and enrolment codes (+Credentials), payments (+Payments), the console (+Console),
+/// scans (+Scans) and reminders (+Reminders).
 public struct LedgerChecker {
     public let history: [HistoryEntry]
     /// Every member's subscription as the service reads it after the run.

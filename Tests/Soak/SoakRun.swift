@@ -70,48 +70,22 @@ public struct SoakRun: Sendable {
             chargily: SoakClient(port: deployment.chargily.port)
         )
         let deadline = ContinuousClock.now + duration
+        // Every client of the run, each until the deadline.
+        let shopClients: [@Sendable () async -> Void] = (0..<shops).flatMap { shop -> [@Sendable () async -> Void] in
+            [{ await workload.sell(at: shop, until: deadline) }, { await workload.reportScans(at: shop, until: deadline) }]
+        }
+        let appClients: [@Sendable () async -> Void] = (0..<2).map { reader in { await workload.fetchCards(reader: reader, until: deadline) } }
+        let teamClients: [@Sendable () async -> Void] = [
+            { await workload.cancel(until: deadline) }, { await workload.changeMembers(until: deadline) },
+            { await workload.manageCredentials(until: deadline) }, { await workload.sellWithRetiredKeys(until: deadline) },
+            { await workload.payOnline(until: deadline) }, { await reminding.run(until: deadline) },
+        ]
         let faults = try await withThrowingTaskGroup(of: [String: Int].self) { group in
-            for shop in 0..<shops {
+            for work in shopClients + appClients + teamClients {
                 group.addTask {
-                    await workload.sell(at: shop, until: deadline)
+                    await work()
                     return [:]
                 }
-            }
-            group.addTask {
-                await workload.cancel(until: deadline)
-                return [:]
-            }
-            for shop in 0..<shops {
-                group.addTask {
-                    await workload.reportScans(at: shop, until: deadline)
-                    return [:]
-                }
-            }
-            for reader in 0..<2 {
-                group.addTask {
-                    await workload.fetchCards(reader: reader, until: deadline)
-                    return [:]
-                }
-            }
-            group.addTask {
-                await workload.changeMembers(until: deadline)
-                return [:]
-            }
-            group.addTask {
-                await workload.manageCredentials(until: deadline)
-                return [:]
-            }
-            group.addTask {
-                await workload.sellWithRetiredKeys(until: deadline)
-                return [:]
-            }
-            group.addTask {
-                await workload.payOnline(until: deadline)
-                return [:]
-            }
-            group.addTask {
-                await reminding.run(until: deadline)
-                return [:]
             }
             group.addTask { try await Faults(seed: seed, deployment: deployment, instances: instances, history: history).inject(until: deadline) }
             return try await group.reduce(into: [:]) { total, counts in total.merge(counts, uniquingKeysWith: +) }
