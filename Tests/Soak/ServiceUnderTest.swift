@@ -113,13 +113,34 @@ final class ServiceUnderTest: @unchecked Sendable {
 
     /// Starts the service and waits until it says its socket listens. A start that fails (its database's
     /// connection cut by the proxy while it migrates: it exits with one sentence) is tried again, as systemd's
-    /// `Restart=on-failure` does, up to 5 times.
+    /// `Restart=on-failure` does, up to 5 times; a start that finds its port still held (a socket of the killed
+    /// process the kernel has not let go of yet) waits for it, up to a minute, and the sockets on the port are
+    /// written to the run's folder.
     func start() async throws {
-        for attempt in 1...5 {
+        var failures = 0
+        let begun = ContinuousClock.now
+        while true {
             if try await startOnce() { return }
-            guard attempt < 5 else { throw SoakError("\(name) did not start in 5 attempts; the last said: \(log)") }
+            if log.contains("already in use"), begun.duration(to: .now) < .seconds(60) {
+                let sockets = try? await ProcessRunner.run(["ss", "-tanpo", "sport = :\(port) or dport = :\(port)"])
+                record("\(Date()) \(name) port \(port) held:\n\(sockets?.standardOutput ?? "ss not run")\n", in: "ports-held.txt")
+                try await Task.sleep(for: .seconds(1))
+                continue
+            }
+            failures += 1
+            guard failures < 5 else { throw SoakError("\(name) did not start in 5 attempts; the last said: \(log)") }
             try await Task.sleep(for: .milliseconds(200))
         }
+    }
+
+    /// Appends `text` to the run's file `name`.
+    private func record(_ text: String, in name: String) {
+        let path = deployment.folder + "/" + name
+        if !FileManager.default.fileExists(atPath: path) { FileManager.default.createFile(atPath: path, contents: nil) }
+        guard let handle = FileHandle(forWritingAtPath: path) else { return }
+        defer { try? handle.close() }
+        handle.seekToEndOfFile()
+        handle.write(Data(text.utf8))
     }
 
     /// Starts the service once: true when it says its socket listens, false when it exits first.
