@@ -56,10 +56,14 @@ public final class PostgresDatabase: SQLDatabase, Service {
 
     /// A pool of `connections` to the server `configuration` names.
     ///
-    /// The pool opens its connections at start and keeps them, without idle timeouts or keep-alive pings: the
-    /// pool sets and cancels those timers on every lease, which measured at half the client's CPU per query.
-    /// A connection the server closes is replaced when the close is seen. A statement waits at most `connectionWait`
-    /// for a connection (all busy, or the server away).
+    /// The pool opens `connections` connections as the lenders lease them (``run()``: each holds one for as long
+    /// as it lives and lends it to statement after statement), without keep-alive pings; a held connection is never
+    /// idle, so no idle timer is set on any lease. The pool keeps no minimum: with one (PostgresNIO 1.33's
+    /// `minimumConnections`), a lease asked for while the server's connections close (the database crashed or
+    /// restarted) fails the pool's precondition that the connections it counts never fall below the minimum, and
+    /// the whole process stops on an illegal instruction (found by the soak, `make soak STORES=postgres`). A
+    /// connection the server closes is replaced when its lender leases again. A statement waits at most
+    /// `connectionWait` for a connection (all busy, or the server away).
     public init(
         configuration: PostgresConnection.Configuration,
         connections: Int = 8,
@@ -74,7 +78,7 @@ public final class PostgresDatabase: SQLDatabase, Service {
             database: configuration.database,
             tls: .disable
         )
-        poolConfiguration.options.minimumConnections = connections
+        poolConfiguration.options.minimumConnections = 0
         poolConfiguration.options.maximumConnections = connections
         poolConfiguration.options.keepAliveBehavior = nil
         // What a commit promises must not depend on the server's default: a COMMIT returns once it is on disk.

@@ -1,5 +1,7 @@
 import Foundation
 import PeezAPI
+import PeezBasics
+import Soak
 import Synchronization
 import TestSupport
 import Testing
@@ -10,6 +12,55 @@ import Testing
 struct PostgresCrashTests {
     /// Crash rounds (`PEEZ_CRASH_ROUNDS` runs more when hunting a rare loss).
     static let rounds = Int(ProcessInfo.processInfo.environment["PEEZ_CRASH_ROUNDS"] ?? "") ?? 6
+
+    /// The database crashed and started again, over and over, under sales: each instance stays up and sells
+    /// again once it is back. PostgresNIO 1.33's pool, given a minimum of connections, stopped the process on an
+    /// illegal instruction when a lease came while the server's connections were closing (the soak found it).
+    @Test func anInstanceOutlivesPostgresCrashingAndStartingAgainUnderSales() async throws {
+        let ledger = try await SharedLedger.make()
+        defer { ledger.remove() }
+        let (postgres, adminSecret) = (ledger.postgres, ledger.adminSecret)
+        // The instances reach the database through the soak's faulty proxy, which holds back what it forwards now
+        // and then: the server's connections close one by one, not at once, as over a real network.
+        let proxy = try FaultyProxy(name: "database proxy", target: postgres.port, odds: .init(delay: 0.05), random: SplitMix64(seed: 46))
+        defer { proxy.stop() }
+        let arguments = ledger.arguments.map { $0.replacingOccurrences(of: ":\(postgres.port)/", with: ":\(proxy.port)/") }
+        let instances = try (0..<2).map { _ in try ServiceProcess(arguments: arguments, port: TestPorts.unused()) }
+        defer { for instance in instances { instance.killHard() } }
+        for instance in instances { try await instance.waitUntilReady() }
+        let vendor = try await instances[0].request(
+            "POST",
+            "/v1/vendors",
+            secret: adminSecret,
+            json: ["name": "Boucherie Centrale", "category": "boucherie", "neighbourhood": "centre-ville"]
+        )
+        let vendorSecret = try #require(vendor.body["api_secret"] as? String)
+        let member = try await instances[0].request(
+            "POST",
+            "/v1/members",
+            secret: adminSecret,
+            json: [
+                "uuid": UUID().uuidString.lowercased(), "name": "Membre", "phone": "+213550000099", "email": "m@example.dz", "neighbourhood": "usto",
+            ]
+        )
+        let membershipID = try #require(member.body["membership_id"] as? String, "\(member.body)")
+        let load = SaleLoad(instances: instances, vendorSecret: vendorSecret, membershipIDs: [membershipID])
+        let clients = Task { await load.run(clients: 16) }
+        for _ in 1...Self.rounds * 2 {
+            try await Task.sleep(for: .milliseconds(Int.random(in: 300...900)))
+            try postgres.crash()
+            try await Task.sleep(for: .milliseconds(Int.random(in: 0...300)))
+            try await onOwnThread { try postgres.start() }
+        }
+        let sold = load.acknowledged.count
+        try await Task.sleep(for: .seconds(3))
+        load.stop()
+        await clients.value
+        for (index, instance) in instances.enumerated() {
+            #expect(instance.process.isRunning, "instance \(index) is still running after \(Self.rounds * 2) crashes of PostgreSQL")
+        }
+        #expect(load.acknowledged.count > sold, "sales were answered again once the database was back")
+    }
 
     @Test func everySaleAnsweredCreatedSurvivesAnImmediatePostgresShutdown() async throws {
         let ledger = try await SharedLedger.make()

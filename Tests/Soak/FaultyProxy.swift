@@ -1,5 +1,5 @@
 import Foundation
-import PeezBasics
+public import PeezBasics
 import Synchronization
 import TestSupport
 
@@ -7,31 +7,39 @@ import TestSupport
 /// drawn from the run's seed, delays what it forwards, refuses connections, cuts a connection as an answer comes
 /// back (the request went through, its answer is lost), and sends a connection's first request twice (on a
 /// connection of its own, whose answer it throws away: a request the network delivered twice).
-final class FaultyProxy: @unchecked Sendable {
+public final class FaultyProxy: @unchecked Sendable {
     /// How likely each fault is: per connection (refuse, duplicate) or per chunk forwarded (delay, cut).
-    struct Odds: Sendable {
-        var refuse = 0.0
-        var duplicate = 0.0
-        var delay = 0.0
-        var cut = 0.0
+    public struct Odds: Sendable {
+        public var refuse = 0.0
+        public var duplicate = 0.0
+        public var delay = 0.0
+        public var cut = 0.0
         /// The longest delay, in milliseconds.
-        var longestDelay = 300
+        public var longestDelay = 300
+
+        public init(refuse: Double = 0, duplicate: Double = 0, delay: Double = 0, cut: Double = 0, longestDelay: Int = 300) {
+            self.refuse = refuse
+            self.duplicate = duplicate
+            self.delay = delay
+            self.cut = cut
+            self.longestDelay = longestDelay
+        }
 
         /// In front of an instance: every fault.
-        static let clients = Odds(refuse: 0.02, duplicate: 0.25, delay: 0.05, cut: 0.01)
+        public static let clients = Odds(refuse: 0.02, duplicate: 0.25, delay: 0.05, cut: 0.01)
         /// In front of PostgreSQL: delays and cut connections (its protocol is not sent twice by any network).
-        static let database = Odds(delay: 0.02, cut: 0.002)
+        public static let database = Odds(delay: 0.02, cut: 0.002)
     }
 
-    let name: String
-    let port: Int
+    public let name: String
+    public let port: Int
     private let target: Int
     private let odds: Odds
     private let listener: Int32
     private let random: Mutex<SplitMix64>
     private let counts = Mutex<[String: Int]>([:])
 
-    init(name: String, target: Int, odds: Odds, random: SplitMix64) throws {
+    public init(name: String, target: Int, odds: Odds, random: SplitMix64) throws {
         self.name = name
         self.target = target
         self.odds = odds
@@ -50,10 +58,10 @@ final class FaultyProxy: @unchecked Sendable {
     }
 
     /// How many faults of each kind it injected.
-    var injected: [String: Int] { counts.withLock { $0 } }
+    public var injected: [String: Int] { counts.withLock { $0 } }
 
     /// Stops accepting; connections under way end with their peers.
-    func stop() {
+    public func stop() {
         shutdown(listener, Int32(SHUT_RDWR))
     }
 

@@ -165,6 +165,8 @@ final class ServiceUnderTest: @unchecked Sendable {
                     "PEEZ_CHARGILY_SUCCESS_URL": "https://peez.dz/paid",
                     "PEEZ_CHARGILY_WEBHOOK_URL": "http://127.0.0.1:\(publicPort)/v1/payments/chargily/webhook",
                     "PEEZ_PAYMENT_CHECK_AFTER": "1",
+                    // A crash's backtrace, written where the run keeps its logs (by default it goes to standard output).
+                    "SWIFT_BACKTRACE": "enable=yes,interactive=no,symbolicate=fast,threads=crashed,output-to=\(logFile).crash",
                 ],
                 uniquingKeysWith: { $1 }
             ),

@@ -105,6 +105,10 @@ public struct SoakRun: Sendable {
         let operations = history.all
         let historyFile = folder + "/history.jsonl"
         try history.write(to: historyFile)
+        // The ledger as read, beside the history, for a person looking into a violation.
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        try encoder.encode(ledger).write(to: URL(fileURLWithPath: folder + "/ledger.json"))
         // The cards answered from a state a revoking change had left, as a counter would judge them now.
         var verdicts: [String: String] = [:]
         for (fetch, _) in LedgerChecker(history: operations, ledger: ledger).staleFetches {
