@@ -66,7 +66,7 @@ struct LedgerCheckerChangesTests {
     @Test func theRevocationListLeavingAnOldCardValidOrRevokingANewOneIsFound() throws {
         let before = Self.fetch(at: 1, issued: "2026-01-20T10:00:00+01:00")
         let bind = Self.change(.deviceKey, "KEY1", at: 2)
-        let after = Self.fetch(at: 20, key: "KEY1", issued: "2026-01-20T10:00:05+01:00")
+        let after = Self.fetch(at: 30, key: "KEY1", issued: "2026-01-20T10:00:05+01:00")
         func final(revokingBefore time: String) -> FinalReads {
             FinalReads(
                 revokedBefore: [Self.membershipID: Int64(ISO8601DateFormatter().date(from: time)!.timeIntervalSince1970)],

@@ -28,6 +28,9 @@ extension LedgerChecker {
         checkRevocationList(fetches, &findings)
     }
 
+    /// How long after its client gave up a change whose answer was lost may still be carried out.
+    public static let lateness = 20.0
+
     /// The values a fetch may show: those of the changes answered before it began that no later answered change
     /// overtook (with `initial` when none was), and of every change sent before it ended that was not answered
     /// before it began.
@@ -53,8 +56,10 @@ extension LedgerChecker {
         let mayRevoke = history.filter { [.cancellation, .deviceKey].contains($0.kind) && $0.outcome != .refused }
         let revokingByMember = Dictionary(grouping: revoking) { $0.member ?? "" }
         let lastChange = Dictionary(grouping: mayRevoke) { $0.member ?? "" }.mapValues { $0.map(\.completed).max() ?? 0 }
-        // A request whose answer was lost may still be carried out a little later (a proxy's delay, a slow commit).
-        let lateness = 5.0
+        // A request whose answer was lost may still be carried out later: the service finishes what it received
+        // even when the client has gone, and a statement may wait for a database connection (5 s) more than once
+        // while PostgreSQL is away (a cancellation applied 8 s after its client gave up was seen).
+        let lateness = Self.lateness
         for fetch in fetches {
             guard let member = fetch.member, let issued = fetch.issuedAt.flatMap(Self.time)?.timeIntervalSince1970 else { continue }
             let cutOff = final.membershipIDs[member].flatMap { final.revokedBefore[$0] }.map(Double.init)

@@ -3,10 +3,10 @@ import PeezAPI
 import TestSupport
 
 extension SoakRun {
-    /// Every member's card fetched once more from each instance, once every change sent has had time to land:
-    /// the cards the revocation list must leave valid.
+    /// Every member's card fetched once more from each instance, once every change sent has had time to land
+    /// (``LedgerChecker/lateness``): the cards the revocation list must leave valid.
     static func fetchLastCards(_ workload: Workload, instances: [ServiceUnderTest], history: History) async {
-        try? await Task.sleep(for: .seconds(6))
+        try? await Task.sleep(for: .seconds(LedgerChecker.lateness + 1))
         for (index, instance) in instances.enumerated() {
             let client = SoakClient(port: instance.port, timeout: 10)
             for member in workload.members {
