@@ -13,6 +13,17 @@ struct PostgresCrashTests {
     /// Crash rounds (`PEEZ_CRASH_ROUNDS` runs more when hunting a rare loss).
     static let rounds = Int(ProcessInfo.processInfo.environment["PEEZ_CRASH_ROUNDS"] ?? "") ?? 6
 
+    /// A shop added through `instance`: its API secret.
+    static func shopSecret(on instance: ServiceProcess, adminSecret: String) async throws -> String {
+        let vendor = try await instance.request(
+            "POST",
+            "/v1/vendors",
+            secret: adminSecret,
+            json: ["name": "Boucherie Centrale", "category": "boucherie", "neighbourhood": "centre-ville"]
+        )
+        return try #require(vendor.body["api_secret"] as? String)
+    }
+
     /// The database crashed and started again, over and over, under sales: each instance stays up and sells
     /// again once it is back. PostgresNIO 1.33's pool, given a minimum of connections, stopped the process on an
     /// illegal instruction when a lease came while the server's connections were closing (the soak found it).
@@ -28,13 +39,7 @@ struct PostgresCrashTests {
         let instances = try (0..<2).map { _ in try ServiceProcess(arguments: arguments, port: TestPorts.unused()) }
         defer { for instance in instances { instance.killHard() } }
         for instance in instances { try await instance.waitUntilReady() }
-        let vendor = try await instances[0].request(
-            "POST",
-            "/v1/vendors",
-            secret: adminSecret,
-            json: ["name": "Boucherie Centrale", "category": "boucherie", "neighbourhood": "centre-ville"]
-        )
-        let vendorSecret = try #require(vendor.body["api_secret"] as? String)
+        let vendorSecret = try await Self.shopSecret(on: instances[0], adminSecret: adminSecret)
         let member = try await instances[0].request(
             "POST",
             "/v1/members",
@@ -68,13 +73,7 @@ struct PostgresCrashTests {
         let (postgres, adminSecret) = (ledger.postgres, ledger.adminSecret)
 
         var instances = try await ledger.startInstances()
-        let vendor = try await instances[0].request(
-            "POST",
-            "/v1/vendors",
-            secret: adminSecret,
-            json: ["name": "Boucherie Centrale", "category": "boucherie", "neighbourhood": "centre-ville"]
-        )
-        let vendorSecret = try #require(vendor.body["api_secret"] as? String)
+        let vendorSecret = try await Self.shopSecret(on: instances[0], adminSecret: adminSecret)
         var membershipIDs: [String] = []
         for number in 0..<16 {
             let member = try await instances[0].request(
