@@ -70,6 +70,7 @@ public struct DemoLedgerSeeder: Sendable {
                 )
             }
         }
+        if !shops.isEmpty { try await store.accountBulkLoadedSales() }
         let written = started.duration(to: .now)
         return SeedTimes(rows: written, summaries: try await store.rebuildConsoleSummaries())
     }

@@ -122,6 +122,11 @@ public struct RevokingChange: Sendable, Hashable {
         self.lastPeriodSeq = ledger.head.lastPeriodSeq
         self.recordedAt = now
     }
+
+    /// The periods this change cancels, as they are after it.
+    public var cancelledPeriods: [SubscriptionPeriod] {
+        zip(periodsBefore, periodsAfter).filter { $0.cancelledAt == nil && $1.cancelledAt != nil }.map(\.1)
+    }
 }
 
 /// A sale worked out by its use case, for the ledger to record as one transaction.

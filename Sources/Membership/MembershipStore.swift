@@ -4,7 +4,8 @@
 /// service's wiring holds this one. Errors the caller can act on are ``MembershipError``s (`notFound`,
 /// `conflict`, ...).
 public protocol MembershipStore: MemberStore, VendorStore, CredentialStore, AuditStore, LedgerStore, CardStore, RevocationStore,
-    ScanStore, WalletStore, ConsoleSummaryStore, ConsoleLookupStore, CounterDeviceStore, ConsoleSessionStore, PaymentStore
+    ScanStore, WalletStore, ConsoleSummaryStore, ConsoleLookupStore, CounterDeviceStore, ConsoleSessionStore, PaymentStore,
+    ShopAccountStore
 {
     /// Throws unless the database answers (one trivial query).
     func ping() async throws

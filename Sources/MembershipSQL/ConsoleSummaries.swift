@@ -154,7 +154,7 @@ enum ConsoleSummaries {
     }
 
     /// `rows` in statements of at most 500 rows: `sql` with its `%@` replaced by that many rows of placeholders.
-    private static func upserts(_ rows: [[SQLValue]], _ sql: String) -> [SQLStatement] {
+    static func upserts(_ rows: [[SQLValue]], _ sql: String) -> [SQLStatement] {
         stride(from: 0, to: rows.count, by: 500).map { start in
             let chunk = rows[start..<min(start + 500, rows.count)]
             let placeholders = chunk.map { "(" + $0.map { _ in "?" }.joined(separator: ", ") + ")" }.joined(separator: ", ")

@@ -432,6 +432,7 @@ enum Migrations {
             ),
             ("024_subscription_days", Migration024.statements(dialect, appendKey: appendKey)),
             ("025_payments", Migration025.statements(dialect)),
+            ("026_shop_accounts", Migration026.statements(dialect, appendKey: appendKey)),
         ]
     }
 

@@ -137,6 +137,11 @@ extension SQLExecutor {
         try await execute(statement.sql, statement.binds)
     }
 
+    /// Runs `statement` and answers its rows.
+    public func query(_ statement: SQLStatement) async throws -> [SQLRow] {
+        try await query(statement.sql, statement.binds)
+    }
+
     /// Multi-row INSERT statements of at most 30,000 values each (SQLite takes 32,766 at most).
     public func insertRows(into table: String, columns: [String], _ rows: [[SQLValue]]) async throws {
         let perStatement = max(1, 30_000 / max(1, columns.count))

@@ -363,10 +363,13 @@ extension SQLMembershipStore {
             let sales = try await db.query(ConsoleSummaries.takeSalesChanges, [])
             let coverage = try await db.query(ConsoleSummaries.takeCoverageChanges, [])
             let figures = try await db.query(SubscriptionSummaries.takeChanges, [])
-            for statement in try ConsoleSummaries.foldStatements(sales: sales, coverage: coverage) + SubscriptionSummaries.foldStatements(figures) {
+            let shops = try await db.query(ShopAccountRows.takeChanges, [])
+            for statement in try ConsoleSummaries.foldStatements(sales: sales, coverage: coverage) + SubscriptionSummaries.foldStatements(figures)
+                + ShopAccountRows.foldStatements(shops)
+            {
                 try await db.execute(statement.sql, statement.binds)
             }
-            return sales.count + coverage.count + figures.count
+            return sales.count + coverage.count + figures.count + shops.count
         }
     }
 

@@ -48,7 +48,7 @@ extension SQLMembershipStore {
             saveCard(sale.card, version: version),
             touchWalletPass(of: memberUUID, now: sale.recordedAt),
             completeIdempotentRequest(sale.key, with: sale.response, now: sale.recordedAt),
-        ] + ConsoleSummaries.sale(sale.period, renewsEnd: sale.renewsEnd) + SubscriptionSummaries.sale(sale)
+        ] + ConsoleSummaries.sale(sale.period, renewsEnd: sale.renewsEnd) + SubscriptionSummaries.sale(sale) + ShopAccountRows.sale(sale.period)
     }
 
     public func memberLedger(of member: MemberReference) async throws -> MemberLedger? {
@@ -105,6 +105,7 @@ extension SQLMembershipStore {
                         ),
                     ]
                     + Self.periodChanges(from: change.periodsBefore, to: change.periodsAfter)
+                    + ShopAccountRows.cancellations(change.cancelledPeriods, now: now)
                     + (try await Self.renewalAndSummaryChanges(change, db)) + figures
                     + [
                         SQLStatement("INSERT INTO revocation_changes (version, changed_at) VALUES (?, ?)", [.int(listVersion), .int(now)]),
@@ -134,7 +135,7 @@ extension SQLMembershipStore {
     /// live period before it, which a cancellation moves back or takes away) and the console's summary rows: the
     /// periods it cancels, the renewals it ends or moves, the end of paid time it moves.
     static func renewalAndSummaryChanges(_ change: RevokingChange, _ db: any SQLExecutor) async throws -> [SQLStatement] {
-        let cancelled = zip(change.periodsBefore, change.periodsAfter).filter { $0.cancelledAt == nil && $1.cancelledAt != nil }.map(\.1)
+        let cancelled = change.cancelledPeriods
         var stored: [String: Int64?] = [:]
         for row in try await db.query("SELECT id, renews_end FROM periods WHERE member_uuid = ?", [.text(change.memberUUID.uuidString)]) {
             stored[try row.text("id")] = try row.optionalInt("renews_end")

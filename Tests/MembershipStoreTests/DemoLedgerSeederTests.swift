@@ -46,4 +46,20 @@ struct DemoLedgerSeederTests {
             #expect((175...325).contains(due), "\(due) of 5,000 due")
         }
     }
+
+    @Test(arguments: StoreKind.available)
+    func seededSalesAtShopsAreInTheShopsAccounts(kind: StoreKind) async throws {
+        try await kind.withStore { store in
+            var seeder = DemoLedgerSeeder(store: store)
+            seeder.membersPerTransaction = 1_000
+            seeder.membersPerChunk = 500
+            try await seeder.addShops(5, now: Self.now - 400 * 86_400)
+            try await seeder.seed(members: 1_000, now: Self.now)
+            let fromLedger = try await store.shopDaysFromLedger()
+            #expect(Set(fromLedger.keys) == Set(seeder.shops))
+            for shop in seeder.shops {
+                #expect(try await store.shopDays(of: shop, from: 0, to: 1_000_000) == fromLedger[shop])
+            }
+        }
+    }
 }
