@@ -7,7 +7,7 @@ DEB_PACKAGES := pkg-config jq tmux openssl libssl-dev libqrencode-dev librsvg2-d
 # The web counter's browser tests, the check that the committed WebAssembly QR decoder is what Debian's source makes,
 # the reverse proxy the service is tested behind (nginx), and the clock the soak steps under each instance (libfaketime).
 SOAK_DEB_PACKAGES := libfaketime
-TEST_DEB_PACKAGES := chromium chromium-driver python3-selenium python3-pil emscripten poppler-utils nginx $(SOAK_DEB_PACKAGES)
+TEST_DEB_PACKAGES := chromium chromium-driver python3-selenium python3-pil emscripten poppler-utils nginx hledger beancount $(SOAK_DEB_PACKAGES)
 SWIFT_BUILD_FLAGS ?=
 SWIFT_SOURCES := Sources Tests Benchmarks Fuzz Package.swift
 FUZZ_RUNS ?= 3000000

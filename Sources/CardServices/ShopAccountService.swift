@@ -212,6 +212,15 @@ public struct ShopAccountService: Sendable {
         )
     }
 
+    /// The kind of each entry a reversal in `statement` undoes (for the journal's accounts).
+    public func reversedKinds(in statement: ShopStatement) async throws -> [Int64: ShopEntry.Kind] {
+        var kinds: [Int64: ShopEntry.Kind] = [:]
+        for seq in statement.teamEntries.compactMap(\.reverses) {
+            if let entry = try await store.shopEntries(of: statement.vendor.id, after: seq - 1, limit: 1).first, entry.seq == seq { kinds[seq] = entry.kind }
+        }
+        return kinds
+    }
+
     /// What the shop owes now, today's takings and its last remittance: what its counter shows.
     public func account(of vendorID: UUID) async throws -> ShopAccountBody {
         let vendor = try await vendor(vendorID)

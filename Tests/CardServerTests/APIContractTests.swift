@@ -59,7 +59,7 @@ struct APIContractTests {
                 let parts = operation.split(separator: " ")
                 let path = String(parts[1]).replacingOccurrences(of: "{uuid}", with: UUID().uuidString)
                     .replacingOccurrences(of: "{id}", with: UUID().uuidString).replacingOccurrences(of: "{serialNumber}", with: UUID().uuidString)
-                    .replacingOccurrences(of: "{file}", with: "app.js")
+                    .replacingOccurrences(of: "{file}", with: "app.js").replacingOccurrences(of: "{seq}", with: "1")
                     .replacingOccurrences(of: "{deviceLibraryIdentifier}", with: "device1").replacingOccurrences(
                         of: "{passTypeIdentifier}",
                         with: "pass.dz.peez.card"

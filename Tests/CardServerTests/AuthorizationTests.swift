@@ -62,6 +62,16 @@ struct AuthorizationTests {
         ("/v1/credentials/{credential}/rotate", .post, [.admin]),
         ("/v1/audit", .get, [.admin]),
         ("/v1/refused-sales", .get, [.admin]),
+        ("/v1/accounts", .get, [.admin]),
+        // A shop's account: the team, or the shop's own device.
+        ("/v1/vendors/{vendor}/account", .get, [.admin, .vendor]),
+        ("/v1/vendors/{vendor}/entries", .get, [.admin, .vendor]),
+        ("/v1/vendors/{vendor}/statement", .get, [.admin, .vendor]),
+        ("/v1/vendors/{vendor}/remittances", .post, [.admin]),
+        ("/v1/vendors/{vendor}/adjustments", .post, [.admin]),
+        ("/v1/vendors/{vendor}/entries/{entry}/reversal", .post, [.admin]),
+        ("/v1/vendors/{vendor}/commission", .get, [.admin]),
+        ("/v1/vendors/{vendor}/commission", .put, [.admin]),
         // A device with no credential yet: the one-time code is the proof.
         ("/v1/enrolments", .post, Self.everyoneWithoutAWrongSecret),
         ("/v1/neighbourhoods", .get, [.admin, .backend, .vendor]),
@@ -121,6 +131,7 @@ struct AuthorizationTests {
                 let path = template.replacingOccurrences(of: "{member}", with: "{uuid}").replacingOccurrences(of: "{period}", with: "{id}")
                     .replacingOccurrences(of: "{vendor}", with: "{id}").replacingOccurrences(of: "{anotherVendor}", with: "{id}")
                     .replacingOccurrences(of: "{credential}", with: "{id}").replacingOccurrences(of: "{payment}", with: "{id}")
+                    .replacingOccurrences(of: "{entry}", with: "{seq}")
                 return "\(method) \(path)"
             }
         )
@@ -142,7 +153,7 @@ struct AuthorizationTests {
                     .replacingOccurrences(of: "{vendor}", with: harness.vendor.id.uuidString)
                     .replacingOccurrences(of: "{anotherVendor}", with: UUID().uuidString)
                     .replacingOccurrences(of: "{credential}", with: UUID().uuidString)
-                    .replacingOccurrences(of: "{file}", with: "app.js")
+                    .replacingOccurrences(of: "{file}", with: "app.js").replacingOccurrences(of: "{entry}", with: "1")
                 for caller in Caller.allCases {
                     let reply = try await client.send(
                         method,

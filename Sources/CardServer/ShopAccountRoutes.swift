@@ -1,0 +1,185 @@
+import CardServices
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Membership
+import PeezAPI
+import PeezBasics
+
+/// The cash each shop owes PEEZ: every shop's balance (admin); a shop's account, entries and statements (admin,
+/// or the shop's own device for its own shop and no other); remittances, adjustments and reversals, each sent with
+/// an `Idempotency-Key` so a retry records nothing twice, and commissions (admin).
+struct ShopAccountRoutes {
+    let accounts: ShopAccountService
+    /// Writes a statement's PDF in `language` (nil when this service has no PDF renderer).
+    let pdf: (@Sendable (ShopStatement, String) throws -> [UInt8])?
+
+    func register(on router: Router<ServerRequestContext>) {
+        router.on("/v1/accounts", method: .get, use: balances)
+        router.on("/v1/vendors/{id}/account", method: .get, use: account)
+        router.on("/v1/vendors/{id}/entries", method: .get, use: entries)
+        router.on("/v1/vendors/{id}/statement", method: .get, use: statement)
+        router.on("/v1/vendors/{id}/remittances", method: .post, use: remittance)
+        router.on("/v1/vendors/{id}/adjustments", method: .post, use: adjustment)
+        router.on("/v1/vendors/{id}/entries/{seq}/reversal", method: .post, use: reversal)
+        router.on("/v1/vendors/{id}/commission", method: .get, use: commissions)
+        router.on("/v1/vendors/{id}/commission", method: .put, use: setCommission)
+    }
+
+    /// The path's shop, which a vendor credential may name only when it is its own (another's is not found).
+    private func shop(_ context: ServerRequestContext) throws -> UUID {
+        let caller = try context.require(.admin, .vendor)
+        let id = try CredentialRoutes.id(context, "shop")
+        guard caller.role == .admin || caller.vendorID == id else { throw MembershipError(.notFound, "No shop has id \(id.lowercasedText).") }
+        return id
+    }
+
+    private func actor(_ credential: APICredential, _ context: ServerRequestContext) -> AuditActor {
+        AuditActor(credential: credential, address: context.clientAddress)
+    }
+
+    @Sendable func balances(_ request: Request, context: ServerRequestContext) async throws -> Response {
+        _ = try context.require(.admin)
+        let limit = try request.uri.queryParameters.get("limit_dzd").map { text -> Int64 in
+            guard text.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }), let value = Int64(text),
+                (0...Int64(ShopAccountService.maxAmountDZD) * 100).contains(value)
+            else {
+                throw APIError(
+                    .unprocessableContent,
+                    code: "invalid_fields",
+                    "The query has invalid parameters.",
+                    fields: ["limit_dzd": "must be a whole number of dinars from 0 to \(ShopAccountService.maxAmountDZD * 100)"]
+                )
+            }
+            return value
+        }
+        let today = AlgiersCalendar.dayNumber(accounts.now())
+        let shops = try await accounts.balances().map { ShopBalanceBody($0.balance, vendor: $0.vendor, today: today, limit: limit) }
+        return try JSONExchange.response(ShopBalanceListBody(limit: limit, shops: shops))
+    }
+
+    @Sendable func account(_ request: Request, context: ServerRequestContext) async throws -> Response {
+        try JSONExchange.response(try await accounts.account(of: try shop(context)), headers: [.cacheControl: "no-store"])
+    }
+
+    @Sendable func entries(_ request: Request, context: ServerRequestContext) async throws -> Response {
+        let id = try shop(context)
+        let limit = try ActivationRoutes.limit(request.uri.queryParameters.get("limit"))
+        let after = try CredentialRoutes.after(request.uri.queryParameters.get("after"))
+        _ = try await accounts.vendor(id)
+        let entries = try await accounts.store.shopEntries(of: id, after: after, limit: limit)
+        return try JSONExchange.response(ShopEntryListBody(entries: entries.map(ShopEntryBody.init)))
+    }
+
+    /// The statement formats, by their `format` query value.
+    enum StatementFormat: String, CaseIterable {
+        case json, csv, hledger, beancount, pdf
+    }
+
+    @Sendable func statement(_ request: Request, context: ServerRequestContext) async throws -> Response {
+        let id = try shop(context)
+        let query = request.uri.queryParameters
+        var fields: [String: String] = [:]
+        let today = AlgiersCalendar.dayNumber(accounts.now())
+        let month = AlgiersCalendar.firstDay(ofMonth: AlgiersCalendar.month(ofDay: today))
+        func day(_ name: String, default value: Int64) -> Int64 {
+            guard let text = query.get(name) else { return value }
+            guard let start = AlgiersCalendar.startOfDay(text) else {
+                fields[name] = "must be a date written YYYY-MM-DD"
+                return value
+            }
+            return AlgiersCalendar.dayNumber(start)
+        }
+        let from = day("from", default: month)
+        let to = day("to", default: today)
+        let format = StatementFormat(rawValue: query.get("format") ?? "json")
+        if format == nil { fields["format"] = "must be one of: " + StatementFormat.allCases.map(\.rawValue).joined(separator: ", ") }
+        let language = query.get("lang") ?? "en"
+        if !["en", "fr", "ar"].contains(language) { fields["lang"] = "must be en, fr or ar" }
+        guard fields.isEmpty, let format else {
+            throw APIError(.unprocessableContent, code: "invalid_fields", "The query has invalid parameters.", fields: fields)
+        }
+        let statement = try await accounts.statement(of: id, from: from, to: to)
+        let name = "peez-statement-\(id.lowercasedText.prefix(8))-\(AlgiersCalendar.dayText(from))-\(AlgiersCalendar.dayText(to))"
+        func file(_ bytes: [UInt8], _ type: String, _ ext: String) -> Response {
+            Response(
+                status: .ok,
+                headers: [.contentType: type, .contentDisposition: "attachment; filename=\"\(name).\(ext)\"", .cacheControl: "no-store"],
+                body: .init(byteBuffer: ByteBuffer(bytes: bytes))
+            )
+        }
+        switch format {
+        case .json:
+            return try JSONExchange.response(ShopStatementBody(statement), headers: [.cacheControl: "no-store"])
+        case .csv:
+            return file(Array(ShopStatementText.csv(statement).utf8), "text/csv; charset=utf-8; header=present", "csv")
+        case .hledger, .beancount:
+            let dialect: ShopStatementText.Journal = format == .hledger ? .hledger : .beancount
+            let text = ShopStatementText.journal(statement, as: dialect, reversedKinds: try await accounts.reversedKinds(in: statement))
+            return file(Array(text.utf8), "text/plain; charset=utf-8", format == .hledger ? "journal" : "beancount")
+        case .pdf:
+            guard let pdf else {
+                throw APIError(.serviceUnavailable, code: "pdf_unavailable", "This service cannot write PDF statements; ask for format=json or csv.")
+            }
+            return file(try pdf(statement, language), "application/pdf", "pdf")
+        }
+    }
+
+    /// The shop a team entry is for (admin only) and the request's key.
+    private func teamEntry(_ request: Request, _ context: ServerRequestContext) throws -> (APICredential, UUID, String) {
+        let admin = try context.require(.admin)
+        let id = try CredentialRoutes.id(context, "shop")
+        let key = try ActivationRoutes.idempotencyKey(request, purpose: "a retry cannot record the entry twice")
+        return (admin, id, key)
+    }
+
+    private func answer(_ recorded: (entry: ShopEntry, replayed: Bool)) throws -> Response {
+        try JSONExchange.response(
+            ShopEntryBody(recorded.entry),
+            status: .created,
+            headers: recorded.replayed ? [ActivationRoutes.replayedHeader: "true"] : [:]
+        )
+    }
+
+    @Sendable func remittance(_ request: Request, context: ServerRequestContext) async throws -> Response {
+        let (admin, id, key) = try teamEntry(request, context)
+        let body = try await JSONExchange.decode(RemittanceRequest.self, request, context: context)
+        return try answer(
+            try await accounts.recordRemittance(body, vendorID: id, keyScope: admin.id.uuidString, key: key, by: actor(admin, context))
+        )
+    }
+
+    @Sendable func adjustment(_ request: Request, context: ServerRequestContext) async throws -> Response {
+        let (admin, id, key) = try teamEntry(request, context)
+        let body = try await JSONExchange.decode(AdjustmentRequest.self, request, context: context)
+        return try answer(
+            try await accounts.recordAdjustment(body, vendorID: id, keyScope: admin.id.uuidString, key: key, by: actor(admin, context))
+        )
+    }
+
+    @Sendable func reversal(_ request: Request, context: ServerRequestContext) async throws -> Response {
+        let (admin, id, key) = try teamEntry(request, context)
+        let seqText = context.parameters.get("seq") ?? ""
+        guard seqText.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }), let seq = Int64(seqText), seq > 0 else {
+            throw MembershipError(.notFound, "Entries are numbered from 1.")
+        }
+        let body = try await JSONExchange.decode(ReversalRequest.self, request, context: context)
+        return try answer(
+            try await accounts.reverse(entry: seq, body, vendorID: id, keyScope: admin.id.uuidString, key: key, by: actor(admin, context))
+        )
+    }
+
+    @Sendable func commissions(_ request: Request, context: ServerRequestContext) async throws -> Response {
+        _ = try context.require(.admin)
+        let id = try CredentialRoutes.id(context, "shop")
+        _ = try await accounts.vendor(id)
+        return try JSONExchange.response(CommissionListBody(commissions: try await accounts.store.commissions(of: id).map(CommissionBody.init)))
+    }
+
+    @Sendable func setCommission(_ request: Request, context: ServerRequestContext) async throws -> Response {
+        let admin = try context.require(.admin)
+        let id = try CredentialRoutes.id(context, "shop")
+        let body = try await JSONExchange.decode(CommissionRequest.self, request, context: context)
+        return try JSONExchange.response(CommissionBody(try await accounts.setCommission(body, vendorID: id, by: actor(admin, context))))
+    }
+}
