@@ -253,7 +253,7 @@ let package = Package(
             name: "CardServer",
             dependencies: [
                 "PeezBasics", "CardToken", "CardCrypto", "CardWire", "Membership", "PeezAPI", "CardServices", "WalletPass",
-                "CounterAssets", "ConsoleAssets", "Console", "ConsoleCharts",
+                "CounterAssets", "ConsoleAssets", "Console", "ConsoleCharts", "ReportPDF",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Metrics", package: "swift-metrics"),

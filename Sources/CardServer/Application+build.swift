@@ -115,7 +115,7 @@ public func buildRouter(
         goLive: goLive
     )
     .register(on: router)
-    ShopAccountRoutes(accounts: ShopAccountService(store: store, now: cards.clock), pdf: nil).register(on: router)
+    ShopAccountRoutes(accounts: ShopAccountService(store: store, now: cards.clock)).register(on: router)
     CredentialRoutes(credentials: CredentialService(store: store, now: cards.clock), cache: credentialCache, links: links).register(
         on: router
     )

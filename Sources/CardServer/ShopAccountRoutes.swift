@@ -1,18 +1,19 @@
 import CardServices
+import Console
+import ConsoleCharts
 import Foundation
 import HTTPTypes
 import Hummingbird
 import Membership
 import PeezAPI
 import PeezBasics
+import ReportPDF
 
 /// The cash each shop owes PEEZ: every shop's balance (admin); a shop's account, entries and statements (admin,
 /// or the shop's own device for its own shop and no other); remittances, adjustments and reversals, each sent with
 /// an `Idempotency-Key` so a retry records nothing twice, and commissions (admin).
 struct ShopAccountRoutes {
     let accounts: ShopAccountService
-    /// Writes a statement's PDF in `language` (nil when this service has no PDF renderer).
-    let pdf: (@Sendable (ShopStatement, String) throws -> [UInt8])?
 
     func register(on router: Router<ServerRequestContext>) {
         router.on("/v1/accounts", method: .get, use: balances)
@@ -118,10 +119,13 @@ struct ShopAccountRoutes {
             let text = ShopStatementText.journal(statement, as: dialect, reversedKinds: try await accounts.reversedKinds(in: statement))
             return file(Array(text.utf8), "text/plain; charset=utf-8", format == .hledger ? "journal" : "beancount")
         case .pdf:
-            guard let pdf else {
-                throw APIError(.serviceUnavailable, code: "pdf_unavailable", "This service cannot write PDF statements; ask for format=json or csv.")
-            }
-            return file(try pdf(statement, language), "application/pdf", "pdf")
+            let pages = ShopStatementPages.pages(
+                statement,
+                language: ChartLanguage(rawValue: language) ?? .en,
+                texts: ConsoleRoutes.texts,
+                madeAt: accounts.now()
+            )
+            return file(try ReportPDF.bytes(pages), "application/pdf", "pdf")
         }
     }
 

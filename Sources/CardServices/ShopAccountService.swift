@@ -216,7 +216,9 @@ public struct ShopAccountService: Sendable {
     public func reversedKinds(in statement: ShopStatement) async throws -> [Int64: ShopEntry.Kind] {
         var kinds: [Int64: ShopEntry.Kind] = [:]
         for seq in statement.teamEntries.compactMap(\.reverses) {
-            if let entry = try await store.shopEntries(of: statement.vendor.id, after: seq - 1, limit: 1).first, entry.seq == seq { kinds[seq] = entry.kind }
+            if let entry = try await store.shopEntries(of: statement.vendor.id, after: seq - 1, limit: 1).first, entry.seq == seq {
+                kinds[seq] = entry.kind
+            }
         }
         return kinds
     }

@@ -36,7 +36,9 @@ public enum ShopStatementText {
                 )
             }
         }
-        lines.append([AlgiersCalendar.dayText(statement.toDay), "closing", ""] + figures(statement.totals) + [String(statement.closingDZD)] + blank(5))
+        lines.append(
+            [AlgiersCalendar.dayText(statement.toDay), "closing", ""] + figures(statement.totals) + [String(statement.closingDZD)] + blank(5)
+        )
         return lines.map { $0.map(csvField).joined(separator: ",") + "\r\n" }.joined()
     }
 
@@ -74,7 +76,8 @@ public enum ShopStatementText {
         let names = Accounts(shop: shop, dialect: dialect)
         var out = ""
         let from = AlgiersCalendar.dayText(statement.fromDay)
-        out += "; PEEZ statement of \(oneLine(statement.vendor.name)) (\(statement.vendor.id.lowercasedText)), \(from) to "
+        out +=
+            "; PEEZ statement of \(oneLine(statement.vendor.name)) (\(statement.vendor.id.lowercasedText)), \(from) to "
             + "\(AlgiersCalendar.dayText(statement.toDay)), in DZD\n\n"
         if dialect == .beancount {
             out += "option \"operating_currency\" \"DZD\"\n\n"

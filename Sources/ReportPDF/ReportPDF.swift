@@ -13,9 +13,31 @@ public enum ReportPDF {
     /// Writes `pages` (A4 SVG documents, 595 × 842 points) to `path`.
     public static func write(_ pages: [String], to path: String) throws {
         guard let surface = cairo_pdf_surface_create(path, 595.28, 841.89) else { throw Failure(description: "cannot create \(path)") }
+        try render(pages, on: surface, what: path)
+    }
+
+    /// `pages` (A4 SVG documents, 595 × 842 points) as the bytes of one PDF, made in memory.
+    public static func bytes(_ pages: [String]) throws -> [UInt8] {
+        final class Sink { var bytes: [UInt8] = [] }
+        let sink = Sink()
+        let closure = Unmanaged.passUnretained(sink).toOpaque()
+        let write: cairo_write_func_t = { closure, data, length in
+            guard let closure, let data else { return CAIRO_STATUS_WRITE_ERROR }
+            Unmanaged<Sink>.fromOpaque(closure).takeUnretainedValue().bytes.append(contentsOf: UnsafeBufferPointer(start: data, count: Int(length)))
+            return CAIRO_STATUS_SUCCESS
+        }
+        guard let surface = cairo_pdf_surface_create_for_stream(write, closure, 595.28, 841.89) else {
+            throw Failure(description: "cannot create a PDF in memory")
+        }
+        try withExtendedLifetime(sink) { try render(pages, on: surface, what: "the PDF") }
+        return sink.bytes
+    }
+
+    /// Draws `pages` on `surface`, one page each, finishes it and releases it.
+    private static func render(_ pages: [String], on surface: OpaquePointer, what: String) throws {
         defer { cairo_surface_destroy(surface) }
         guard cairo_surface_status(surface) == CAIRO_STATUS_SUCCESS else {
-            throw Failure(description: "cannot write \(path): \(String(cString: cairo_status_to_string(cairo_surface_status(surface))))")
+            throw Failure(description: "cannot write \(what): \(String(cString: cairo_status_to_string(cairo_surface_status(surface))))")
         }
         let context = cairo_create(surface)
         defer { cairo_destroy(context) }
@@ -33,7 +55,7 @@ public enum ReportPDF {
         }
         cairo_surface_finish(surface)
         guard cairo_surface_status(surface) == CAIRO_STATUS_SUCCESS else {
-            throw Failure(description: "cannot write \(path): \(String(cString: cairo_status_to_string(cairo_surface_status(surface))))")
+            throw Failure(description: "cannot write \(what): \(String(cString: cairo_status_to_string(cairo_surface_status(surface))))")
         }
     }
 

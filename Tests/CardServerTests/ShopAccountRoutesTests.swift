@@ -156,7 +156,11 @@ struct ShopAccountRoutesTests {
             }
             // The tools check the closing balance: a journal that states another fails.
             let journal = try await client.send(.get, "/v1/vendors/\(shop)/statement?format=hledger", secret: ServerHarness.adminSecret).text
-            try journal.replacingOccurrences(of: "= 1180 DZD", with: "= 1181 DZD").write(toFile: folder.file("wrong.journal"), atomically: true, encoding: .utf8)
+            try journal.replacingOccurrences(of: "= 1180 DZD", with: "= 1181 DZD").write(
+                toFile: folder.file("wrong.journal"),
+                atomically: true,
+                encoding: .utf8
+            )
             #expect(try await Self.run("hledger", ["-f", folder.file("wrong.journal"), "balance"], in: folder).status != 0)
             let csv = try await client.send(.get, "/v1/vendors/\(shop)/statement?format=csv", secret: ServerHarness.adminSecret)
             #expect(csv.headers[.contentType]?.hasPrefix("text/csv") == true)
@@ -177,6 +181,30 @@ struct ShopAccountRoutesTests {
             ] {
                 let reply = try await client.send(.get, "/v1/vendors/\(shop)/statement?\(query)", secret: ServerHarness.adminSecret)
                 #expect(reply.status == .unprocessableContent && reply.errorFields[field] != nil, "\(query): \(reply.text)")
+            }
+        }
+    }
+
+    @Test(arguments: [("en", "Closing balance"), ("fr", "Solde de clôture"), ("ar", "الرصيد الختامي")])
+    func aStatementIsAPDFInItsLanguageThatPopplerRendersAndReads(language: String, closing: String) async throws {
+        try await ServerHarness.withLiveServer { harness, client in
+            let shop = harness.vendor.id.uuidString.lowercased()
+            try await Self.sell(client, months: [1, 2])
+            _ = try await Self.remit(client, shop, ["amount_dzd": 500, "method": "cash", "received_by": "Karim"], key: "r")
+            let reply = try await client.send(.get, "/v1/vendors/\(shop)/statement?format=pdf&lang=\(language)", secret: ServerHarness.adminSecret)
+            #expect(reply.status == .ok && reply.headers[.contentType] == "application/pdf")
+            #expect(reply.body.starts(with: Array("%PDF-".utf8)))
+            let folder = try TemporaryFolder()
+            defer { folder.remove() }
+            try Data(reply.body).write(to: URL(fileURLWithPath: folder.file("s.pdf")))
+            let text = try await Self.run("pdftotext", ["-layout", folder.file("s.pdf"), "-"], in: folder)
+            #expect(text.status == 0)
+            #expect(text.output.contains(closing), "\(text.output)")
+            #expect(text.output.contains("Boucherie Centrale"))
+            let picture = try await Self.run("pdftoppm", ["-r", "60", "-png", "-singlefile", folder.file("s.pdf"), folder.file("page")], in: folder)
+            #expect(picture.status == 0 && FileManager.default.fileExists(atPath: folder.file("page.png")), "\(picture.output)")
+            if let keep = ProcessInfo.processInfo.environment["PEEZ_KEEP_STATEMENT_PAGES"] {
+                try? FileManager.default.copyItem(atPath: folder.file("page.png"), toPath: "\(keep)/statement-\(language).png")
             }
         }
     }
