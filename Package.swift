@@ -191,7 +191,7 @@ let package = Package(
         // The console's panels and sign-in, for the HTTP console and `peez admin report`.
         .target(
             name: "Console",
-            dependencies: ["CardServices", "ConsoleCharts", "Membership", "PeezAPI", "PeezBasics", "CardCrypto"],
+            dependencies: ["CardServices", "ConsoleCharts", "Membership", "PeezAPI", "PeezBasics", "CardCrypto", "ReportPDF"],
             swiftSettings: strictSettings
         ),
         .target(
@@ -253,7 +253,7 @@ let package = Package(
             name: "CardServer",
             dependencies: [
                 "PeezBasics", "CardToken", "CardCrypto", "CardWire", "Membership", "PeezAPI", "CardServices", "WalletPass",
-                "CounterAssets", "ConsoleAssets", "Console", "ConsoleCharts", "ReportPDF",
+                "CounterAssets", "ConsoleAssets", "Console", "ConsoleCharts",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Metrics", package: "swift-metrics"),

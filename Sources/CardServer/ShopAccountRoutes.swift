@@ -7,7 +7,6 @@ import Hummingbird
 import Membership
 import PeezAPI
 import PeezBasics
-import ReportPDF
 
 /// The cash each shop owes PEEZ: every shop's balance (admin); a shop's account, entries and statements (admin,
 /// or the shop's own device for its own shop and no other); remittances, adjustments and reversals, each sent with
@@ -72,11 +71,6 @@ struct ShopAccountRoutes {
         return try JSONExchange.response(ShopEntryListBody(entries: entries.map(ShopEntryBody.init)))
     }
 
-    /// The statement formats, by their `format` query value.
-    enum StatementFormat: String, CaseIterable {
-        case json, csv, hledger, beancount, pdf
-    }
-
     @Sendable func statement(_ request: Request, context: ServerRequestContext) async throws -> Response {
         let id = try shop(context)
         let query = request.uri.queryParameters
@@ -93,40 +87,25 @@ struct ShopAccountRoutes {
         }
         let from = day("from", default: month)
         let to = day("to", default: today)
-        let format = StatementFormat(rawValue: query.get("format") ?? "json")
-        if format == nil { fields["format"] = "must be one of: " + StatementFormat.allCases.map(\.rawValue).joined(separator: ", ") }
-        let language = query.get("lang") ?? "en"
-        if !["en", "fr", "ar"].contains(language) { fields["lang"] = "must be en, fr or ar" }
-        guard fields.isEmpty, let format else {
+        let format = ShopStatementFile.Format(rawValue: query.get("format") ?? "json")
+        if format == nil { fields["format"] = "must be one of: " + ShopStatementFile.Format.allCases.map(\.rawValue).joined(separator: ", ") }
+        let language = ChartLanguage(rawValue: query.get("lang") ?? "en")
+        if language == nil { fields["lang"] = "must be en, fr or ar" }
+        guard fields.isEmpty, let format, let language else {
             throw APIError(.unprocessableContent, code: "invalid_fields", "The query has invalid parameters.", fields: fields)
         }
         let statement = try await accounts.statement(of: id, from: from, to: to)
-        let name = "peez-statement-\(id.lowercasedText.prefix(8))-\(AlgiersCalendar.dayText(from))-\(AlgiersCalendar.dayText(to))"
-        func file(_ bytes: [UInt8], _ type: String, _ ext: String) -> Response {
-            Response(
-                status: .ok,
-                headers: [.contentType: type, .contentDisposition: "attachment; filename=\"\(name).\(ext)\"", .cacheControl: "no-store"],
-                body: .init(byteBuffer: ByteBuffer(bytes: bytes))
-            )
-        }
-        switch format {
-        case .json:
-            return try JSONExchange.response(ShopStatementBody(statement), headers: [.cacheControl: "no-store"])
-        case .csv:
-            return file(Array(ShopStatementText.csv(statement).utf8), "text/csv; charset=utf-8; header=present", "csv")
-        case .hledger, .beancount:
-            let dialect: ShopStatementText.Journal = format == .hledger ? .hledger : .beancount
-            let text = ShopStatementText.journal(statement, as: dialect, reversedKinds: try await accounts.reversedKinds(in: statement))
-            return file(Array(text.utf8), "text/plain; charset=utf-8", format == .hledger ? "journal" : "beancount")
-        case .pdf:
-            let pages = ShopStatementPages.pages(
-                statement,
-                language: ChartLanguage(rawValue: language) ?? .en,
-                texts: ConsoleRoutes.texts,
-                madeAt: accounts.now()
-            )
-            return file(try ReportPDF.bytes(pages), "application/pdf", "pdf")
-        }
+        let bytes = try ShopStatementFile.bytes(
+            statement,
+            as: format,
+            language: language,
+            texts: ConsoleRoutes.texts,
+            madeAt: accounts.now(),
+            reversedKinds: try await accounts.reversedKinds(in: statement)
+        )
+        var headers: HTTPFields = [.contentType: format.contentType, .cacheControl: "no-store"]
+        if format != .json { headers[.contentDisposition] = "attachment; filename=\"\(ShopStatementFile.name(statement, as: format))\"" }
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
     }
 
     /// The shop a team entry is for (admin only) and the request's key.

@@ -9,14 +9,15 @@ extension Peez {
     /// `peez admin`: operator tasks on the ledger.
     struct Admin: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Operator tasks: vendors, credentials, enrolment codes, the audit trail, the console, daily reports.",
+            abstract: "Operator tasks: vendors, credentials, enrolment codes, the audit trail, the console, daily reports, shops' cash.",
             discussion: """
                 Every command works on the ledger directly, over the same rules as the API's admin routes, and \
                 each change is written to the audit trail as "peez admin (<user>)" from "local".
                 """,
             subcommands: [
                 CreateToken.self, Vendors.self, Credentials.self, Rename.self, Revoke.self, Rotate.self, CutOff.self,
-                EnrolmentCode.self, Audit.self, RefusedSales.self, ConsoleLink.self, Report.self,
+                EnrolmentCode.self, Audit.self, RefusedSales.self, ConsoleLink.self, Report.self, Balances.self, Remit.self, Adjust.self,
+                Reverse.self, Commission.self, Statement.self, Statements.self,
             ]
         )
     }
