@@ -16,6 +16,7 @@ struct ShopAccountRoutes {
 
     func register(on router: Router<ServerRequestContext>) {
         router.on("/v1/accounts", method: .get, use: balances)
+        router.on("/v1/counter/account", method: .get, use: counterAccount)
         router.on("/v1/vendors/{id}/account", method: .get, use: account)
         router.on("/v1/vendors/{id}/entries", method: .get, use: entries)
         router.on("/v1/vendors/{id}/statement", method: .get, use: statement)
@@ -60,6 +61,13 @@ struct ShopAccountRoutes {
 
     @Sendable func account(_ request: Request, context: ServerRequestContext) async throws -> Response {
         try JSONExchange.response(try await accounts.account(of: try shop(context)), headers: [.cacheControl: "no-store"])
+    }
+
+    /// The calling device's own shop's account: what its counter shows.
+    @Sendable func counterAccount(_ request: Request, context: ServerRequestContext) async throws -> Response {
+        let device = try context.require(.vendor)
+        guard let id = device.vendorID else { throw MembershipError(.notFound, "This credential names no shop.") }
+        return try JSONExchange.response(try await accounts.account(of: id), headers: [.cacheControl: "no-store"])
     }
 
     @Sendable func entries(_ request: Request, context: ServerRequestContext) async throws -> Response {

@@ -160,6 +160,18 @@ extension CounterClient {
 }
 
 extension CounterClient {
+    /// The shop's own account as the service keeps it: what it owes PEEZ, today's takings, its last remittance.
+    public func account() async throws -> ShopAccountBody {
+        let request = HTTPClientRequest(url: server.appendingPathComponent("v1/counter/account").absoluteString)
+        let (status, data) = try await send(request, timeout: .seconds(15), maxBytes: 65_536)
+        guard status == 200 else { throw CounterClientError(CounterProblem.answered(status: status, body: data)) }
+        do {
+            return try JSONDecoder().decode(ShopAccountBody.self, from: Data(data))
+        } catch {
+            throw CounterClientError(CounterProblem("problem.answer_unreadable", detail: "the service's account is unreadable: \(error)"))
+        }
+    }
+
     /// Reports scan-log entries (at most 500). The service stores each once, so a report sent again after a
     /// lost answer is harmless. Its answer says how many were new to it, how many it had, and which it refused.
     public func reportScans(counterID: UUID, entries: [ScanLog.Entry]) async throws -> ScanReportAnswer {

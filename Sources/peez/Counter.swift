@@ -26,7 +26,7 @@ extension Peez {
                   # then scan: one verdict per scanned line
                   peez counter
                 """,
-            subcommands: [Session.self, Enroll.self, Sync.self, Log.self, Activate.self, Pending.self, Retry.self],
+            subcommands: [Session.self, Enroll.self, Sync.self, Log.self, Activate.self, Pending.self, Retry.self, Account.self],
             defaultSubcommand: Session.self
         )
     }
@@ -333,6 +333,48 @@ extension Peez.Counter {
                     let problem = (error as? CounterClientError).map { texts.text($0.problem) } ?? "\(error)"
                     printError(texts.text("sync_failed", ["problem": problem, "minutes": String(minutes)]))
                 }
+            }
+        }
+    }
+
+    /// `peez counter account`: what the shop owes PEEZ and today's takings.
+    struct Account: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Show what this shop owes PEEZ and today's takings, as the service keeps them.",
+            discussion: """
+                Asks the service (it needs the network): the cash the shop's sales collected for PEEZ, less the \
+                commission it keeps and what it handed over; today's sales; the last remittance. Only this shop's \
+                own account: its credential can read no other.
+
+                Example:
+                  peez counter account
+                """
+        )
+
+        @OptionGroup var options: CounterFolderOptions
+        @OptionGroup var language: CounterLanguageOptions
+
+        func run() async throws {
+            let texts = language.texts
+            try await options.withUsableStore(texts) { store in
+                let (state, _, _) = try store.load()
+                let account = try await store.client(for: state).account()
+                let today = account.today_figures
+                var lines = [texts.text("account.owed", ["owed": String(account.balance_dzd)])]
+                if let since = account.oldest_unremitted_on { lines[0] += " (" + texts.text("account.since", ["day": since]) + ")" }
+                lines.append(
+                    texts.text(
+                        "account.today",
+                        [
+                            "day": account.today, "sales": String(today.sales - today.cancellations), "gross": String(today.gross_dzd),
+                            "commission": String(today.commission_dzd), "net": String(today.net_dzd),
+                        ]
+                    )
+                )
+                if let last = account.last_remittance {
+                    lines.append(texts.text("account.last_remittance", ["amount": String(-last.amount_dzd), "day": last.date]))
+                }
+                printNow(lines.map(TextRules.terminalSafe).joined(separator: "\n"))
             }
         }
     }

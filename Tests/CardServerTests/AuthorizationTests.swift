@@ -63,6 +63,7 @@ struct AuthorizationTests {
         ("/v1/audit", .get, [.admin]),
         ("/v1/refused-sales", .get, [.admin]),
         ("/v1/accounts", .get, [.admin]),
+        ("/v1/counter/account", .get, [.vendor]),
         // A shop's account: the team, or the shop's own device.
         ("/v1/vendors/{vendor}/account", .get, [.admin, .vendor]),
         ("/v1/vendors/{vendor}/entries", .get, [.admin, .vendor]),

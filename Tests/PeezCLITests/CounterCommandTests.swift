@@ -179,6 +179,19 @@ struct CounterCommandTests {
         )
         let months = ((try? JSONDecoder().decode(SubscriptionBody.self, from: subscription.data))?.periods ?? []).map(\.months).sorted()
         #expect(months == [1, 1, 2, 3], "the demo data's month, then three payments, three periods: none lost, none twice")
+
+        // The shop's own account, as its counter shows it: each of the three sales in it once.
+        let account = try await ProcessRunner.run(counter + ["account"])
+        let kept = try #require(
+            try await service.request("GET", "/v1/counter/account", secret: "peez_vendor_DEVELOPMENT_ONLY_not_a_secret", as: ShopAccountBody.self)
+                .body
+        )
+        #expect(kept.today_figures.sales_dzd >= 1_800)
+        #expect(
+            account.status == 0 && account.standardOutput.contains("Owed to PEEZ: \(kept.balance_dzd) DZD")
+                && account.standardOutput.contains("\(kept.today_figures.net_dzd) DZD for PEEZ"),
+            "\(account.standardOutput)\(account.standardError)"
+        )
     }
 
     @Test func theServiceSpeaksTLSAndACounterTrustsItOnlyThroughTheCAGivenAtEnrolment() async throws {

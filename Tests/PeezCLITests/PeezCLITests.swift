@@ -366,7 +366,7 @@ struct PeezCLITests {
         ["keys", "show"], ["keys", "rotate"], ["keys", "retire"], ["card"], ["card", "issue"], ["card", "present"],
         ["verify"],
         ["counter"], ["counter", "session"], ["counter", "enroll"], ["counter", "sync"], ["counter", "log"],
-        ["counter", "activate"], ["counter", "pending"], ["counter", "retry"], ["remind"], ["remind", "run"],
+        ["counter", "activate"], ["counter", "pending"], ["counter", "retry"], ["counter", "account"], ["remind"], ["remind", "run"],
         ["remind", "status"], ["remind", "requeue"], ["remind", "new-secret"], ["wallet"], ["wallet", "check"], ["wallet", "status"], ["backup"],
         ["payments"], ["payments", "list"], ["payments", "show"], ["payments", "events"], ["payments", "reconcile"], ["payments", "refund"],
         ["dev"],

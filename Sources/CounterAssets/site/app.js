@@ -257,12 +257,29 @@ async function sync() {
   try {
     const { trust } = await counter.sync();
     $("status").textContent = text("sync.done", { until: time(trust.validUntil) });
+    await renderAccount();
   } catch (error) {
     // Cut off: the cut-off screen says it all; a failed sync is said only while the counter still works.
     if (counter.cutOff) return;
     $("status").textContent = text("sync.failed", { problem: say(error) });
   }
   await sendPending();
+}
+
+/** What the shop owes PEEZ and today's takings, as the service keeps them: shown after each sync, cleared when
+ *  the service cannot say (offline, the figures would be stale). */
+async function renderAccount() {
+  try {
+    const account = await counter.account();
+    const today = account.today_figures;
+    $("account").textContent = text("account.line", {
+      owed: account.balance_dzd, sales: today.sales - today.cancellations, amount: today.net_dzd,
+    });
+    $("account").dataset.owed = String(account.balance_dzd);
+  } catch (error) {
+    $("account").textContent = "";
+    delete $("account").dataset.owed;
+  }
 }
 
 /** Sends the sales still pending (each under its own key) and shows each answer that comes: a sale kept while the

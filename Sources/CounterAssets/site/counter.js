@@ -162,6 +162,26 @@ export class WebCounter {
     }
   }
 
+  /** The shop's own account as the service keeps it (what it owes PEEZ, today's takings); a CounterProblem when the
+   *  service cannot be reached or refuses. Never kept: it is only shown while online. */
+  async account() {
+    let response;
+    try {
+      response = await fetch(new URL("v1/counter/account", this.state.server), {
+        headers: { Authorization: `Bearer ${this.secret}` },
+        cache: "no-store",
+      });
+    } catch (error) {
+      throw unreachable(error);
+    }
+    if (!response.ok) throw await answered(response);
+    const account = await response.json().catch(() => null);
+    if (!Number.isSafeInteger(account?.balance_dzd) || !Number.isSafeInteger(account?.today_figures?.sales)) {
+      throw new CounterProblem("problem.answer_unreadable");
+    }
+    return account;
+  }
+
   /** Cuts this counter off when `problem` is the service's refusal of this device's own credential (revoked, or
    *  replaced: DEVICE_REFUSED; never a lost network or another answer), as CounterStore.cutOff does: the mark
    *  first, kept across reloads (the first refusal's time stays); each sale never answered sent once more (the
