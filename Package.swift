@@ -162,7 +162,7 @@ let package = Package(
                 .embedInCode("site/panel-checks.js"),
                 .embedInCode("site/panel-counters.js"), .embedInCode("site/panel-members.js"), .embedInCode("site/panel-reminders.js"),
                 .embedInCode("site/panel-renewals.js"), .embedInCode("site/panel-sales.js"), .embedInCode("site/panel-subscriptions.js"),
-                .embedInCode("site/panel-payments.js"), .embedInCode("site/panel-wallet.js"),
+                .embedInCode("site/panel-payments.js"), .embedInCode("site/panel-wallet.js"), .embedInCode("site/panel-accounts.js"),
                 .embedInCode("site/range.js"), .embedInCode("site/revoke.js"), .embedInCode("site/session.js"), .embedInCode("site/texts.js"),
             ],
             swiftSettings: strictSettings

@@ -40,6 +40,7 @@ struct ConsoleRoutes {
         router.on("/console/api/reminders", method: .get, use: rangePanel(panels.reminders))
         router.on("/console/api/wallet", method: .get, use: rangePanel(panels.wallet))
         router.on("/console/api/payments", method: .get, use: rangePanel(panels.payments))
+        router.on("/console/api/accounts", method: .get, use: accounts)
         router.on("/console/api/counters", method: .get, use: counters)
         router.on("/console/api/members", method: .get, use: members)
         router.on("/console/api/members/{uuid}", method: .get, use: member)
@@ -122,6 +123,24 @@ struct ConsoleRoutes {
     @Sendable func anomalies(_ request: Request, context: ServerRequestContext) async throws -> Response {
         _ = try await requireSession(request)
         return try answer(try await panels.anomalies(try days(request)))
+    }
+
+    @Sendable func accounts(_ request: Request, context: ServerRequestContext) async throws -> Response {
+        _ = try await requireSession(request)
+        let limit = try Self.formValue(request.uri.query, "limit_dzd").map { text -> Int64 in
+            guard !text.isEmpty, text.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }), let value = Int64(text),
+                value <= 1_000_000_000
+            else {
+                throw APIError(
+                    .unprocessableContent,
+                    code: "invalid_fields",
+                    "The query has invalid parameters.",
+                    fields: ["limit_dzd": "must be a whole number of dinars from 0 to 1000000000"]
+                )
+            }
+            return value
+        }
+        return try answer(try await panels.accounts(try days(request), Self.language(request), limit: limit))
     }
 
     @Sendable func counters(_ request: Request, context: ServerRequestContext) async throws -> Response {

@@ -9,7 +9,7 @@ import PeezBasics
 /// the same services as the API's and are written to the audit trail under the console user's name.
 public struct ConsoleService: Sendable {
     public typealias Ledger = ConsoleSummaryStore & ConsoleLookupStore & CounterDeviceStore & ScanStore & WalletStore & LedgerStore
-        & CredentialLedger & PaymentStore
+        & CredentialLedger & PaymentStore & ShopAccountStore
     let store: any Ledger
     let texts: ConsoleTexts
     /// The service's clock.

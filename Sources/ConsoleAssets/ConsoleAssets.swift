@@ -18,6 +18,7 @@ public enum ConsoleAssets {
             ("panel-reminders.js", PackageResources.panel_reminders_js), ("panel-renewals.js", PackageResources.panel_renewals_js),
             ("panel-sales.js", PackageResources.panel_sales_js), ("panel-subscriptions.js", PackageResources.panel_subscriptions_js),
             ("panel-payments.js", PackageResources.panel_payments_js), ("panel-wallet.js", PackageResources.panel_wallet_js),
+            ("panel-accounts.js", PackageResources.panel_accounts_js),
             ("range.js", PackageResources.range_js), ("revoke.js", PackageResources.revoke_js), ("session.js", PackageResources.session_js),
             ("texts.js", PackageResources.texts_js),
         ].map { ($0.0, WebFile(name: $0.0, bytes: $0.1)) }

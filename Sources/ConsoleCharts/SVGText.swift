@@ -57,6 +57,14 @@ struct SVGDocument {
             + "stroke=\"\(stroke)\" stroke-width=\"\(SVGText.number(width))\"\(dashed ? " stroke-dasharray=\"4 3\"" : "")/>"
     }
 
+    /// A line through `points`, unfilled.
+    mutating func polyline(_ points: [(x: Double, y: Double)], stroke: String, width: Double = 2, title: String? = nil) {
+        let attributes =
+            "points=\"\(points.map { "\(SVGText.number($0.x)),\(SVGText.number($0.y))" }.joined(separator: " "))\" fill=\"none\" "
+            + "stroke=\"\(stroke)\" stroke-width=\"\(SVGText.number(width))\""
+        body += title.map { "<polyline \(attributes)><title>\(SVGText.escaped($0))</title></polyline>" } ?? "<polyline \(attributes)/>"
+    }
+
     mutating func circle(cx: Double, cy: Double, r: Double, fill: String, title: String? = nil) {
         let attributes = "cx=\"\(SVGText.number(cx))\" cy=\"\(SVGText.number(cy))\" r=\"\(SVGText.number(r))\" fill=\"\(fill)\""
         body += title.map { "<circle \(attributes)><title>\(SVGText.escaped($0))</title></circle>" } ?? "<circle \(attributes)/>"

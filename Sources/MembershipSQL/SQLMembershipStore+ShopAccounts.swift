@@ -178,7 +178,7 @@ extension SQLMembershipStore {
     public func shopBalanceHistory(from fromDay: Int64, to toDay: Int64) async throws -> [UUID: [(day: Int64, balanceDZD: Int64)]] {
         try await database.readReport { db in
             var history: [UUID: [(day: Int64, balanceDZD: Int64)]] = [:]
-            for row in try await db.query(ShopAccountRows.historyQuery, [.int(fromDay), .int(toDay)]) {
+            for row in try await db.query(ShopAccountRows.historyQuery, [.int(toDay), .int(fromDay), .int(fromDay)]) {
                 let vendor = try RowReader(row: row, table: "shop_days").uuid("vendor_id")
                 history[vendor, default: []].append((max(try row.int("day"), fromDay), try row.int("balance")))
             }

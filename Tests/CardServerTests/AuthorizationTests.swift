@@ -114,6 +114,7 @@ struct AuthorizationTests {
         ("/console/api/reminders", .get, []),
         ("/console/api/wallet", .get, []),
         ("/console/api/payments", .get, []),
+        ("/console/api/accounts", .get, []),
         ("/console/api/counters", .get, []),
         ("/console/api/checks", .get, []),
         ("/console/api/members", .get, []),

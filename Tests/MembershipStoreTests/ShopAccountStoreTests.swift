@@ -97,6 +97,20 @@ struct ShopAccountStoreTests {
     }
 
     @Test(arguments: StoreKind.available)
+    func eachShopsBalanceOverTimeStartsFromWhatItOwedBeforeTheRange(_ kind: StoreKind) async throws {
+        try await kind.withStore { store in
+            let (vendor, member) = try await Sample.vendorAndMember(in: store)
+            let desk = try SaleDesk(store: store)
+            let day = AlgiersCalendar.dayNumber(Sample.january31)
+            for offset in [0, 2, 5] { try await desk.sell(member, vendor: vendor, months: 1, now: Sample.january31 + Int64(offset) * 86_400) }
+            let history = try await store.shopBalanceHistory(from: day + 1, to: day + 4)[vendor.id]?.map { [$0.day, $0.balanceDZD] }
+            // Owed 300 before the range (its first day), 600 from the third day; the sale after the range is not in it.
+            #expect(history == [[day + 1, 300], [day + 2, 600]])
+            #expect(try await store.shopBalanceHistory(from: day + 6, to: day + 9)[vendor.id]?.map(\.balanceDZD) == [900])
+        }
+    }
+
+    @Test(arguments: StoreKind.available)
     func aCommissionCannotStartOnADayWhoseSalesAreRecorded(_ kind: StoreKind) async throws {
         try await kind.withStore { store in
             let (vendor, _) = try await Sample.vendorAndMember(in: store)

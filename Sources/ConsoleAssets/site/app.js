@@ -15,12 +15,13 @@ import anomalies from "./panel-anomalies.js";
 import reminders from "./panel-reminders.js";
 import wallet from "./panel-wallet.js";
 import payments from "./panel-payments.js";
+import accounts from "./panel-accounts.js";
 import counters from "./panel-counters.js";
 import members, { wireMembers } from "./panel-members.js";
 import audit from "./panel-audit.js";
 import checks from "./panel-checks.js";
 
-const PANELS = [checks, sales, renewals, subscriptions, anomalies, reminders, wallet, payments, counters, members, audit];
+const PANELS = [checks, sales, renewals, subscriptions, anomalies, reminders, wallet, payments, accounts, counters, members, audit];
 const $ = (id) => document.getElementById(id);
 
 let range = lastDays(30);

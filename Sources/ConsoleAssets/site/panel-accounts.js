@@ -1,0 +1,75 @@
+// The shops' cash: what each shop owes PEEZ now, since when (its oldest cash not yet handed over), the shops past
+// the limit the team sets here (kept in this browser), and each shop's balance over the range.
+import { get } from "./api.js";
+import { chart, el, figures, line, table, tableRow } from "./dom.js";
+import { day, money, number } from "./format.js";
+import { text } from "./texts.js";
+
+const LIMIT = "peez.console.accounts.limit";
+
+function storedLimit() {
+  try {
+    const value = localStorage.getItem(LIMIT);
+    return value !== null && /^\d{1,10}$/.test(value) ? value : "";
+  } catch {
+    return "";
+  }
+}
+
+/** The limit's form: a whole number of dinars, or empty for none; the panel is drawn again with it. */
+function limitForm(ctx) {
+  const input = el("input", { id: "accounts-limit", type: "number", min: "0", max: "1000000000", step: "1", inputMode: "numeric", value: storedLimit() });
+  const form = el("form", { className: "inline-form" }, [
+    el("label", {}, [el("span", { textContent: text("accounts.limit_label") + " " }), input]),
+    el("button", { type: "submit", textContent: text("accounts.limit_set") }),
+  ]);
+  form.addEventListener("submit", (event) => {
+    event.preventDefault();
+    const value = input.value.trim();
+    if (value !== "" && !/^\d{1,10}$/.test(value)) return;
+    try {
+      if (value === "") localStorage.removeItem(LIMIT);
+      else localStorage.setItem(LIMIT, value);
+    } catch {
+      // Private browsing: the limit holds for this view only.
+    }
+    ctx.refresh(["accounts"]);
+  });
+  return form;
+}
+
+export default {
+  name: "accounts",
+  range: true,
+  charts: true,
+  load: (ctx) => {
+    const limit = storedLimit();
+    return get("api/accounts", { from: ctx.range.from, to: ctx.range.to, lang: ctx.lang, ...(limit === "" ? {} : { limit_dzd: limit }) });
+  },
+  render(data, ctx) {
+    const shops = data.shops ?? [];
+    return [
+      limitForm(ctx),
+      figures([
+        [text("accounts.total"), money(data.total_owed_dzd), "total_owed_dzd"],
+        [text("accounts.over_limit"), data.limit_dzd === undefined || data.limit_dzd === null ? "—" : number(data.over_limit), "over_limit"],
+      ]),
+      shops.length === 0
+        ? line(text("accounts.none"), "empty")
+        : table(
+          [text("accounts.shop"), text("accounts.owed"), text("accounts.since"), text("accounts.age")],
+          shops.map((shop) => tableRow(
+            [
+              el("span", { dir: "auto", textContent: shop.vendor_name }), money(shop.balance_dzd),
+              shop.oldest_unremitted_on ? day(shop.oldest_unremitted_on) : "—",
+              shop.age_days === undefined ? "—" : text("accounts.days", { days: number(shop.age_days) }),
+            ],
+            { className: shop.over_limit ? "over-limit" : "" },
+            { vendor: shop.vendor_id, owed: String(shop.balance_dzd), over: String(shop.over_limit) },
+          )),
+          { className: "numbers" },
+        ),
+      chart(data.chart, text("chart.accounts")),
+    ];
+  },
+};
