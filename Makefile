@@ -21,7 +21,7 @@ SEEDS ?= 1,2,3
 STORES ?= sqlite,postgres
 MINUTES ?= 1
 
-.PHONY: soak help deps deps-test counter-decoder counter-decoder-check bench-counter-web build release serve demo format lint test snapshots static dist test-dist bench bench-static bench-http bench-compare bench-verify bench-counter bench-remind bench-scans bench-console bench-panels fuzz vectors clean
+.PHONY: soak help deps deps-test counter-decoder counter-decoder-check bench-counter-web build release serve demo format lint test snapshots static dist test-dist bench bench-static bench-http bench-compare bench-verify bench-counter bench-remind bench-scans bench-console bench-panels bench-accounts fuzz vectors clean
 
 help: ## List the commands
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-8s %s\n", $$1, $$2}'
@@ -131,6 +131,9 @@ bench-counter: deps ## Counter figures: sync with 100,000 revocations (whole, th
 
 bench-remind: deps ## Reminders over 1,000,000 members (SQLite, PostgreSQL): seed, select + record, JSONL and webhook rates, peak memory
 	Benchmarks/remind/run
+
+bench-accounts: deps ## The shops' accounts at 200 shops, 1,000,000 members, three years of sales (SQLite, PostgreSQL): statements, balances, the console's panel, p50/p99
+	Benchmarks/accounts/run
 
 bench-console: deps-test ## The console's panels at 1,000,000 members and 10,000,000 scans (SQLite, PostgreSQL): p50/p99, the page's first load
 	Benchmarks/console/run

@@ -182,6 +182,92 @@ struct LedgerCheckerChangesTests {
     }
 }
 
+/// The soak checker's rule for the shops' accounts: a balance apart from its entries, a sale missing from its
+/// shop's account, a remittance recorded twice.
+@Suite("Soak checker: shops' accounts")
+struct LedgerCheckerAccountTests {
+    typealias Base = LedgerCheckerTests
+
+    static func entry(_ seq: Int64, _ kind: String, _ amount: Int64, on date: String, period: String? = nil) -> [String: Any] {
+        var entry: [String: Any] = [
+            "seq": seq, "vendor_id": Base.shop, "kind": kind, "recorded_at": date + "T10:00:00+01:00", "date": date, "amount_dzd": amount,
+            "commission_dzd": 0, "balance_change_dzd": amount,
+        ]
+        if let period { entry["period_id"] = period }
+        return entry
+    }
+
+    static func day(_ date: String, sales: Int64, dzd: Int64, remitted: Int64, closing: Int64) -> [String: Any] {
+        let figures: [String: Any] = [
+            "sales": sales, "sales_dzd": dzd, "cancellations": 0, "cancellations_dzd": 0, "gross_dzd": dzd, "commission_dzd": 0, "net_dzd": dzd,
+            "remitted_dzd": remitted, "adjusted_dzd": 0,
+        ]
+        return ["date": date, "figures": figures, "closing_balance_dzd": closing]
+    }
+
+    /// The shop's account as read: `entries`, and a statement of `days` closing at `closing`.
+    static func final(_ entries: [[String: Any]], days: [[String: Any]], closing: Int64) throws -> FinalReads {
+        let zero: [String: Any] = [
+            "sales": 0, "sales_dzd": 0, "cancellations": 0, "cancellations_dzd": 0, "gross_dzd": 0, "commission_dzd": 0, "net_dzd": 0,
+            "remitted_dzd": 0, "adjusted_dzd": 0,
+        ]
+        let statement: [String: Any] = [
+            "vendor_id": Base.shop, "vendor_name": "Shop 0", "from": "2026-01-10", "to": "2026-01-20", "currency": "DZD",
+            "opening_balance_dzd": 0, "days": days, "entries": [], "totals": zero, "closing_balance_dzd": closing,
+        ]
+        let decoder = JSONDecoder()
+        let account = FinalReads.ShopAccount(
+            entries: try decoder.decode([ShopEntryBody].self, from: JSONSerialization.data(withJSONObject: entries)),
+            statement: try decoder.decode(ShopStatementBody.self, from: JSONSerialization.data(withJSONObject: statement))
+        )
+        return FinalReads(accounts: [Base.shop: account])
+    }
+
+    static let remitted: HistoryEntry = {
+        var remittance = HistoryEntry(client: "team-cash", kind: .remittance, invoked: 3, completed: 4, outcome: .ok, vendor: Base.shop)
+        remittance.value = "200"
+        remittance.detail = "3"
+        return remittance
+    }()
+
+    static func invariants(_ history: [HistoryEntry], _ final: FinalReads) throws -> [String] {
+        LedgerChecker(history: Base.answeredSales + history, ledger: try Base.ledger([Base.first, Base.second]), final: final)
+            .check().violations.map(\.invariant)
+    }
+
+    @Test func aBalanceApartFromItsEntriesASaleMissingOrARemittanceRecordedTwiceIsFound() throws {
+        let sales = [Self.entry(1, "sale", 300, on: "2026-01-10", period: "p1"), Self.entry(2, "sale", 600, on: "2026-01-20", period: "p2")]
+        let remittance = Self.entry(3, "remittance", -200, on: "2026-01-20")
+        let days = [
+            Self.day("2026-01-10", sales: 1, dzd: 300, remitted: 0, closing: 300),
+            Self.day("2026-01-20", sales: 1, dzd: 600, remitted: 200, closing: 700),
+        ]
+        #expect(try Self.invariants([Self.remitted], Self.final(sales + [remittance], days: days, closing: 700)).isEmpty)
+        // A statement that lost the second sale's line: its balance is apart from its entries.
+        let short = [days[0], Self.day("2026-01-20", sales: 0, dzd: 0, remitted: 200, closing: 100)]
+        #expect(
+            try Self.invariants([Self.remitted], Self.final(sales + [remittance], days: short, closing: 100))
+                == ["every shop balance equals its entries", "every shop balance equals its entries"]
+        )
+        // The second sale never reached the account (nor its statement).
+        #expect(
+            try Self.invariants([Self.remitted], Self.final([sales[0], remittance], days: short, closing: 100))
+                == ["every sale at a shop is in its account once", "every shop balance equals its entries"]
+        )
+        // One remittance answered, none lost, two recorded.
+        let twice = sales + [remittance, Self.entry(4, "remittance", -200, on: "2026-01-20")]
+        let doubled = [days[0], Self.day("2026-01-20", sales: 1, dzd: 600, remitted: 400, closing: 500)]
+        #expect(
+            try Self.invariants([Self.remitted], Self.final(twice, days: doubled, closing: 500))
+                == ["a remittance answered is recorded once, one lost at most once"]
+        )
+        var lost = Self.remitted
+        lost.outcome = .unknown
+        lost.detail = nil
+        #expect(try Self.invariants([Self.remitted, lost], Self.final(twice, days: doubled, closing: 500)).isEmpty, "the lost one landed")
+    }
+}
+
 /// The soak checker's rules for the counters' scan reports and the renewal reminders' outbox.
 @Suite("Soak checker: scans and reminders")
 struct LedgerCheckerOutboxTests {

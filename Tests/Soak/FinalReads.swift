@@ -48,6 +48,17 @@ public struct FinalReads: Sendable {
         }
     }
 
+    /// A shop's account as read: every entry, and its statement over the run's days.
+    public struct ShopAccount: Sendable {
+        public var entries: [ShopEntryBody]
+        public var statement: ShopStatementBody
+
+        public init(entries: [ShopEntryBody], statement: ShopStatementBody) {
+            self.entries = entries
+            self.statement = statement
+        }
+    }
+
     public var payments: [PaymentBody]
     /// Chargily's checkouts: id → status.
     public var gateway: [String: String]
@@ -59,6 +70,8 @@ public struct FinalReads: Sendable {
     /// Every scan the service stored for the run's members.
     public var scans: [ReportedScanBody]?
     public var reminders: Reminders?
+    /// Each shop's account, by shop id.
+    public var accounts: [String: ShopAccount]?
 
     public init(
         payments: [PaymentBody] = [],
@@ -67,7 +80,8 @@ public struct FinalReads: Sendable {
         membershipIDs: [String: String] = [:],
         sales: SalesPanel? = nil,
         scans: [ReportedScanBody]? = nil,
-        reminders: Reminders? = nil
+        reminders: Reminders? = nil,
+        accounts: [String: ShopAccount]? = nil
     ) {
         self.payments = payments
         self.gateway = gateway
@@ -76,5 +90,6 @@ public struct FinalReads: Sendable {
         self.sales = sales
         self.scans = scans
         self.reminders = reminders
+        self.accounts = accounts
     }
 }

@@ -25,6 +25,9 @@ public struct HistoryEntry: Codable, Sendable {
         /// A member paying online: the checkout asked for (`payment`, `checkout`), then paid, failed or given up
         /// on the gateway's page (`value`).
         case checkout
+        /// Cash a shop (`vendor`) handed over, recorded by the team (`value`: the dinars; `detail`: the entry's
+        /// number as answered).
+        case remittance
     }
 
     public var index = 0

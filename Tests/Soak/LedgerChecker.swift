@@ -27,7 +27,7 @@ public struct Findings {
 /// shown is the end of the last, and no card fetched after a revoking change was answered is one it revoked. The
 /// extensions check the rest of what a run does: cards against members' changes and the revocation list
 /// (+Members), credentials and enrolment codes (+Credentials), payments (+Payments), the console (+Console),
-/// scans (+Scans) and reminders (+Reminders).
+/// scans (+Scans), reminders (+Reminders) and the shops' accounts (+Accounts).
 public struct LedgerChecker {
     public let history: [HistoryEntry]
     /// Every member's subscription as the service reads it after the run.
@@ -175,6 +175,7 @@ public struct LedgerChecker {
         checkConsole(&findings)
         checkScans(&findings)
         checkReminders(&findings)
+        checkAccounts(&findings)
         return (findings.violations, findings.checks, lostAnswers - unknown.count)
     }
 

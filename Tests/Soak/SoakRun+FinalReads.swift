@@ -53,6 +53,28 @@ extension SoakRun {
             headers: ["Cookie": cookie],
             as: FinalReads.SalesPanel.self
         )
+        var accounts: [String: FinalReads.ShopAccount] = [:]
+        for shop in workload.shops {
+            var entries: [ShopEntryBody] = []
+            while true {
+                let page = try await client.required(
+                    "GET",
+                    "/v1/vendors/\(shop.id)/entries?limit=1000&after=\(entries.last?.seq ?? 0)",
+                    secret: secret,
+                    as: ShopEntryListBody.self
+                ).entries
+                entries += page
+                if page.count < 1000 { break }
+            }
+            let statement = try await client.required(
+                "GET",
+                "/v1/vendors/\(shop.id)/statement?from=\(from)&to=\(to)",
+                secret: secret,
+                as: ShopStatementBody.self
+            )
+            accounts[shop.id] = FinalReads.ShopAccount(entries: entries, statement: statement)
+        }
+        reads.accounts = accounts
         return reads
     }
 

@@ -78,7 +78,7 @@ public struct SoakRun: Sendable {
         let teamClients: [@Sendable () async -> Void] = [
             { await workload.cancel(until: deadline) }, { await workload.changeMembers(until: deadline) },
             { await workload.manageCredentials(until: deadline) }, { await workload.sellWithRetiredKeys(until: deadline) },
-            { await workload.payOnline(until: deadline) }, { await reminding.run(until: deadline) },
+            { await workload.payOnline(until: deadline) }, { await reminding.run(until: deadline) }, { await workload.remit(until: deadline) },
         ]
         let faults = try await withThrowingTaskGroup(of: [String: Int].self) { group in
             for work in shopClients + appClients + teamClients {
@@ -210,6 +210,10 @@ public struct SoakReport: Sendable {
         case .scanReport:
             return "\(time) \(operation.client) report scans \(operation.entries?.first ?? "")… (\(operation.entries?.count ?? 0)) of counter "
                 + "\(operation.value ?? "") → \(operation.outcome.rawValue), refused \(operation.refusedEntries ?? []) [\(operation.attempts.joined(separator: ", "))]"
+        case .remittance:
+            return
+                "\(time) \(operation.client) remittance \(operation.value ?? "") DZD at shop \(operation.vendor ?? "") key \(operation.idempotencyKey ?? "") → "
+                + "\(operation.outcome.rawValue) entry \(operation.detail ?? "none") [\(operation.attempts.joined(separator: ", "))]"
         case .remindRun:
             return "\(time) \(operation.client) remind run at \(operation.value ?? "") → \(operation.outcome.rawValue), \(operation.detail ?? "")"
         case .checkout:
