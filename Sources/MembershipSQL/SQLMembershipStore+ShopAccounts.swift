@@ -163,15 +163,22 @@ extension SQLMembershipStore {
 
     public func shopBalances() async throws -> [ShopBalance] {
         try await database.readReport { db in
-            let rows = try await db.query(ShopAccountRows.balancesQuery, [])
-            return try rows.map { row in
-                ShopBalance(
-                    vendorID: try RowReader(row: row, table: "shop_days").uuid("vendor_id"),
-                    balanceDZD: try row.int("balance"),
-                    totals: try ShopAccountRows.figures(row),
-                    oldestUnremittedDay: try row.optionalInt("oldest")
+            var balances: [ShopBalance] = []
+            for row in try await db.query(ShopAccountRows.totalsQuery, []) {
+                let vendor = try RowReader(row: row, table: "shop_days").uuid("vendor_id")
+                let balance = try row.int("balance")
+                var oldest: Int64?
+                if balance > 0 {
+                    oldest = try await db.query(
+                        ShopAccountRows.oldestUnremittedQuery,
+                        [.int(balance), .text(vendor.uuidString), .text(vendor.uuidString)]
+                    ).first?.optionalInt("oldest")
+                }
+                balances.append(
+                    ShopBalance(vendorID: vendor, balanceDZD: balance, totals: try ShopAccountRows.figures(row), oldestUnremittedDay: oldest)
                 )
             }
+            return balances
         }
     }
 

@@ -212,20 +212,27 @@ enum ShopAccountRows {
         ) d GROUP BY vendor_id, day
         """
 
-    /// Every shop's totals and balance, and the day of its oldest cash not remitted: the latest day whose sales (less
-    /// their commission) and those of every later day make up the balance, remittances paying the oldest first.
-    static let balancesQuery = """
-        WITH d AS (\(allDays)),
-        t AS (SELECT vendor_id, \(sums), CAST(SUM(change) AS BIGINT) AS balance FROM d GROUP BY vendor_id),
-        s AS (
-            SELECT vendor_id, day, SUM(CASE WHEN sales_dzd > commission_dzd THEN sales_dzd - commission_dzd ELSE 0 END)
-                OVER (PARTITION BY vendor_id ORDER BY day DESC ROWS UNBOUNDED PRECEDING) AS later
-            FROM d WHERE sales_dzd > commission_dzd),
-        o AS (SELECT s.vendor_id, MAX(s.day) AS oldest FROM s JOIN t ON t.vendor_id = s.vendor_id WHERE s.later >= t.balance GROUP BY s.vendor_id),
-        f AS (SELECT vendor_id, MIN(day) AS first_day FROM s GROUP BY vendor_id)
-        SELECT t.vendor_id, 0 AS day, \(figureColumns), balance,
-            CASE WHEN balance > 0 THEN COALESCE(o.oldest, f.first_day) END AS oldest
-        FROM t LEFT JOIN o ON o.vendor_id = t.vendor_id LEFT JOIN f ON f.vendor_id = t.vendor_id ORDER BY t.vendor_id
+    /// Every shop's totals and balance, in vendor order: one pass over the day rows and the appended changes.
+    static let totalsQuery = """
+        SELECT vendor_id, 0 AS day, \(sums),
+            CAST(SUM(sales_dzd - cancellations_dzd - commission_dzd - remitted_dzd + adjusted_dzd) AS BIGINT) AS balance
+        FROM (
+            SELECT vendor_id, \(figureColumns) FROM shop_days UNION ALL SELECT vendor_id, \(figureColumns) FROM shop_day_changes
+        ) d GROUP BY vendor_id ORDER BY vendor_id
+        """
+
+    /// The day of a shop's oldest cash not remitted when it owes `balance` (> 0): the latest day whose sales (less
+    /// their commission) and those of every later day make up the balance, remittances paying the oldest first; the
+    /// first day of sales when they do not. One shop's day rows, through its key. Binds: balance, vendor, vendor.
+    static let oldestUnremittedQuery = """
+        SELECT COALESCE(MAX(CASE WHEN later >= CAST(? AS BIGINT) THEN day END), MIN(day)) AS oldest FROM (
+            SELECT day, CAST(SUM(added) OVER (ORDER BY day DESC ROWS UNBOUNDED PRECEDING) AS BIGINT) AS later FROM (
+                SELECT day, CAST(SUM(sales_dzd - commission_dzd) AS BIGINT) AS added FROM (
+                    SELECT day, sales_dzd, commission_dzd FROM shop_days WHERE vendor_id = ?
+                    UNION ALL SELECT day, sales_dzd, commission_dzd FROM shop_day_changes WHERE vendor_id = ?
+                ) u GROUP BY day HAVING SUM(sales_dzd) > SUM(commission_dzd)
+            ) a
+        ) b
         """
 
     /// Each shop's balance at the end of each day it moved, from the last such day before the first bound (its

@@ -35,7 +35,7 @@ struct PostgresDriverTests {
                     "009_member_device_key", "010_counter_scans_presented_at", "011_wallet", "012_card_revocation_points",
                     "013_wallet_pass_stamps", "014_renewals", "015_credential_lifecycle", "016_console", "017_credential_guards",
                     "018_summary_changes", "019_member_search", "020_renewed_ends", "021_shared_sightings_by_card", "022_audit_detail_values",
-                    "023_sighting_queue", "024_subscription_days", "025_payments",
+                    "023_sighting_queue", "024_subscription_days", "025_payments", "026_shop_accounts",
                 ]
             )
             let options = try await databases[0].read { db in

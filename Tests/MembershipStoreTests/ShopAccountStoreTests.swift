@@ -107,6 +107,21 @@ struct ShopAccountStoreTests {
             // Owed 300 before the range (its first day), 600 from the third day; the sale after the range is not in it.
             #expect(history == [[day + 1, 300], [day + 2, 600]])
             #expect(try await store.shopBalanceHistory(from: day + 6, to: day + 9)[vendor.id]?.map(\.balanceDZD) == [900])
+            // 400 handed over pays the oldest first: what is still owed is the third day's sale and part of the second's.
+            _ = try await Self.service(store, at: Sample.january31 + 6 * 86_400).recordRemittance(
+                Self.remittance(400),
+                vendorID: vendor.id,
+                keyScope: "a",
+                key: "r",
+                by: Self.admin
+            )
+            for folded in [false, true] {
+                if folded { _ = try await store.foldConsoleSummaries() }
+                let balance = try #require(try await store.shopBalances().first)
+                let days = try await store.shopDays(of: vendor.id, from: 0, to: 1_000_000).map { ($0.day, $0.salesDZD - $0.commissionDZD) }
+                #expect(balance.balanceDZD == 500 && balance.oldestUnremittedDay == day + 2)
+                #expect(balance.oldestUnremittedDay == ShopBalance.oldestUnremittedDay(balance: 500, days: days), "the SQL and the domain agree")
+            }
         }
     }
 
