@@ -42,8 +42,18 @@ private func line(_ entry: ShopEntry) -> String {
     return TextRules.terminalSafe(parts.joined(separator: "  "))
 }
 
-/// What a recorded team entry prints: the entry, and whether it was recorded now or before under the key.
-private func report(_ recorded: (entry: ShopEntry, replayed: Bool), key: String) {
+/// Records one team entry through the shop account service under the command line's key scope (`--key`, or a new
+/// key), then prints the entry and whether it was recorded now or before under the key.
+private func recordTeamEntry(
+    _ store: StoreOptions,
+    vendor: String,
+    key: String?,
+    _ record: @Sendable (ShopAccountService, _ vendorID: UUID, _ key: String) async throws -> (entry: ShopEntry, replayed: Bool)
+) async throws {
+    let (vendorID, key) = (try shopID(vendor), key ?? UUID().uuidString.lowercased())
+    let recorded = try await store.withStore { store in
+        try await record(ShopAccountService(store: store, now: CardDates.clock), vendorID, key)
+    }
     printNow(line(recorded.entry))
     printError(
         recorded.replayed
@@ -111,7 +121,6 @@ extension Peez.Admin {
         }
 
         func run() async throws {
-            let (vendorID, key) = (try shopID(vendor), key ?? UUID().uuidString.lowercased())
             let body = RemittanceRequest(
                 amount_dzd: amount,
                 received_on: on,
@@ -120,16 +129,9 @@ extension Peez.Admin {
                 received_by: receivedBy,
                 override: override ? true : nil
             )
-            let recorded = try await store.withStore { store in
-                try await ShopAccountService(store: store, now: CardDates.clock).recordRemittance(
-                    body,
-                    vendorID: vendorID,
-                    keyScope: "peez admin",
-                    key: key,
-                    by: .commandLine()
-                )
+            try await recordTeamEntry(store, vendor: vendor, key: key) { service, vendorID, key in
+                try await service.recordRemittance(body, vendorID: vendorID, keyScope: "peez admin", key: key, by: .commandLine())
             }
-            report(recorded, key: key)
         }
     }
 
@@ -146,25 +148,17 @@ extension Peez.Admin {
         )
         @OptionGroup var store: StoreOptions
         @Option(help: "The shop's id.") var vendor: String
-        @Option(help: "Dinars, signed.") var amount: Int
+        @Option(parsing: .unconditional, help: "Dinars, signed (--amount -300 takes off).") var amount: Int
         @Option(help: "Why.") var reason: String
         @Option(help: "The request's key (default: a new one).") var key: String?
 
         func validate() throws { _ = try shopID(vendor) }
 
         func run() async throws {
-            let (vendorID, key) = (try shopID(vendor), key ?? UUID().uuidString.lowercased())
             let body = AdjustmentRequest(amount_dzd: amount, reason: reason)
-            let recorded = try await store.withStore { store in
-                try await ShopAccountService(store: store, now: CardDates.clock).recordAdjustment(
-                    body,
-                    vendorID: vendorID,
-                    keyScope: "peez admin",
-                    key: key,
-                    by: .commandLine()
-                )
+            try await recordTeamEntry(store, vendor: vendor, key: key) { service, vendorID, key in
+                try await service.recordAdjustment(body, vendorID: vendorID, keyScope: "peez admin", key: key, by: .commandLine())
             }
-            report(recorded, key: key)
         }
     }
 
@@ -188,19 +182,10 @@ extension Peez.Admin {
         func validate() throws { _ = try shopID(vendor) }
 
         func run() async throws {
-            let (vendorID, key, entry) = (try shopID(vendor), key ?? UUID().uuidString.lowercased(), entry)
-            let body = ReversalRequest(reason: reason)
-            let recorded = try await store.withStore { store in
-                try await ShopAccountService(store: store, now: CardDates.clock).reverse(
-                    entry: entry,
-                    body,
-                    vendorID: vendorID,
-                    keyScope: "peez admin",
-                    key: key,
-                    by: .commandLine()
-                )
+            let (entry, body) = (entry, ReversalRequest(reason: reason))
+            try await recordTeamEntry(store, vendor: vendor, key: key) { service, vendorID, key in
+                try await service.reverse(entry: entry, body, vendorID: vendorID, keyScope: "peez admin", key: key, by: .commandLine())
             }
-            report(recorded, key: key)
         }
     }
 

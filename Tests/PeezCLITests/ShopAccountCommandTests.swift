@@ -3,7 +3,7 @@ import TestSupport
 import Testing
 
 /// `peez admin`'s commands for the shops' cash, on a seeded ledger: balances listed, a remittance recorded once
-/// however often its command is run with its key, a month's statements for every shop in one command, and a
+/// however often its command is run with its key, a correction reversed once, a month's statements for every shop in one command, and a
 /// journal hledger loads.
 @Suite("Shops' cash from the command line")
 struct ShopAccountCommandTests {
@@ -33,6 +33,20 @@ struct ShopAccountCommandTests {
         #expect(tooMuch.status != 0 && tooMuch.standardError.contains("more than"), "\(tooMuch.standardError)")
         let after = try await PeezCommand.run(["admin", "balances", "--database", ledger])
         #expect(after.standardOutput.contains("\(shop)") && after.standardOutput.contains("owes \(owed - 300) DZD"), "\(after.standardOutput)")
+
+        // A correction, then its reversal naming it: the balance is back where it was, and an entry is reversed once.
+        let adjusted = try await PeezCommand.run([
+            "admin", "adjust", "--vendor", shop, "--amount", "-100", "--reason", "counted twice", "--database", ledger,
+        ])
+        #expect(adjusted.status == 0 && adjusted.standardOutput.contains("adjustment  -100 DZD  counted twice"), "\(adjusted.standardOutput)")
+        let entry = try #require(adjusted.standardOutput.split(separator: " ").dropFirst().first.map(String.init))
+        let reverse = ["admin", "reverse", "--vendor", shop, "--entry", entry, "--reason", "wrong shop", "--database", ledger]
+        let reversed = try await PeezCommand.run(reverse)
+        #expect(reversed.status == 0 && reversed.standardOutput.contains("reverses entry \(entry)"), "\(reversed.standardOutput)")
+        let twice = try await PeezCommand.run(reverse)
+        #expect(twice.status != 0 && twice.standardError.contains("reversed already"), "\(twice.standardError)")
+        let restored = try await PeezCommand.run(["admin", "balances", "--database", ledger])
+        #expect(restored.standardOutput.contains("owes \(owed - 300) DZD"), "\(restored.standardOutput)")
 
         let month = AlgiersMonth.current
         let journal = folder.file("shop.journal")
