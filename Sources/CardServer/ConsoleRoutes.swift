@@ -41,6 +41,7 @@ struct ConsoleRoutes {
         router.on("/console/api/wallet", method: .get, use: rangePanel(panels.wallet))
         router.on("/console/api/payments", method: .get, use: rangePanel(panels.payments))
         router.on("/console/api/accounts", method: .get, use: accounts)
+        router.on("/console/api/accounts/limit", method: .put, use: setBalanceLimit)
         router.on("/console/api/counters", method: .get, use: counters)
         router.on("/console/api/members", method: .get, use: members)
         router.on("/console/api/members/{uuid}", method: .get, use: member)
@@ -127,20 +128,14 @@ struct ConsoleRoutes {
 
     @Sendable func accounts(_ request: Request, context: ServerRequestContext) async throws -> Response {
         _ = try await requireSession(request)
-        let limit = try Self.formValue(request.uri.query, "limit_dzd").map { text -> Int64 in
-            guard !text.isEmpty, text.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }), let value = Int64(text),
-                value <= 1_000_000_000
-            else {
-                throw APIError(
-                    .unprocessableContent,
-                    code: "invalid_fields",
-                    "The query has invalid parameters.",
-                    fields: ["limit_dzd": "must be a whole number of dinars from 0 to 1000000000"]
-                )
-            }
-            return value
-        }
-        return try answer(try await panels.accounts(try days(request), Self.language(request), limit: limit))
+        return try answer(try await panels.accounts(try days(request), Self.language(request)))
+    }
+
+    /// `PUT /console/api/accounts/limit`: the team's balance limit, audited under the console user's name.
+    @Sendable func setBalanceLimit(_ request: Request, context: ServerRequestContext) async throws -> Response {
+        let grant = try await requireSession(request, changing: true)
+        let body = try await JSONExchange.decode(BalanceLimitRequest.self, request, context: context)
+        return try answer(try await panels.setBalanceLimit(body, by: AuditActor(console: grant, address: context.clientAddress)))
     }
 
     @Sendable func counters(_ request: Request, context: ServerRequestContext) async throws -> Response {

@@ -16,6 +16,8 @@ struct ShopAccountRoutes {
 
     func register(on router: Router<ServerRequestContext>) {
         router.on("/v1/accounts", method: .get, use: balances)
+        router.on("/v1/accounts/limit", method: .get, use: balanceLimit)
+        router.on("/v1/accounts/limit", method: .put, use: setBalanceLimit)
         router.on("/v1/counter/account", method: .get, use: counterAccount)
         router.on("/v1/vendors/{id}/account", method: .get, use: account)
         router.on("/v1/vendors/{id}/entries", method: .get, use: entries)
@@ -39,24 +41,40 @@ struct ShopAccountRoutes {
         AuditActor(credential: credential, address: context.clientAddress)
     }
 
+    /// Every shop's balance, largest first, marked past the limit the query names (`limit_dzd`), or else the team's.
     @Sendable func balances(_ request: Request, context: ServerRequestContext) async throws -> Response {
         _ = try context.require(.admin)
-        let limit = try request.uri.queryParameters.get("limit_dzd").map { text -> Int64 in
-            guard text.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }), let value = Int64(text),
-                (0...Int64(ShopAccountService.maxAmountDZD) * 100).contains(value)
-            else {
-                throw APIError(
-                    .unprocessableContent,
-                    code: "invalid_fields",
-                    "The query has invalid parameters.",
-                    fields: ["limit_dzd": "must be a whole number of dinars from 0 to \(ShopAccountService.maxAmountDZD * 100)"]
-                )
-            }
-            return value
-        }
+        let limit = try await ShopAccountRoutes.limit(request.uri.queryParameters.get("limit_dzd"), accounts: accounts)
         let today = AlgiersCalendar.dayNumber(accounts.now())
         let shops = try await accounts.balances().map { ShopBalanceBody($0.balance, vendor: $0.vendor, today: today, limit: limit) }
         return try JSONExchange.response(ShopBalanceListBody(limit: limit, shops: shops))
+    }
+
+    /// The limit a query gives (`limit_dzd`, whole dinars), or the team's when it gives none.
+    static func limit(_ text: String?, accounts: ShopAccountService) async throws -> Int64? {
+        guard let text else { return try await accounts.store.balanceLimit() }
+        guard text.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }), let value = Int64(text),
+            (0...ShopAccountService.maxLimitDZD).contains(value)
+        else {
+            throw APIError(
+                .unprocessableContent,
+                code: "invalid_fields",
+                "The query has invalid parameters.",
+                fields: ["limit_dzd": "must be a whole number of dinars from 0 to \(ShopAccountService.maxLimitDZD)"]
+            )
+        }
+        return value
+    }
+
+    @Sendable func balanceLimit(_ request: Request, context: ServerRequestContext) async throws -> Response {
+        _ = try context.require(.admin)
+        return try JSONExchange.response(BalanceLimitBody(limit_dzd: try await accounts.store.balanceLimit()))
+    }
+
+    @Sendable func setBalanceLimit(_ request: Request, context: ServerRequestContext) async throws -> Response {
+        let admin = try context.require(.admin)
+        let body = try await JSONExchange.decode(BalanceLimitRequest.self, request, context: context)
+        return try JSONExchange.response(try await accounts.setBalanceLimit(body, by: actor(admin, context)))
     }
 
     @Sendable func account(_ request: Request, context: ServerRequestContext) async throws -> Response {

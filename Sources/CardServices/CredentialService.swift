@@ -389,14 +389,15 @@ public struct CredentialService: Sendable {
 
     static func noCredential(_ id: UUID) -> MembershipError { MembershipError(.notFound, "No credential has id \(id.lowercasedText).") }
 
-    /// A label trimmed, 1 to 100 characters, under the one rule for text people give (``TextRules``): no control
-    /// or bidirectional override character.
+    /// A label trimmed, 1 to 100 characters (Unicode scalars, as JSON Schema's `maxLength` counts them, before
+    /// trimming: a person-sized letter such as "Ĵ🏻" is two), under the one rule for text people give
+    /// (``TextRules``): no control or bidirectional override character.
     public static func checkedLabel(_ label: String) throws -> String {
         let trimmed = label.trimmingCharacters(in: .whitespacesAndNewlines)
         if let problem = TextRules.disguisingCharacterProblem(label) {
             throw MembershipError(.invalidFields, "The label is invalid.", fields: ["label": problem])
         }
-        guard (1...100).contains(trimmed.count) else {
+        guard !trimmed.isEmpty, label.unicodeScalars.count <= 100 else {
             throw MembershipError(.invalidFields, "The label is invalid.", fields: ["label": "must be 1 to 100 characters"])
         }
         return trimmed

@@ -184,6 +184,35 @@ public struct ShopAccountService: Sendable {
         return commission
     }
 
+    /// The highest balance limit: a hundred times ``maxAmountDZD``.
+    public static let maxLimitDZD = Int64(maxAmountDZD) * 100
+
+    /// Sets the balance past which the team wants a shop shown (nil: none), for every member of the team.
+    public func setBalanceLimit(_ body: BalanceLimitRequest, by actor: AuditActor) async throws -> BalanceLimitBody {
+        let limit = body.limit_dzd.map(Int64.init)
+        if let limit, !(0...Self.maxLimitDZD).contains(limit) {
+            try Self.refuse(
+                ["limit_dzd": "must be a whole number of dinars from 0 to \(Self.maxLimitDZD), or null for none"],
+                "The limit is invalid."
+            )
+        }
+        let time = now()
+        try await store.setBalanceLimit(
+            limit,
+            audit: AuditEntry(
+                at: time,
+                actor: actor.label,
+                actorCredentialID: actor.credentialID,
+                address: actor.address,
+                action: "account.limit",
+                target: "",
+                detail: limit.map { "shops owing more than \($0) DZD are shown past the limit" } ?? "no balance limit",
+                values: [AuditValue("limit_dzd", limit.map(String.init) ?? "none")]
+            )
+        )
+        return BalanceLimitBody(limit_dzd: limit)
+    }
+
     /// The shop `vendorID`, or `notFound`.
     public func vendor(_ vendorID: UUID) async throws -> Vendor {
         guard let vendor = try await store.vendor(id: vendorID) else {

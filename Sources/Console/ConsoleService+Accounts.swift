@@ -1,3 +1,4 @@
+public import CardServices
 public import ConsoleCharts
 import Foundation
 import Membership
@@ -5,9 +6,10 @@ public import PeezAPI
 import PeezBasics
 
 extension ConsoleService {
-    /// The shops' cash: every shop's balance, since when it owes, whether past `limit`, the total owed, and a chart
-    /// of each shop's balance at the end of each day of the range.
-    public func accounts(_ range: ConsoleDays, _ language: ChartLanguage, limit: Int64?) async throws -> AccountsPanelBody {
+    /// The shops' cash: every shop's balance, since when it owes, whether past the team's limit, the total owed, and
+    /// a chart of each shop's balance at the end of each day of the range.
+    public func accounts(_ range: ConsoleDays, _ language: ChartLanguage) async throws -> AccountsPanelBody {
+        let limit = try await store.balanceLimit()
         let vendors = Dictionary(uniqueKeysWithValues: try await store.vendors().map { ($0.id, $0) })
         let balances = try await store.shopBalances().compactMap { balance in vendors[balance.vendorID].map { (balance, $0) } }
             .sorted { ($0.0.balanceDZD, $1.1.name) > ($1.0.balanceDZD, $0.1.name) }
@@ -44,6 +46,13 @@ extension ConsoleService {
                 emptyText: texts.text("chart.empty", language)
             ).svg()
         )
+    }
+}
+
+/// `PUT /console/api/accounts/limit`: the team's limit set from the console, as `PUT /v1/accounts/limit` sets it.
+extension ConsoleService {
+    public func setBalanceLimit(_ body: BalanceLimitRequest, by actor: AuditActor) async throws -> BalanceLimitBody {
+        try await ShopAccountService(store: store, now: now).setBalanceLimit(body, by: actor)
     }
 }
 

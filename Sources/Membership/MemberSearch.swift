@@ -19,7 +19,7 @@ public enum MemberSearch: Sendable, Hashable {
     public init?(_ text: String) {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
         // No name holds a control character (a NUL would reach the database as no text can).
-        guard !trimmed.isEmpty, trimmed.count <= 100, TextRules.disguisingCharacterProblem(trimmed) == nil else { return nil }
+        guard !trimmed.isEmpty, text.unicodeScalars.count <= 100, TextRules.disguisingCharacterProblem(trimmed) == nil else { return nil }
         if Member.isMembershipID(trimmed.uppercased()) {
             self = .membershipID(trimmed.uppercased())
             return

@@ -86,4 +86,8 @@ public protocol ShopAccountStore: Sendable {
     func setCommission(_ commission: ShopCommission, of vendorID: UUID, audit: AuditEntry) async throws
     /// The shop's commissions, by first day.
     func commissions(of vendorID: UUID) async throws -> [ShopCommission]
+    /// The balance past which the team wants a shop shown in its list; nil when none is set.
+    func balanceLimit() async throws -> Int64?
+    /// Sets the team's balance limit (nil: none), with its audit entry, in one transaction.
+    func setBalanceLimit(_ limitDZD: Int64?, audit: AuditEntry) async throws
 }

@@ -51,6 +51,8 @@ enum Migration026 {
             // One row per shop the team has recorded on: each team entry updates it first, so two of one shop take
             // turns and each reads the balance the other left.
             "CREATE TABLE shop_accounts (vendor_id TEXT PRIMARY KEY REFERENCES vendors(id), team_entries BIGINT NOT NULL)",
+            // The balance past which the team wants a shop shown (one row, or none: no limit).
+            "CREATE TABLE shop_balance_limit (one BIGINT PRIMARY KEY CHECK (one = 1), limit_dzd BIGINT NOT NULL CHECK (limit_dzd >= 0))",
             """
             INSERT INTO shop_entries (vendor_id, kind, recorded_at, day, amount_dzd, commission_dzd, months, period_id, member_uuid)
             SELECT vendor_id, 'sale', purchased_at, \(day("purchased_at")), amount_dzd, 0, months, id, member_uuid FROM periods p

@@ -234,6 +234,24 @@ extension SQLMembershipStore {
         }
     }
 
+    public func balanceLimit() async throws -> Int64? {
+        try await database.read { db in try await db.query("SELECT limit_dzd FROM shop_balance_limit", []).first?.int("limit_dzd") }
+    }
+
+    public func setBalanceLimit(_ limitDZD: Int64?, audit: AuditEntry) async throws {
+        try await database.write { db in
+            try await db.run(
+                limitDZD.map {
+                    SQLStatement(
+                        "INSERT INTO shop_balance_limit (one, limit_dzd) VALUES (1, ?) ON CONFLICT (one) DO UPDATE SET limit_dzd = excluded.limit_dzd",
+                        [.int($0)]
+                    )
+                } ?? SQLStatement("DELETE FROM shop_balance_limit", [])
+            )
+            try await db.run(AuditRecord.insert(audit))
+        }
+    }
+
     /// Computes every shop's days again from its entries, in one transaction.
     public func rebuildShopAccounts() async throws {
         try await database.write { db in

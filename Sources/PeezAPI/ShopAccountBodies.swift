@@ -225,6 +225,38 @@ public struct ShopBalanceBody: Codable, Sendable, Equatable {
 }
 
 /// `GET /v1/accounts`: every shop's balance, largest first.
+/// `PUT /v1/accounts/limit`: the balance past which the team wants a shop shown, for every member of the team.
+public struct BalanceLimitRequest: APIRequest {
+    /// Whole dinars; null: no limit. Required, so that a body without it removes nothing by mistake.
+    public var limit_dzd: Int?
+
+    public init(limit_dzd: Int?) { self.limit_dzd = limit_dzd }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        guard container.contains(.limit_dzd) else {
+            (decoder as? FieldCheckingDecoder)?.note("limit_dzd", "is required: whole dinars, or null for no limit")
+            limit_dzd = nil
+            return
+        }
+        limit_dzd = try container.decodeIfPresent(Int.self, forKey: .limit_dzd)
+    }
+}
+
+/// The team's balance limit.
+public struct BalanceLimitBody: Codable, Sendable {
+    /// Whole dinars; null: none set.
+    public var limit_dzd: Int64?
+
+    public init(limit_dzd: Int64?) { self.limit_dzd = limit_dzd }
+
+    /// Encodes `limit_dzd` as null when none is set (the key is always there).
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(limit_dzd, forKey: .limit_dzd)
+    }
+}
+
 public struct ShopBalanceListBody: Codable, Sendable {
     public var currency: String
     public var limit_dzd: Int64?

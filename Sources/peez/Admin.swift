@@ -16,7 +16,8 @@ extension Peez {
                 """,
             subcommands: [
                 CreateToken.self, Vendors.self, Credentials.self, Rename.self, Revoke.self, Rotate.self, CutOff.self,
-                EnrolmentCode.self, Audit.self, RefusedSales.self, ConsoleLink.self, Report.self, Balances.self, Remit.self, Adjust.self,
+                EnrolmentCode.self, Audit.self, RefusedSales.self, ConsoleLink.self, Report.self, Balances.self, BalanceLimit.self, Remit.self,
+                Adjust.self,
                 Reverse.self, Commission.self, Statement.self, Statements.self,
             ]
         )

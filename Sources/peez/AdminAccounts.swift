@@ -70,7 +70,8 @@ extension Peez.Admin {
             discussion: """
                 A shop's balance is the cash its sales collected, less the commission it keeps, what it handed \
                 over and its adjustments. "since" is the day of its oldest cash not yet remitted (the oldest is \
-                paid first).
+                paid first). Shops owing more than the team's limit (peez admin balance-limit) are marked OVER \
+                LIMIT; --limit-dzd marks against another amount, for this list only.
 
                 Examples:
                   peez admin balances
@@ -78,18 +79,57 @@ extension Peez.Admin {
                 """
         )
         @OptionGroup var store: StoreOptions
-        @Option(help: "Mark the shops owing more than this many dinars.") var limitDzd: Int64?
+        @Option(help: "Mark the shops owing more than this many dinars (default: the team's limit).") var limitDzd: Int64?
 
         func run() async throws {
-            let balances = try await store.withStore { store in try await ShopAccountService(store: store, now: CardDates.clock).balances() }
+            let limitDzd = limitDzd
+            let (balances, limit): ([(balance: ShopBalance, vendor: Vendor)], Int64?) = try await store.withStore { store in
+                let balances = try await ShopAccountService(store: store, now: CardDates.clock).balances()
+                guard let limitDzd else { return (balances, try await store.balanceLimit()) }
+                return (balances, limitDzd)
+            }
             let today = AlgiersCalendar.dayNumber(CardDates.now())
-            let limit = limitDzd
             let lines = balances.map { balance, vendor in
                 let since = balance.oldestUnremittedDay.map { "  since \(AlgiersCalendar.dayText($0)) (\(today - $0) days)" } ?? ""
                 let over = limit.map { balance.balanceDZD > $0 ? "  OVER LIMIT" : "" } ?? ""
                 return TextRules.terminalSafe("\(vendor.id.lowercasedText)  \(vendor.name)  owes \(balance.balanceDZD) DZD\(since)\(over)")
             }
             printNow(lines.isEmpty ? "no shop has an entry yet" : lines.joined(separator: "\n"))
+        }
+    }
+
+    /// `peez admin balance-limit`.
+    struct BalanceLimit: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Show or set the balance past which the team wants a shop shown.",
+            discussion: """
+                One limit for the whole team: the console's cash panel, peez admin balances and GET /v1/accounts \
+                mark the shops owing more. Setting it is written to the audit trail.
+
+                Examples:
+                  peez admin balance-limit
+                  peez admin balance-limit --dzd 20000
+                  peez admin balance-limit --none
+                """
+        )
+        @OptionGroup var store: StoreOptions
+        @Option(help: "The limit, in whole dinars.") var dzd: Int?
+        @Flag(help: "No limit.") var none = false
+
+        func validate() throws {
+            if dzd != nil, none { throw ValidationError("give --dzd or --none, not both") }
+        }
+
+        func run() async throws {
+            let (dzd, none) = (dzd, none)
+            let limit = try await store.withStore { store in
+                guard dzd != nil || none else { return try await store.balanceLimit() }
+                return try await ShopAccountService(store: store, now: CardDates.clock).setBalanceLimit(
+                    BalanceLimitRequest(limit_dzd: dzd),
+                    by: .commandLine()
+                ).limit_dzd
+            }
+            printNow(limit.map { "shops owing more than \($0) DZD are past the limit" } ?? "no balance limit is set")
         }
     }
 

@@ -63,6 +63,8 @@ struct AuthorizationTests {
         ("/v1/audit", .get, [.admin]),
         ("/v1/refused-sales", .get, [.admin]),
         ("/v1/accounts", .get, [.admin]),
+        ("/v1/accounts/limit", .get, [.admin]),
+        ("/v1/accounts/limit", .put, [.admin]),
         ("/v1/counter/account", .get, [.vendor]),
         // A shop's account: the team, or the shop's own device.
         ("/v1/vendors/{vendor}/account", .get, [.admin, .vendor]),
@@ -115,6 +117,7 @@ struct AuthorizationTests {
         ("/console/api/wallet", .get, []),
         ("/console/api/payments", .get, []),
         ("/console/api/accounts", .get, []),
+        ("/console/api/accounts/limit", .put, []),
         ("/console/api/counters", .get, []),
         ("/console/api/checks", .get, []),
         ("/console/api/members", .get, []),

@@ -82,6 +82,40 @@ struct ShopAccountRoutesTests {
         }
     }
 
+    @Test func theTeamsLimitIsKeptForEveryoneAuditedAndMarksTheShopsPastIt() async throws {
+        try await ServerHarness.withLiveServer { harness, client in
+            let shop = harness.vendor.id.uuidString.lowercased()
+            try await Self.sell(client, months: [2])
+            let admin = ServerHarness.adminSecret
+            #expect(try await client.send(.get, "/v1/accounts/limit", secret: admin).decoded(BalanceLimitBody.self).limit_dzd == nil)
+            #expect(try await client.send(.get, "/v1/accounts", secret: admin).decoded(ShopBalanceListBody.self).shops.first?.over_limit == false)
+
+            let set = try await client.send(.put, "/v1/accounts/limit", secret: admin, json: ["limit_dzd": 500])
+            #expect(set.status == .ok && set.text.contains(#""limit_dzd":500"#), "\(set.text)")
+            var list = try await client.send(.get, "/v1/accounts", secret: admin).decoded(ShopBalanceListBody.self)
+            #expect(list.limit_dzd == 500 && list.shops.map(\.vendor_id) == [shop] && list.shops.first?.over_limit == true)
+            list = try await client.send(.get, "/v1/accounts?limit_dzd=600", secret: admin).decoded(ShopBalanceListBody.self)
+            #expect(list.limit_dzd == 600 && list.shops.first?.over_limit == false, "a query's limit holds for its answer only")
+            #expect(try await client.send(.get, "/v1/accounts/limit", secret: admin).decoded(BalanceLimitBody.self).limit_dzd == 500)
+
+            for body in [[:], ["limit_dzd": -1], ["limit_dzd": 1_000_000_001], ["limit_dzd": 2.5], ["limit_dzd": "500"]] as [[String: Any]] {
+                let refused = try await client.send(.put, "/v1/accounts/limit", secret: admin, json: body)
+                #expect(refused.status == .unprocessableContent && refused.errorFields["limit_dzd"] != nil, "\(body): \(refused.text)")
+            }
+            #expect(
+                try await client.send(.put, "/v1/accounts/limit", secret: ServerHarness.vendorSecret, json: ["limit_dzd": 1]).status == .forbidden
+            )
+
+            let removed = try await client.send(.put, "/v1/accounts/limit", secret: admin, json: ["limit_dzd": NSNull()])
+            #expect(removed.status == .ok && removed.text.contains(#""limit_dzd":null"#), "\(removed.text)")
+            #expect(try await client.send(.get, "/v1/accounts", secret: admin).decoded(ShopBalanceListBody.self).limit_dzd == nil)
+            let audit = try await client.send(.get, "/v1/audit", secret: admin).decoded(AuditListBody.self).entries.filter {
+                $0.action == "account.limit"
+            }
+            #expect(audit.map(\.detail) == ["shops owing more than 500 DZD are shown past the limit", "no balance limit"], "\(audit)")
+        }
+    }
+
     @Test func aShopSeesItsOwnAccountAndNeverAnothers() async throws {
         try await ServerHarness.withLiveServer { harness, client in
             let shop = harness.vendor.id.uuidString.lowercased()

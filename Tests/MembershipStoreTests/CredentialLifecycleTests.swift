@@ -153,6 +153,14 @@ struct CredentialLifecycleTests {
                 #expect(refused?.fields["label"]?.contains("must not contain control or bidirectional override characters") == true, "\(hostile)")
                 await #expect(throws: MembershipError.self) { try await service.enrolmentCode(vendorID: shop.id, label: hostile, by: Self.operator_) }
             }
+            // 100 characters as JSON Schema's maxLength counts them, Unicode scalars: "Ĵ🏻" is one letter to the eye, two
+            // scalars (a schemathesis run found a 101-scalar label accepted).
+            let hundred = String(repeating: "a", count: 98) + "Ĵ🏻"
+            #expect(try await service.create(role: .vendor, vendorID: shop.id, label: hundred, by: Self.operator_).credential.label == hundred)
+            let tooLong = await #expect(throws: MembershipError.self) {
+                try await service.create(role: .vendor, vendorID: shop.id, label: "a" + hundred, by: Self.operator_)
+            }
+            #expect(tooLong?.fields["label"] == "must be 1 to 100 characters")
         }
     }
 

@@ -345,7 +345,7 @@ struct ShopAccountStoreTests {
             let expected = try await store.shopDaysFromLedger()
             // The ledger as it was before migration 026: its tables gone, the migration not recorded.
             try await store.database.write { db in
-                for table in ["shop_accounts", "shop_commissions", "shop_day_changes", "shop_days", "shop_entries"] {
+                for table in ["shop_balance_limit", "shop_accounts", "shop_commissions", "shop_day_changes", "shop_days", "shop_entries"] {
                     try await db.execute("DROP TABLE \(table)")
                 }
                 try await db.execute("DELETE FROM schema_migrations WHERE name = '026_shop_accounts'")

@@ -360,7 +360,7 @@ struct PeezCLITests {
     static let commands: [[String]] = [
         [], ["serve"], ["admin"], ["admin", "create-token"], ["admin", "vendors"], ["admin", "credentials"], ["admin", "rename"],
         ["admin", "revoke"], ["admin", "rotate"], ["admin", "cut-off"], ["admin", "enrolment-code"], ["admin", "audit"],
-        ["admin", "refused-sales"], ["admin", "console-link"], ["admin", "report"], ["admin", "balances"],
+        ["admin", "refused-sales"], ["admin", "console-link"], ["admin", "report"], ["admin", "balances"], ["admin", "balance-limit"],
         ["admin", "remit"], ["admin", "adjust"], ["admin", "reverse"], ["admin", "commission"], ["admin", "statement"], ["admin", "statements"],
         ["keys"], ["keys", "generate"],
         ["keys", "show"], ["keys", "rotate"], ["keys", "retire"], ["card"], ["card", "issue"], ["card", "present"],

@@ -2,7 +2,7 @@ import Foundation
 import TestSupport
 import Testing
 
-/// `peez admin`'s commands for the shops' cash, on a seeded ledger: balances listed, a remittance recorded once
+/// `peez admin`'s commands for the shops' cash, on a seeded ledger: balances listed (past the team's limit), a remittance recorded once
 /// however often its command is run with its key, a correction reversed once, a month's statements for every shop in one command, and a
 /// journal hledger loads.
 @Suite("Shops' cash from the command line")
@@ -18,6 +18,13 @@ struct ShopAccountCommandTests {
         let lines = balances.standardOutput.split(separator: "\n")
         #expect(lines.count == 3 && lines.allSatisfy { $0.contains(" owes ") && $0.hasSuffix("OVER LIMIT") }, "\(balances.standardOutput)")
         let shop = String(try #require(lines.first?.split(separator: " ").first))
+        // The team's limit, kept in the ledger, marks the list without an option; --none takes it away.
+        let limited = try await PeezCommand.run(["admin", "balance-limit", "--dzd", "0", "--database", ledger])
+        #expect(limited.standardOutput.contains("more than 0 DZD"), "\(limited.standardOutput)\(limited.standardError)")
+        let marked = try await PeezCommand.run(["admin", "balances", "--database", ledger])
+        #expect(marked.standardOutput == balances.standardOutput, "\(marked.standardOutput)")
+        let unlimited = try await PeezCommand.run(["admin", "balance-limit", "--none", "--database", ledger])
+        #expect(unlimited.standardOutput.contains("no balance limit"), "\(unlimited.standardOutput)")
         let owed = try #require(Int(lines[0].split(separator: " ").drop { $0 != "owes" }.dropFirst().first ?? ""))
 
         let remit = [
