@@ -162,35 +162,11 @@ extension SQLMembershipStore {
     }
 
     public func shopBalances() async throws -> [ShopBalance] {
-        try await database.readReport { db in
-            var balances: [ShopBalance] = []
-            for row in try await db.query(ShopAccountRows.totalsQuery, []) {
-                let vendor = try RowReader(row: row, table: "shop_days").uuid("vendor_id")
-                let balance = try row.int("balance")
-                var oldest: Int64?
-                if balance > 0 {
-                    oldest = try await db.query(
-                        ShopAccountRows.oldestUnremittedQuery,
-                        [.int(balance), .text(vendor.uuidString), .text(vendor.uuidString)]
-                    ).first?.optionalInt("oldest")
-                }
-                balances.append(
-                    ShopBalance(vendorID: vendor, balanceDZD: balance, totals: try ShopAccountRows.figures(row), oldestUnremittedDay: oldest)
-                )
-            }
-            return balances
-        }
+        try await database.readReport { db in try await ShopBalanceReading(db: db).balances() }
     }
 
     public func shopBalanceHistory(from fromDay: Int64, to toDay: Int64) async throws -> [UUID: [(day: Int64, balanceDZD: Int64)]] {
-        try await database.readReport { db in
-            var history: [UUID: [(day: Int64, balanceDZD: Int64)]] = [:]
-            for row in try await db.query(ShopAccountRows.historyQuery, [.int(toDay), .int(fromDay), .int(fromDay)]) {
-                let vendor = try RowReader(row: row, table: "shop_days").uuid("vendor_id")
-                history[vendor, default: []].append((max(try row.int("day"), fromDay), try row.int("balance")))
-            }
-            return history
-        }
+        try await database.readReport { db in try await ShopBalanceReading(db: db).history(from: fromDay, to: toDay) }
     }
 
     public func setCommission(_ commission: ShopCommission, of vendorID: UUID, audit: AuditEntry) async throws {

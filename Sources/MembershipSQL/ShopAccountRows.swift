@@ -205,45 +205,18 @@ enum ShopAccountRows {
         )
     }
 
-    /// Each shop's figures per day (and vendor), summed from the folded rows and the appended changes.
-    static let allDays = """
-        SELECT vendor_id, day, \(sums), CAST(SUM(sales_dzd - cancellations_dzd - commission_dzd - remitted_dzd + adjusted_dzd) AS BIGINT) AS change FROM (
-            SELECT vendor_id, day, \(figureColumns) FROM shop_days UNION ALL SELECT vendor_id, day, \(figureColumns) FROM shop_day_changes
-        ) d GROUP BY vendor_id, day
-        """
+    /// What a day row moves the balance by, as an SQL expression over its figures.
+    static let change = "sales_dzd - cancellations_dzd - commission_dzd - remitted_dzd + adjusted_dzd"
 
-    /// Every shop's totals and balance, in vendor order: one pass over the day rows and the appended changes.
-    static let totalsQuery = """
-        SELECT vendor_id, 0 AS day, \(sums),
-            CAST(SUM(sales_dzd - cancellations_dzd - commission_dzd - remitted_dzd + adjusted_dzd) AS BIGINT) AS balance
-        FROM (
-            SELECT vendor_id, \(figureColumns) FROM shop_days UNION ALL SELECT vendor_id, \(figureColumns) FROM shop_day_changes
-        ) d GROUP BY vendor_id ORDER BY vendor_id
+    /// Every shop's folded figures summed per stretch of `days` days (`stretch`: the day divided by `days`), with
+    /// the cash its days of sales added (each day's sales less its commission, when more than nothing).
+    static func stretchesQuery(days: Int64) -> String {
         """
-
-    /// The day of a shop's oldest cash not remitted when it owes `balance` (> 0): the latest day whose sales (less
-    /// their commission) and those of every later day make up the balance, remittances paying the oldest first; the
-    /// first day of sales when they do not. One shop's day rows, through its key. Binds: balance, vendor, vendor.
-    static let oldestUnremittedQuery = """
-        SELECT COALESCE(MAX(CASE WHEN later >= CAST(? AS BIGINT) THEN day END), MIN(day)) AS oldest FROM (
-            SELECT day, CAST(SUM(added) OVER (ORDER BY day DESC ROWS UNBOUNDED PRECEDING) AS BIGINT) AS later FROM (
-                SELECT day, CAST(SUM(sales_dzd - commission_dzd) AS BIGINT) AS added FROM (
-                    SELECT day, sales_dzd, commission_dzd FROM shop_days WHERE vendor_id = ?
-                    UNION ALL SELECT day, sales_dzd, commission_dzd FROM shop_day_changes WHERE vendor_id = ?
-                ) u GROUP BY day HAVING SUM(sales_dzd) > SUM(commission_dzd)
-            ) a
-        ) b
+        SELECT vendor_id, day / \(days) AS stretch, 0 AS day, \(sums),
+            CAST(SUM(CASE WHEN sales_dzd > commission_dzd THEN sales_dzd - commission_dzd ELSE 0 END) AS BIGINT) AS added
+        FROM shop_days GROUP BY vendor_id, day / \(days)
         """
-
-    /// Each shop's balance at the end of each day it moved, from the last such day before the first bound (its
-    /// opening) to the second; binds: to, from, from.
-    static let historyQuery = """
-        SELECT vendor_id, day, balance FROM (
-            SELECT vendor_id, day, CAST(SUM(change) OVER (PARTITION BY vendor_id ORDER BY day ROWS UNBOUNDED PRECEDING) AS BIGINT) AS balance,
-                LEAD(day) OVER (PARTITION BY vendor_id ORDER BY day) AS next_day
-            FROM (\(allDays)) d
-        ) h WHERE day <= ? AND (day >= ? OR next_day IS NULL OR next_day > ?) ORDER BY vendor_id, day
-        """
+    }
 
     /// Each shop's figures per day as the ledger says they must be: its sales and cancellations from `periods`
     /// (commission from the shop's commissions of the sale's day), the team's entries from `shop_entries`.

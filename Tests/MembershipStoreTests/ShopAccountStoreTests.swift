@@ -125,6 +125,59 @@ struct ShopAccountStoreTests {
         }
     }
 
+    /// The balances and the plot read a shop's days a chunk at a time from the nearer end, merging the figures not
+    /// folded yet: over 300 days of sales (several chunks), some folded and some not (one day both), and remittances
+    /// from a little to more than all, every shop's balance, its oldest unremitted day and its balance day by day
+    /// are what a computation over every one of its days gives.
+    @Test(arguments: StoreKind.available)
+    func balancesReadAChunkAtATimeAreWhatEveryDayGives(_ kind: StoreKind) async throws {
+        try await kind.withStore { store in
+            let (vendor, member) = try await Sample.vendorAndMember(in: store)
+            let desk = try SaleDesk(store: store)
+            let first = AlgiersCalendar.dayNumber(Sample.january31)
+            for offset in 0..<300 where offset % 7 != 3 {
+                try await desk.sell(member, vendor: vendor, months: 1 + offset % 3, now: Sample.january31 + Int64(offset) * 86_400)
+                if offset == 200 { _ = try await store.foldConsoleSummaries() }
+            }
+            // A sale on the last folded day, not folded: the day's figures are in both tables.
+            try await desk.sell(member, vendor: vendor, months: 1, now: Sample.january31 + 200 * 86_400 + 60)
+            var time = Sample.january31 + 300 * 86_400
+            for (step, amount) in [0, 1_000, 30_000, 60_000, 40_000, 22_000, 5_000].enumerated() {
+                if amount > 0 {
+                    time += 60
+                    _ = try await Self.service(store, at: time).recordRemittance(
+                        Self.remittance(amount, override: true),
+                        vendorID: vendor.id,
+                        keyScope: "walk",
+                        key: "r\(step)",
+                        by: Self.admin
+                    )
+                }
+                let days = try await store.shopDays(of: vendor.id, from: 0, to: 1_000_000)
+                let owed = days.reduce(0) { $0 + $1.balanceChange }
+                let balance = try #require(try await store.shopBalances().first { $0.vendorID == vendor.id })
+                #expect(balance.balanceDZD == owed, "step \(step)")
+                #expect(
+                    balance.oldestUnremittedDay
+                        == ShopBalance.oldestUnremittedDay(balance: owed, days: days.map { ($0.day, $0.salesDZD - $0.commissionDZD) }),
+                    "step \(step): owes \(owed)"
+                )
+                for (from, to) in [(first + 150, first + 250), (first - 5, first + 10), (first + 290, first + 400)] {
+                    var expected: [[Int64]] = []
+                    let before = days.filter { $0.day < from }
+                    var running = before.reduce(0) { $0 + $1.balanceChange }
+                    if !before.isEmpty, !days.contains(where: { $0.day == from }) { expected.append([from, running]) }
+                    for day in days where (from...to).contains(day.day) {
+                        running += day.balanceChange
+                        expected.append([day.day, running])
+                    }
+                    let history = try await store.shopBalanceHistory(from: from, to: to)[vendor.id]?.map { [$0.day, $0.balanceDZD] } ?? []
+                    #expect(history == expected, "step \(step), \(from - first)...\(to - first)")
+                }
+            }
+        }
+    }
+
     @Test(arguments: StoreKind.available)
     func aCommissionCannotStartOnADayWhoseSalesAreRecorded(_ kind: StoreKind) async throws {
         try await kind.withStore { store in

@@ -7,26 +7,12 @@ import Testing
 /// under way leaves each action with its entry, or neither — on SQLite and on PostgreSQL.
 @Suite("Audit entries under kill -9")
 struct AuditUnderKillTests {
-    enum Ledger: String, CaseIterable, CustomTestStringConvertible {
-        case sqlite, postgres
-        var testDescription: String { rawValue }
-    }
-
-    @Test(arguments: Ledger.allCases)
-    func revocationsAndACutOffKilledMidwayLeaveEachActionWithItsEntryOrNeither(ledger kind: Ledger) async throws {
+    @Test(arguments: TestLedger.allCases)
+    func revocationsAndACutOffKilledMidwayLeaveEachActionWithItsEntryOrNeither(ledger kind: TestLedger) async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        var shared: SharedLedger?
+        let (arguments, admin, shared) = try await kind.make(in: folder)
         defer { shared?.remove() }
-        let (arguments, admin): ([String], String)
-        switch kind {
-        case .sqlite:
-            (arguments, admin) = (["--development", "--database", folder.file("ledger.sqlite")], "peez_admin_DEVELOPMENT_ONLY_not_a_secret")
-        case .postgres:
-            let ledger = try await SharedLedger.make()
-            shared = ledger
-            (arguments, admin) = (ledger.arguments, ledger.adminSecret)
-        }
         let first = try ServiceProcess(arguments: arguments, port: TestPorts.unused())
         try await first.waitUntilReady()
         let service = first

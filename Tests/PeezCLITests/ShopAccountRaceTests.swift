@@ -11,32 +11,18 @@ import Testing
 /// say — rebuilt here from the API's member subscriptions, not from the accounts.
 @Suite("Shop accounts under two instances and kill -9", .serialized)
 struct ShopAccountRaceTests {
-    enum Ledger: String, CaseIterable, CustomTestStringConvertible {
-        case sqlite, postgres
-        var testDescription: String { rawValue }
-    }
-
     /// A day's figures as the test rebuilds them: sales, their dinars, cancellations, theirs, remitted.
     struct Day: Equatable, CustomStringConvertible {
         var sales = 0, salesDZD = 0, cancellations = 0, cancellationsDZD = 0, remittedDZD = 0, adjustedDZD = 0
         var description: String { "\(sales)·\(salesDZD) −\(cancellations)·\(cancellationsDZD) remitted \(remittedDZD) adjusted \(adjustedDZD)" }
     }
 
-    @Test(arguments: Ledger.allCases)
-    func everyStatementLineEqualsTheLedgerAfterRacesAndAKill(ledger kind: Ledger) async throws {
+    @Test(arguments: TestLedger.allCases)
+    func everyStatementLineEqualsTheLedgerAfterRacesAndAKill(ledger kind: TestLedger) async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        var shared: SharedLedger?
+        let (arguments, admin, shared) = try await kind.make(in: folder)
         defer { shared?.remove() }
-        let (arguments, admin): ([String], String)
-        switch kind {
-        case .sqlite:
-            (arguments, admin) = (["--development", "--database", folder.file("ledger.sqlite")], "peez_admin_DEVELOPMENT_ONLY_not_a_secret")
-        case .postgres:
-            let ledger = try await SharedLedger.make()
-            shared = ledger
-            (arguments, admin) = (ledger.arguments, ledger.adminSecret)
-        }
         let first = try ServiceProcess(arguments: arguments, port: TestPorts.unused())
         try await first.waitUntilReady()
         let second = try ServiceProcess(arguments: arguments, port: TestPorts.unused())
