@@ -80,21 +80,31 @@ struct Workload: Sendable {
                 as: CreatedVendorBody.self
             )
             shops.append(Shop(id: created.vendor.id))
-            // The counter enrols as a shop's phone does: a one-time code the team made, exchanged for its own credential.
-            let code = try await client.required(
-                "POST",
-                "/v1/vendors/\(created.vendor.id)/enrolment-codes",
-                secret: adminSecret,
-                json: [:],
-                as: EnrolmentCodeBody.self
-            )
-            let enrolled = try await client.required(
-                "POST",
-                "/v1/enrolments",
-                secret: "",
-                json: ["code": code.code, "label": "counter of shop \(index)"],
-                as: IssuedCredentialBody.self
-            )
+            // The counter enrols as a shop's phone does: a one-time code the team made, exchanged for its own
+            // credential. A code enrols once: when the answer to the exchange was lost and the retry finds the code
+            // used, the counter asks for another (the credential the lost answer held is never used).
+            var enrolled: IssuedCredentialBody?
+            for attempt in 1...5 where enrolled == nil {
+                let code = try await client.required(
+                    "POST",
+                    "/v1/vendors/\(created.vendor.id)/enrolment-codes",
+                    secret: adminSecret,
+                    json: [:],
+                    as: EnrolmentCodeBody.self
+                )
+                do {
+                    enrolled = try await client.required(
+                        "POST",
+                        "/v1/enrolments",
+                        secret: "",
+                        json: ["code": code.code, "label": "counter of shop \(index)"],
+                        as: IssuedCredentialBody.self
+                    )
+                } catch let error as SoakError where error.description.contains("enrolment_code_used") && attempt < 5 {
+                    continue
+                }
+            }
+            guard let enrolled else { throw SoakError("shop \(index)'s counter could not enrol") }
             keys.enrolled(shop: index, ShopKeys.Key(id: enrolled.credential.id, secret: enrolled.secret))
         }
         var members: [(id: String, uuid: String)] = []
