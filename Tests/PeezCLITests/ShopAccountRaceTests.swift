@@ -92,10 +92,12 @@ struct ShopAccountRaceTests {
                 }
             }
         }
-        try await Task.sleep(for: .seconds(3))
+        // Counted, not timed: a loaded machine answers fewer sales a second, so the race runs until enough happened
+        // on both sides of the kill (at least three seconds each, at most a minute).
+        try await race.runUntil(sales: 15)
         race.killed.store(true, ordering: .relaxed)
         first.killHard()
-        try await Task.sleep(for: .seconds(3))
+        try await race.runUntil(sales: 30)
         race.running.store(false, ordering: .relaxed)
         await clients.value
         // Folded or not, a balance is exact: the survivor's fold may run at any time.
@@ -171,6 +173,15 @@ final class Race: Sendable {
     let sold = Mutex<[String]>([])
 
     init(instances: [ServiceProcess]) { self.instances = instances }
+
+    /// Lets the clients run at least three seconds and until `sales` sales were answered, or a minute has passed.
+    func runUntil(sales: Int) async throws {
+        let started = ContinuousClock.now
+        try await Task.sleep(for: .seconds(3))
+        while sold.withLock({ $0.count }) < sales, ContinuousClock.now - started < .seconds(60) {
+            try await Task.sleep(for: .milliseconds(200))
+        }
+    }
 
     /// Sends until an instance answers below 500: a request to the killed one goes to the other, under its key.
     func send(_ method: String, _ path: String, _ secret: String, _ json: [String: Any]?, key: String?) async -> (Int, [String: Any])? {
