@@ -2,7 +2,7 @@ import PeezBasics
 
 /// Migration 026's own SQL, frozen as it landed: the shops' cash accounts (see `ShopAccountRows`). Entries for
 /// the sales and cancellations already in the ledger are written by it, once each (a sale or cancellation that
-/// has its entry is skipped), then the days' rows are computed from the entries: applying its statements again
+/// has its entry is skipped), then the days' rows are computed from the entries and the stretches' from the days: applying its statements again
 /// changes nothing.
 enum Migration026 {
     static func statements(_ dialect: SQLDialect, appendKey: String) -> [String] {
@@ -42,6 +42,14 @@ enum Migration026 {
                 cancellations BIGINT NOT NULL, cancellations_dzd BIGINT NOT NULL, commission_dzd BIGINT NOT NULL,
                 remitted_dzd BIGINT NOT NULL, adjusted_dzd BIGINT NOT NULL)
             """,
+            // Each shop's figures summed per stretch of 32 days (the day divided by 32), kept with its days by every
+            // fold: every balance, and where its oldest unremitted cash lies, is read from these few rows.
+            """
+            CREATE TABLE shop_stretches (
+                vendor_id TEXT NOT NULL, stretch BIGINT NOT NULL, sales BIGINT NOT NULL, sales_dzd BIGINT NOT NULL,
+                cancellations BIGINT NOT NULL, cancellations_dzd BIGINT NOT NULL, commission_dzd BIGINT NOT NULL,
+                remitted_dzd BIGINT NOT NULL, adjusted_dzd BIGINT NOT NULL, PRIMARY KEY (vendor_id, stretch))
+            """,
             // What a shop keeps of each sale from a day on: a share (basis points) or dinars per month sold.
             """
             CREATE TABLE shop_commissions (
@@ -75,6 +83,13 @@ enum Migration026 {
                 SUM(remitted_dzd), SUM(adjusted_dzd)
             FROM (SELECT vendor_id, day, \(figures) FROM shop_entries) e
             GROUP BY vendor_id, day
+            """,
+            "DELETE FROM shop_stretches",
+            """
+            INSERT INTO shop_stretches (vendor_id, stretch, sales, sales_dzd, cancellations, cancellations_dzd, commission_dzd, remitted_dzd, adjusted_dzd)
+            SELECT vendor_id, day / 32, SUM(sales), SUM(sales_dzd), SUM(cancellations), SUM(cancellations_dzd), SUM(commission_dzd),
+                SUM(remitted_dzd), SUM(adjusted_dzd)
+            FROM shop_days GROUP BY vendor_id, day / 32
             """,
         ]
     }

@@ -4,14 +4,18 @@ import PeezBasics
 
 /// The shops' cash accounts as rows (migration 026): `shop_entries`, append-only; `shop_days`, each shop's
 /// figures per Algiers day; `shop_day_changes`, the figures each entry's transaction appends, folded into
-/// `shop_days` now and then as the console's summaries are (a shop's sales never wait for one row). Readers sum a
-/// shop's day rows and its appended changes, so every balance is exact at once.
+/// `shop_days` now and then as the console's summaries are (a shop's sales never wait for one row), and into
+/// `shop_stretches`, the same figures per ``stretchDays`` days. Readers sum the folded rows and the appended
+/// changes in one statement, so every balance is exact at once.
 enum ShopAccountRows {
     static let entryColumns = """
         seq, vendor_id, kind, recorded_at, day, amount_dzd, commission_dzd, months, period_id, member_uuid, method, reference,
         received_by, reason, reverses_seq, recorded_by
         """
     static let figureColumns = "sales, sales_dzd, cancellations, cancellations_dzd, commission_dzd, remitted_dzd, adjusted_dzd"
+
+    /// The days a row of `shop_stretches` sums: stretch `n` is the days `32 n` to `32 n + 31`.
+    static let stretchDays: Int64 = 32
 
     /// An entry's figures on its day, as columns of a select over `shop_entries`.
     static let figuresOfEntry = """
@@ -184,39 +188,39 @@ enum ShopAccountRows {
         RETURNING vendor_id, day, \(figureColumns)
         """
 
-    /// Adds the taken figures to their days' rows, each row once, in key order.
+    /// Adds the taken figures to their days' rows and their stretches' rows, each row once, in key order (two folds
+    /// at once add to the rows they share in the same order, and each adds what it took: no fold's figures are
+    /// lost).
     static func foldStatements(_ changes: [SQLRow]) throws -> [SQLStatement] {
-        var byKey: [SalesDayKey: ShopDayFigures] = [:]
+        var days: [SalesDayKey: ShopDayFigures] = [:]
+        var stretches: [SalesDayKey: ShopDayFigures] = [:]
         for row in changes {
-            let key = SalesDayKey(day: try row.int("day"), vendorID: try row.text("vendor_id"))
-            byKey[key] = (byKey[key] ?? ShopDayFigures(day: key.day)).adding(try figures(row))
+            let (day, vendor, change) = (try row.int("day"), try row.text("vendor_id"), try figures(row))
+            let (dayKey, stretchKey) = (SalesDayKey(day: day, vendorID: vendor), SalesDayKey(day: day / stretchDays, vendorID: vendor))
+            days[dayKey] = (days[dayKey] ?? ShopDayFigures(day: day)).adding(change)
+            stretches[stretchKey] = (stretches[stretchKey] ?? ShopDayFigures(day: stretchKey.day)).adding(change)
         }
-        let rows = byKey.keys.sorted().map { key in
-            let f = byKey[key]!
+        return upserts(days, into: "shop_days", key: "day") + upserts(stretches, into: "shop_stretches", key: "stretch")
+    }
+
+    /// Adds each of `figures` to its row of `table`, whose key is the shop and `key` (the figures' `day`).
+    private static func upserts(_ figures: [SalesDayKey: ShopDayFigures], into table: String, key: String) -> [SQLStatement] {
+        let rows = figures.keys.sorted().map { key in
+            let f = figures[key]!
             return [SQLValue.text(key.vendorID), .int(key.day)]
                 + [f.sales, f.salesDZD, f.cancellations, f.cancellationsDZD, f.commissionDZD, f.remittedDZD, f.adjustedDZD].map(SQLValue.int)
         }
         let updates = figureColumns.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.map {
-            "\($0) = shop_days.\($0) + excluded.\($0)"
+            "\($0) = \(table).\($0) + excluded.\($0)"
         }
         return ConsoleSummaries.upserts(
             rows,
-            "INSERT INTO shop_days (vendor_id, day, \(figureColumns)) VALUES %@ ON CONFLICT (vendor_id, day) DO UPDATE SET \(updates.joined(separator: ", "))"
+            "INSERT INTO \(table) (vendor_id, \(key), \(figureColumns)) VALUES %@ ON CONFLICT (vendor_id, \(key)) DO UPDATE SET \(updates.joined(separator: ", "))"
         )
     }
 
     /// What a day row moves the balance by, as an SQL expression over its figures.
     static let change = "sales_dzd - cancellations_dzd - commission_dzd - remitted_dzd + adjusted_dzd"
-
-    /// Every shop's folded figures summed per stretch of `days` days (`stretch`: the day divided by `days`), with
-    /// the cash its days of sales added (each day's sales less its commission, when more than nothing).
-    static func stretchesQuery(days: Int64) -> String {
-        """
-        SELECT vendor_id, day / \(days) AS stretch, 0 AS day, \(sums),
-            CAST(SUM(CASE WHEN sales_dzd > commission_dzd THEN sales_dzd - commission_dzd ELSE 0 END) AS BIGINT) AS added
-        FROM shop_days GROUP BY vendor_id, day / \(days)
-        """
-    }
 
     /// Each shop's figures per day as the ledger says they must be: its sales and cancellations from `periods`
     /// (commission from the shop's commissions of the sale's day), the team's entries from `shop_entries`.
@@ -268,5 +272,7 @@ enum ShopAccountRows {
         SELECT vendor_id, day, \(sums)
         FROM (SELECT vendor_id, day, \(figuresOfEntry) FROM shop_entries) e GROUP BY vendor_id, day
         """,
+        "DELETE FROM shop_stretches",
+        "INSERT INTO shop_stretches (vendor_id, stretch, \(figureColumns)) SELECT vendor_id, day / \(stretchDays), \(sums) FROM shop_days GROUP BY vendor_id, day / \(stretchDays)",
     ]
 }

@@ -2,125 +2,81 @@ import Foundation
 import Membership
 
 /// Every shop's balance, since when it owes, and its balance day by day over a range, read at the real size (200
-/// shops, three years of days) without a running sum over every day of every shop: one pass over `shop_days` sums
-/// each shop's figures per stretch of ``stretchDays`` days (the few days with figures not folded yet merged in), the
-/// stretches find where each owing shop's oldest unremitted cash lies, and that stretch's days alone are read.
+/// shops, three years of days) without summing every day of every shop: the balances from `shop_stretches` (each
+/// shop's figures per ``ShopAccountRows/stretchDays`` days, kept by the fold) and the figures not folded yet, in
+/// one statement; the stretches find where each owing shop's oldest unremitted cash lies, and that stretch's days
+/// alone are read.
 struct ShopBalanceReading {
     let db: any SQLExecutor
 
-    /// The days summed together on the way to a shop's oldest unremitted day.
-    static let stretchDays: Int64 = 32
-
-    /// The figures appended and not folded yet, per shop and day.
-    func pendingDays() async throws -> [UUID: [Int64: ShopDayFigures]] {
-        var pending: [UUID: [Int64: ShopDayFigures]] = [:]
-        for row in try await db.query(
-            "SELECT vendor_id, day, \(ShopAccountRows.sums) FROM shop_day_changes GROUP BY vendor_id, day",
-            []
-        ) {
-            let vendor = try RowReader(row: row, table: "shop_day_changes").uuid("vendor_id")
-            pending[vendor, default: [:]][try row.int("day")] = try ShopAccountRows.figures(row)
-        }
-        return pending
-    }
-
     /// Every shop's balance, in vendor order; shops without entries are left out.
     func balances() async throws -> [ShopBalance] {
-        let pending = try await pendingDays()
-        // The folded figures of the days that also have pending ones: their sum is what counts for the day.
-        var folded: [UUID: [Int64: ShopDayFigures]] = [:]
+        var stretches: [UUID: [Int64: ShopDayFigures]] = [:]
         for row in try await db.query(
             """
-            SELECT s.vendor_id, s.day, \(ShopAccountRows.figureColumns.split(separator: ",").map { "s." + $0.trimmingCharacters(in: .whitespaces) }.joined(separator: ", "))
-            FROM (SELECT DISTINCT vendor_id, day FROM shop_day_changes) c JOIN shop_days s ON s.vendor_id = c.vendor_id AND s.day = c.day
+            SELECT vendor_id, stretch, 0 AS day, \(ShopAccountRows.sums) FROM (
+                SELECT vendor_id, stretch, \(ShopAccountRows.figureColumns) FROM shop_stretches
+                UNION ALL SELECT vendor_id, day / \(ShopAccountRows.stretchDays), \(ShopAccountRows.figureColumns) FROM shop_day_changes
+            ) x GROUP BY vendor_id, stretch
             """,
             []
         ) {
-            let vendor = try RowReader(row: row, table: "shop_days").uuid("vendor_id")
-            folded[vendor, default: [:]][try row.int("day")] = try ShopAccountRows.figures(row)
-        }
-        var stretches: [UUID: [Int64: (figures: ShopDayFigures, added: Int64)]] = [:]
-        for row in try await db.query(ShopAccountRows.stretchesQuery(days: Self.stretchDays), []) {
-            let vendor = try RowReader(row: row, table: "shop_days").uuid("vendor_id")
-            stretches[vendor, default: [:]][try row.int("stretch")] = (try ShopAccountRows.figures(row), try row.int("added"))
-        }
-        for (vendor, days) in pending {
-            for (day, change) in days {
-                let before = folded[vendor]?[day] ?? ShopDayFigures(day: day)
-                var stretch = stretches[vendor]?[day / Self.stretchDays] ?? (ShopDayFigures(day: 0), 0)
-                stretch.figures = stretch.figures.adding(change)
-                stretch.added += Self.added(before.adding(change)) - Self.added(before)
-                stretches[vendor, default: [:]][day / Self.stretchDays] = stretch
-            }
+            let vendor = try RowReader(row: row, table: "shop_stretches").uuid("vendor_id")
+            stretches[vendor, default: [:]][try row.int("stretch")] = try ShopAccountRows.figures(row)
         }
         var balances: [ShopBalance] = []
         for (vendor, shop) in stretches.sorted(by: { $0.key.uuidString < $1.key.uuidString }) {
-            let totals = shop.values.reduce(ShopDayFigures(day: 0)) { $0.adding($1.figures) }
+            let totals = shop.values.reduce(ShopDayFigures(day: 0)) { $0.adding($1) }
             let balance = totals.balanceChange
             var oldest: Int64?
-            if balance > 0 {
-                // Back from the latest stretch to the one whose cash, with that of every later one, makes up the
-                // balance; the first with cash when none does. Then that stretch's own days.
-                var owed = balance
-                var found: (stretch: Int64, owed: Int64)?
-                for (stretch, figures) in shop.sorted(by: { $0.key > $1.key }) where figures.added > 0 {
-                    if owed - figures.added <= 0 {
-                        found = (stretch, owed)
-                        break
-                    }
-                    owed -= figures.added
-                }
-                if let (stretch, owed) = found ?? shop.keys.sorted().first(where: { shop[$0]!.added > 0 }).map({ ($0, Int64.max) }) {
-                    let days = try await days(of: vendor, inStretch: stretch, pending: pending[vendor] ?? [:])
-                    oldest = ShopBalance.oldestUnremittedDay(balance: owed, days: days.map { ($0.day, $0.salesDZD - $0.commissionDZD) })
-                }
+            if balance > 0, let (stretch, owed) = Self.stretchOfOldestUnremittedDay(balance: balance, stretches: shop) {
+                let first = stretch * ShopAccountRows.stretchDays
+                let days = try await db.query(ShopAccountRows.days(of: vendor, from: first, to: first + ShopAccountRows.stretchDays - 1))
+                    .map(ShopAccountRows.figures)
+                oldest = ShopBalance.oldestUnremittedDay(balance: owed, days: days.map { ($0.day, Self.added($0)) })
             }
             balances.append(ShopBalance(vendorID: vendor, balanceDZD: balance, totals: totals, oldestUnremittedDay: oldest))
         }
         return balances
     }
 
-    /// A shop's days of one stretch, pending figures merged, in day order.
-    func days(of vendor: UUID, inStretch stretch: Int64, pending: [Int64: ShopDayFigures]) async throws -> [ShopDayFigures] {
-        let (first, last) = (stretch * Self.stretchDays, stretch * Self.stretchDays + Self.stretchDays - 1)
-        var days: [Int64: ShopDayFigures] = [:]
-        for row in try await db.query(
-            "SELECT day, \(ShopAccountRows.figureColumns) FROM shop_days WHERE vendor_id = ? AND day >= ? AND day <= ?",
-            [.text(vendor.uuidString), .int(first), .int(last)]
-        ) {
-            days[try row.int("day")] = try ShopAccountRows.figures(row)
+    /// The stretch holding a shop's oldest unremitted day, and what of the balance its days must make up: back
+    /// from the latest stretch to the one whose cash, with that of every later one, makes up the balance; the first
+    /// with cash, all of it owed, when none does. A stretch's cash is the sum of its days' (see ``added(_:)``).
+    static func stretchOfOldestUnremittedDay(balance: Int64, stretches: [Int64: ShopDayFigures]) -> (stretch: Int64, owed: Int64)? {
+        var owed = balance
+        for (stretch, figures) in stretches.sorted(by: { $0.key > $1.key }) where added(figures) > 0 {
+            if owed - added(figures) <= 0 { return (stretch, owed) }
+            owed -= added(figures)
         }
-        for (day, change) in pending where (first...last).contains(day) {
-            days[day] = (days[day] ?? ShopDayFigures(day: day)).adding(change)
-        }
-        return days.values.sorted { $0.day < $1.day }
+        return stretches.keys.sorted().first { added(stretches[$0]!) > 0 }.map { ($0, Int64.max) }
     }
 
     /// Every shop's balance at the end of each day from `fromDay` to `toDay` that moved it, with its opening (the
-    /// balance before `fromDay`, on `fromDay`) when it had days before: the figures before the range summed per shop
-    /// in one pass, the range's days read as they are.
+    /// balance before `fromDay`, on `fromDay`) when it had days before; in one statement: the stretches before
+    /// `fromDay`'s, the days from its stretch on, and the figures not folded yet, each day before `fromDay` counted
+    /// as the day before it.
     func history(from fromDay: Int64, to toDay: Int64) async throws -> [UUID: [(day: Int64, balanceDZD: Int64)]] {
+        let (stretch, before) = (fromDay / ShopAccountRows.stretchDays, fromDay - 1)
+        let dayOrBefore = "CASE WHEN day < ? THEN ? ELSE day END"
         var opening: [UUID: Int64] = [:]
-        for row in try await db.query(
-            "SELECT vendor_id, CAST(SUM(\(ShopAccountRows.change)) AS BIGINT) AS change FROM shop_days WHERE day < ? GROUP BY vendor_id",
-            [.int(fromDay)]
-        ) {
-            opening[try RowReader(row: row, table: "shop_days").uuid("vendor_id")] = try row.int("change")
-        }
         var changes: [UUID: [Int64: Int64]] = [:]
         for row in try await db.query(
-            "SELECT vendor_id, day, \(ShopAccountRows.change) AS change FROM shop_days WHERE day >= ? AND day <= ?",
-            [.int(fromDay), .int(toDay)]
+            """
+            SELECT vendor_id, day, CAST(SUM(change) AS BIGINT) AS change FROM (
+                SELECT vendor_id, CAST(? AS BIGINT) AS day, \(ShopAccountRows.change) AS change FROM shop_stretches WHERE stretch < ?
+                UNION ALL SELECT vendor_id, \(dayOrBefore), \(ShopAccountRows.change) FROM shop_days WHERE day >= ? AND day <= ?
+                UNION ALL SELECT vendor_id, \(dayOrBefore), \(ShopAccountRows.change) FROM shop_day_changes WHERE day <= ?
+            ) x GROUP BY vendor_id, day
+            """,
+            [.int(before), .int(stretch)] + [.int(fromDay), .int(before), .int(stretch * ShopAccountRows.stretchDays), .int(toDay)]
+                + [.int(fromDay), .int(before), .int(toDay)]
         ) {
-            changes[try RowReader(row: row, table: "shop_days").uuid("vendor_id"), default: [:]][try row.int("day")] = try row.int("change")
-        }
-        for (vendor, days) in try await pendingDays() {
-            for (day, figures) in days where day <= toDay {
-                if day < fromDay {
-                    opening[vendor, default: 0] += figures.balanceChange
-                } else {
-                    changes[vendor, default: [:]][day, default: 0] += figures.balanceChange
-                }
+            let (vendor, day) = (try RowReader(row: row, table: "shop_days").uuid("vendor_id"), try row.int("day"))
+            if day == before {
+                opening[vendor] = try row.int("change")
+            } else {
+                changes[vendor, default: [:]][day] = try row.int("change")
             }
         }
         var history: [UUID: [(day: Int64, balanceDZD: Int64)]] = [:]
@@ -138,7 +94,9 @@ struct ShopBalanceReading {
         return history
     }
 
-    /// The cash a day's sales brought that the shop keeps owing until remitted: its sales less its commission, when
-    /// that is more than nothing (as ``ShopBalance/oldestUnremittedDay(balance:days:)`` counts it).
+    /// The cash the sales of a day (or a stretch of days) brought that the shop keeps owing until remitted: its sales
+    /// less its commission, when that is more than nothing (as ``ShopBalance/oldestUnremittedDay(balance:days:)``
+    /// counts it). No day's is less than nothing (a sale's commission is at most its amount, a cancellation's is
+    /// taken back), so a stretch's is the sum of its days'.
     static func added(_ day: ShopDayFigures) -> Int64 { max(0, day.salesDZD - day.commissionDZD) }
 }

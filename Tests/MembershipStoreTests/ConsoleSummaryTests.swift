@@ -390,9 +390,13 @@ struct ConsoleSummaryTests {
             let kept = try await Self.summaries(store)
             let day = AlgiersCalendar.dayNumber(Sample.january31)
             #expect(try await store.salesByShop(from: day, to: day).map(\.sales) == [38])
+            // The shop's balance, read from its stretches and what is not folded yet, is its ledger's.
+            let owed = try await store.shopDaysFromLedger().values.joined().reduce(0) { $0 + $1.balanceChange }
+            #expect(try await store.shopBalances().map(\.balanceDZD) == [owed])
             _ = try await store.foldConsoleSummaries()
             #expect(try await Self.unfolded(store) == 0)
             #expect(try await Self.summaries(store) == kept)
+            #expect(try await store.shopBalances().map(\.balanceDZD) == [owed])
             try await store.rebuildConsoleSummaries()
             #expect(try await Self.summaries(store) == kept)
         }

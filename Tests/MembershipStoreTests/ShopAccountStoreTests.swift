@@ -125,19 +125,24 @@ struct ShopAccountStoreTests {
         }
     }
 
-    /// The balances and the plot read a shop's days a chunk at a time from the nearer end, merging the figures not
-    /// folded yet: over 300 days of sales (several chunks), some folded and some not (one day both), and remittances
-    /// from a little to more than all, every shop's balance, its oldest unremitted day and its balance day by day
-    /// are what a computation over every one of its days gives.
+    /// The balances and the plot read a shop's figures per stretch of days, the days of one stretch, and the figures
+    /// not folded yet: over 300 days of sales with a commission (many stretches), folded in two goes and some not
+    /// (one day both), and remittances from a little to more than all, every shop's balance, its oldest unremitted
+    /// day and its balance day by day are what a computation over every one of its days gives.
     @Test(arguments: StoreKind.available)
-    func balancesReadAChunkAtATimeAreWhatEveryDayGives(_ kind: StoreKind) async throws {
+    func balancesReadFromStretchesAreWhatEveryDayGives(_ kind: StoreKind) async throws {
         try await kind.withStore { store in
             let (vendor, member) = try await Sample.vendorAndMember(in: store)
             let desk = try SaleDesk(store: store)
             let first = AlgiersCalendar.dayNumber(Sample.january31)
+            _ = try await Self.service(store, at: Sample.january31 - 86_400).setCommission(
+                CommissionRequest(from: AlgiersCalendar.dayText(first), basis_points: 800),
+                vendorID: vendor.id,
+                by: Self.admin
+            )
             for offset in 0..<300 where offset % 7 != 3 {
                 try await desk.sell(member, vendor: vendor, months: 1 + offset % 3, now: Sample.january31 + Int64(offset) * 86_400)
-                if offset == 200 { _ = try await store.foldConsoleSummaries() }
+                if offset == 90 || offset == 200 { _ = try await store.foldConsoleSummaries() }
             }
             // A sale on the last folded day, not folded: the day's figures are in both tables.
             try await desk.sell(member, vendor: vendor, months: 1, now: Sample.january31 + 200 * 86_400 + 60)
@@ -398,13 +403,17 @@ struct ShopAccountStoreTests {
             let expected = try await store.shopDaysFromLedger()
             // The ledger as it was before migration 026: its tables gone, the migration not recorded.
             try await store.database.write { db in
-                for table in ["shop_balance_limit", "shop_accounts", "shop_commissions", "shop_day_changes", "shop_days", "shop_entries"] {
+                for table in [
+                    "shop_balance_limit", "shop_accounts", "shop_commissions", "shop_day_changes", "shop_stretches", "shop_days", "shop_entries",
+                ] {
                     try await db.execute("DROP TABLE \(table)")
                 }
                 try await db.execute("DELETE FROM schema_migrations WHERE name = '026_shop_accounts'")
             }
             try await store.migrate(now: Sample.january31)
             #expect(try await Self.accountDays(store, ledger.vendors) == expected)
+            let owed = expected.mapValues { $0.reduce(0) { $0 + $1.balanceChange } }
+            #expect(Dictionary(uniqueKeysWithValues: try await store.shopBalances().map { ($0.vendorID, $0.balanceDZD) }) == owed)
             let entries = try await store.database.read { db in try await db.query("SELECT COUNT(*) AS n FROM shop_entries", []) }
             // Its statements that write rows, run again, change nothing.
             let statements = Migrations.all(store.database.dialect).first { $0.name == "026_shop_accounts" }!.statements
