@@ -13,7 +13,7 @@ extension ConsoleService {
         let vendors = Dictionary(uniqueKeysWithValues: try await store.vendors().map { ($0.id, $0) })
         let balances = try await store.shopBalances().compactMap { balance in vendors[balance.vendorID].map { (balance, $0) } }
             .sorted { ($0.0.balanceDZD, $1.1.name) > ($1.0.balanceDZD, $0.1.name) }
-        let history = try await store.shopBalanceHistory(from: range.first, to: range.last)
+        let history = try await store.shopBalanceHistory(from: range.first, to: range.last, owingMost: BalanceChart.shopsDrawn)
         let chartShops = history.compactMap { vendorID, moves -> BalanceChart.Shop? in
             guard let vendor = vendors[vendorID] else { return nil }
             var balances: [Int64] = []

@@ -42,10 +42,13 @@ public struct BalanceChart: Sendable {
 
     /// The chart as an SVG document. Balances below zero (PEEZ owing a shop) are drawn at zero; their tooltips say
     /// the figure.
+    /// The shops drawn: those owing most at the end of the range.
+    public static let shopsDrawn = 9
+
     public func svg() -> String {
         let width = StackedBarChart.width
         let (left, right, top, plotHeight) = (StackedBarChart.left, StackedBarChart.right, StackedBarChart.top, StackedBarChart.plotHeight)
-        let shown = Array(shops.sorted { ($0.balances.last ?? 0) > ($1.balances.last ?? 0) }.prefix(9))
+        let shown = Array(shops.sorted { ($0.balances.last ?? 0) > ($1.balances.last ?? 0) }.prefix(Self.shopsDrawn))
         let highest = max(shown.flatMap(\.balances).max() ?? 0, limit ?? 0)
         let axis = ValueAxis(maximum: highest)
         let legendRows = Legend.rows(shown.map(\.name), width: width - left - right)

@@ -78,9 +78,10 @@ public protocol ShopAccountStore: Sendable {
     func shopEntries(of vendorID: UUID, after seq: Int64, limit: Int) async throws -> [ShopEntry]
     /// Every shop's balance, in vendor order; shops without entries are left out.
     func shopBalances() async throws -> [ShopBalance]
-    /// Every shop's balance at the end of each day from `fromDay` to `toDay`, for the console's plot: per shop,
-    /// the days whose balance moved, in order, with the balance at the end of that day.
-    func shopBalanceHistory(from fromDay: Int64, to toDay: Int64) async throws -> [UUID: [(day: Int64, balanceDZD: Int64)]]
+    /// The balance at the end of each day from `fromDay` to `toDay` of the `count` shops owing most at the end of
+    /// `toDay` (ties by vendor id), for the console's plot: per shop, the days whose balance moved, in order, with
+    /// the balance at the end of that day (and the balance before the range on `fromDay`, when it had days before).
+    func shopBalanceHistory(from fromDay: Int64, to toDay: Int64, owingMost count: Int) async throws -> [UUID: [(day: Int64, balanceDZD: Int64)]]
     /// Sets what the shop keeps from `commission.fromDay` on (replacing one set for that same day), with its
     /// audit entry, in one transaction.
     func setCommission(_ commission: ShopCommission, of vendorID: UUID, audit: AuditEntry) async throws

@@ -165,8 +165,12 @@ extension SQLMembershipStore {
         try await database.readReport { db in try await ShopBalanceReading(db: db).balances() }
     }
 
-    public func shopBalanceHistory(from fromDay: Int64, to toDay: Int64) async throws -> [UUID: [(day: Int64, balanceDZD: Int64)]] {
-        try await database.readReport { db in try await ShopBalanceReading(db: db).history(from: fromDay, to: toDay) }
+    public func shopBalanceHistory(
+        from fromDay: Int64,
+        to toDay: Int64,
+        owingMost count: Int
+    ) async throws -> [UUID: [(day: Int64, balanceDZD: Int64)]] {
+        try await database.readReport { db in try await ShopBalanceReading(db: db).history(from: fromDay, to: toDay, owingMost: count) }
     }
 
     public func setCommission(_ commission: ShopCommission, of vendorID: UUID, audit: AuditEntry) async throws {

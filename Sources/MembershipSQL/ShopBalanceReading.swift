@@ -24,20 +24,53 @@ struct ShopBalanceReading {
             let vendor = try RowReader(row: row, table: "shop_stretches").uuid("vendor_id")
             stretches[vendor, default: [:]][try row.int("stretch")] = try ShopAccountRows.figures(row)
         }
-        var balances: [ShopBalance] = []
-        for (vendor, shop) in stretches.sorted(by: { $0.key.uuidString < $1.key.uuidString }) {
-            let totals = shop.values.reduce(ShopDayFigures(day: 0)) { $0.adding($1) }
-            let balance = totals.balanceChange
-            var oldest: Int64?
-            if balance > 0, let (stretch, owed) = Self.stretchOfOldestUnremittedDay(balance: balance, stretches: shop) {
-                let first = stretch * ShopAccountRows.stretchDays
-                let days = try await db.query(ShopAccountRows.days(of: vendor, from: first, to: first + ShopAccountRows.stretchDays - 1))
-                    .map(ShopAccountRows.figures)
-                oldest = ShopBalance.oldestUnremittedDay(balance: owed, days: days.map { ($0.day, Self.added($0)) })
-            }
-            balances.append(ShopBalance(vendorID: vendor, balanceDZD: balance, totals: totals, oldestUnremittedDay: oldest))
+        var wanted: [UUID: (stretch: Int64, owed: Int64)] = [:]
+        for (vendor, shop) in stretches {
+            let balance = shop.values.reduce(0) { $0 + $1.balanceChange }
+            if balance > 0, let found = Self.stretchOfOldestUnremittedDay(balance: balance, stretches: shop) { wanted[vendor] = found }
         }
-        return balances
+        let days = try await self.days(inStretches: wanted.mapValues(\.stretch))
+        return stretches.sorted(by: { $0.key.uuidString < $1.key.uuidString }).map { vendor, shop in
+            let totals = shop.values.reduce(ShopDayFigures(day: 0)) { $0.adding($1) }
+            let oldest = wanted[vendor].flatMap { found in
+                ShopBalance.oldestUnremittedDay(balance: found.owed, days: (days[vendor] ?? []).map { ($0.day, Self.added($0)) })
+            }
+            return ShopBalance(vendorID: vendor, balanceDZD: totals.balanceChange, totals: totals, oldestUnremittedDay: oldest)
+        }
+    }
+
+    /// Each shop's days of the stretch given for it, folded and not, in day order: in one statement for 300 shops.
+    func days(inStretches wanted: [UUID: Int64]) async throws -> [UUID: [ShopDayFigures]] {
+        var days: [UUID: [ShopDayFigures]] = [:]
+        let shops = wanted.sorted { $0.key.uuidString < $1.key.uuidString }
+        for start in stride(from: 0, to: shops.count, by: 300) {
+            let chunk = shops[start..<min(start + 300, shops.count)]
+            let rows = chunk.map { _ in "(CAST(? AS TEXT), CAST(? AS BIGINT), CAST(? AS BIGINT))" }.joined(separator: ", ")
+            let binds = chunk.flatMap { vendor, stretch in
+                [
+                    SQLValue.text(vendor.uuidString), .int(stretch * ShopAccountRows.stretchDays),
+                    .int(stretch * ShopAccountRows.stretchDays + ShopAccountRows.stretchDays - 1),
+                ]
+            }
+            let figures = ShopAccountRows.figureColumns.split(separator: ",").map { "d." + $0.trimmingCharacters(in: .whitespaces) }.joined(
+                separator: ", "
+            )
+            for row in try await db.query(
+                """
+                WITH wanted (vendor_id, first_day, last_day) AS (VALUES \(rows))
+                SELECT vendor_id, day, \(ShopAccountRows.sums) FROM (
+                    SELECT d.vendor_id, d.day, \(figures) FROM wanted w
+                        JOIN shop_days d ON d.vendor_id = w.vendor_id AND d.day >= w.first_day AND d.day <= w.last_day
+                    UNION ALL SELECT d.vendor_id, d.day, \(figures) FROM wanted w
+                        JOIN shop_day_changes d ON d.vendor_id = w.vendor_id AND d.day >= w.first_day AND d.day <= w.last_day
+                ) x GROUP BY vendor_id, day ORDER BY vendor_id, day
+                """,
+                binds
+            ) {
+                days[try RowReader(row: row, table: "shop_days").uuid("vendor_id"), default: []].append(try ShopAccountRows.figures(row))
+            }
+        }
+        return days
     }
 
     /// The stretch holding a shop's oldest unremitted day, and what of the balance its days must make up: back
@@ -52,11 +85,15 @@ struct ShopBalanceReading {
         return stretches.keys.sorted().first { added(stretches[$0]!) > 0 }.map { ($0, Int64.max) }
     }
 
-    /// Every shop's balance at the end of each day from `fromDay` to `toDay` that moved it, with its opening (the
-    /// balance before `fromDay`, on `fromDay`) when it had days before; in one statement: the stretches before
-    /// `fromDay`'s, the days from its stretch on, and the figures not folded yet, each day before `fromDay` counted
-    /// as the day before it.
-    func history(from fromDay: Int64, to toDay: Int64) async throws -> [UUID: [(day: Int64, balanceDZD: Int64)]] {
+    /// The `count` shops owing most at the end of `toDay` (the larger balance first, then the vendor id), each with
+    /// its balance at the end of each day from `fromDay` to `toDay` that moved it, and its opening (the balance
+    /// before `fromDay`, on `fromDay`) when it had days before; in one statement: the stretches before `fromDay`'s,
+    /// the days from its stretch on, and the figures not folded yet, each day before `fromDay` counted as the day
+    /// before it.
+    func history(from fromDay: Int64, to toDay: Int64, owingMost count: Int) async throws -> [UUID: [(day: Int64, balanceDZD: Int64)]] {
+        let shops = try await balances(atEndOf: toDay).sorted { ($0.value, $1.key.uuidString) > ($1.value, $0.key.uuidString) }.prefix(count)
+        guard !shops.isEmpty else { return [:] }
+        let (only, ids) = ("vendor_id IN (\(shops.map { _ in "?" }.joined(separator: ", ")))", shops.map { SQLValue.text($0.key.uuidString) })
         let (stretch, before) = (fromDay / ShopAccountRows.stretchDays, fromDay - 1)
         let dayOrBefore = "CASE WHEN day < ? THEN ? ELSE day END"
         var opening: [UUID: Int64] = [:]
@@ -64,13 +101,13 @@ struct ShopBalanceReading {
         for row in try await db.query(
             """
             SELECT vendor_id, day, CAST(SUM(change) AS BIGINT) AS change FROM (
-                SELECT vendor_id, CAST(? AS BIGINT) AS day, \(ShopAccountRows.change) AS change FROM shop_stretches WHERE stretch < ?
-                UNION ALL SELECT vendor_id, \(dayOrBefore), \(ShopAccountRows.change) FROM shop_days WHERE day >= ? AND day <= ?
-                UNION ALL SELECT vendor_id, \(dayOrBefore), \(ShopAccountRows.change) FROM shop_day_changes WHERE day <= ?
+                SELECT vendor_id, CAST(? AS BIGINT) AS day, \(ShopAccountRows.change) AS change FROM shop_stretches WHERE \(only) AND stretch < ?
+                UNION ALL SELECT vendor_id, \(dayOrBefore), \(ShopAccountRows.change) FROM shop_days WHERE \(only) AND day >= ? AND day <= ?
+                UNION ALL SELECT vendor_id, \(dayOrBefore), \(ShopAccountRows.change) FROM shop_day_changes WHERE \(only) AND day <= ?
             ) x GROUP BY vendor_id, day
             """,
-            [.int(before), .int(stretch)] + [.int(fromDay), .int(before), .int(stretch * ShopAccountRows.stretchDays), .int(toDay)]
-                + [.int(fromDay), .int(before), .int(toDay)]
+            [.int(before)] + ids + [.int(stretch)] + [.int(fromDay), .int(before)] + ids + [.int(stretch * ShopAccountRows.stretchDays), .int(toDay)]
+                + [.int(fromDay), .int(before)] + ids + [.int(toDay)]
         ) {
             let (vendor, day) = (try RowReader(row: row, table: "shop_days").uuid("vendor_id"), try row.int("day"))
             if day == before {
@@ -92,6 +129,27 @@ struct ShopBalanceReading {
             history[vendor] = moves
         }
         return history
+    }
+
+    /// Every shop's balance at the end of `day`, in one statement: its stretches before `day`'s, the days of that
+    /// stretch up to `day` (of the shops with a row for that stretch: no other has any), the figures not folded yet.
+    func balances(atEndOf day: Int64) async throws -> [UUID: Int64] {
+        let stretch = day / ShopAccountRows.stretchDays
+        var balances: [UUID: Int64] = [:]
+        for row in try await db.query(
+            """
+            SELECT vendor_id, CAST(SUM(change) AS BIGINT) AS balance FROM (
+                SELECT vendor_id, \(ShopAccountRows.change) AS change FROM shop_stretches WHERE stretch < ?
+                UNION ALL SELECT vendor_id, \(ShopAccountRows.change) FROM shop_days
+                    WHERE vendor_id IN (SELECT vendor_id FROM shop_stretches WHERE stretch = ?) AND day >= ? AND day <= ?
+                UNION ALL SELECT vendor_id, \(ShopAccountRows.change) FROM shop_day_changes WHERE day <= ?
+            ) x GROUP BY vendor_id
+            """,
+            [.int(stretch), .int(stretch), .int(stretch * ShopAccountRows.stretchDays), .int(day), .int(day)]
+        ) {
+            balances[try RowReader(row: row, table: "shop_days").uuid("vendor_id")] = try row.int("balance")
+        }
+        return balances
     }
 
     /// The cash the sales of a day (or a stretch of days) brought that the shop keeps owing until remitted: its sales

@@ -103,10 +103,10 @@ struct ShopAccountStoreTests {
             let desk = try SaleDesk(store: store)
             let day = AlgiersCalendar.dayNumber(Sample.january31)
             for offset in [0, 2, 5] { try await desk.sell(member, vendor: vendor, months: 1, now: Sample.january31 + Int64(offset) * 86_400) }
-            let history = try await store.shopBalanceHistory(from: day + 1, to: day + 4)[vendor.id]?.map { [$0.day, $0.balanceDZD] }
+            let history = try await store.shopBalanceHistory(from: day + 1, to: day + 4, owingMost: 9)[vendor.id]?.map { [$0.day, $0.balanceDZD] }
             // Owed 300 before the range (its first day), 600 from the third day; the sale after the range is not in it.
             #expect(history == [[day + 1, 300], [day + 2, 600]])
-            #expect(try await store.shopBalanceHistory(from: day + 6, to: day + 9)[vendor.id]?.map(\.balanceDZD) == [900])
+            #expect(try await store.shopBalanceHistory(from: day + 6, to: day + 9, owingMost: 9)[vendor.id]?.map(\.balanceDZD) == [900])
             // 400 handed over pays the oldest first: what is still owed is the third day's sale and part of the second's.
             _ = try await Self.service(store, at: Sample.january31 + 6 * 86_400).recordRemittance(
                 Self.remittance(400),
@@ -176,8 +176,43 @@ struct ShopAccountStoreTests {
                         running += day.balanceChange
                         expected.append([day.day, running])
                     }
-                    let history = try await store.shopBalanceHistory(from: from, to: to)[vendor.id]?.map { [$0.day, $0.balanceDZD] } ?? []
+                    let history =
+                        try await store.shopBalanceHistory(from: from, to: to, owingMost: 9)[vendor.id]?.map { [$0.day, $0.balanceDZD] } ?? []
                     #expect(history == expected, "step \(step), \(from - first)...\(to - first)")
+                }
+            }
+        }
+    }
+
+    /// The console draws the shops owing most at the end of its range: the history is theirs, chosen by what they
+    /// owed at the end of the range's last day (not today), their days folded or not, and each plot ends at that
+    /// balance.
+    @Test(arguments: StoreKind.available)
+    func theHistoryIsOfTheShopsOwingMostAtTheRangesEnd(_ kind: StoreKind) async throws {
+        try await kind.withStore { store in
+            let desk = try SaleDesk(store: store)
+            let member = try await store.createMember(Sample.draft(), now: 1_000).member
+            var vendors: [Vendor] = []
+            for index in 0..<12 {
+                vendors.append(try await store.createVendor(name: "Shop \(index)", category: "boucherie", neighbourhood: "usto", now: 1_000))
+            }
+            let first = AlgiersCalendar.dayNumber(Sample.january31)
+            // Shop n makes n + 1 sales, five days apart; after the range's end the first three make twenty each.
+            for (index, vendor) in vendors.enumerated() {
+                for sale in 0...index { _ = try await desk.sell(member, vendor: vendor, months: 1, now: Sample.january31 + Int64(sale) * 5 * 86_400) }
+                if index == 6 { _ = try await store.foldConsoleSummaries() }
+            }
+            let end = first + 61
+            for vendor in vendors.prefix(3) {
+                for _ in 0..<20 { _ = try await desk.sell(member, vendor: vendor, months: 1, now: Sample.january31 + 62 * 86_400) }
+            }
+            for fold in [false, true] {
+                if fold { _ = try await store.foldConsoleSummaries() }
+                let history = try await store.shopBalanceHistory(from: first + 20, to: end, owingMost: 9)
+                #expect(Set(history.keys) == Set(vendors.suffix(9).map(\.id)), "folded: \(fold)")
+                for vendor in vendors.suffix(9) {
+                    let owed = try await store.shopDays(of: vendor.id, from: 0, to: end).reduce(0) { $0 + $1.balanceChange }
+                    #expect(history[vendor.id]?.last?.balanceDZD == owed, "folded: \(fold), \(vendor.name)")
                 }
             }
         }
