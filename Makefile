@@ -132,8 +132,8 @@ bench-counter: deps ## Counter figures: sync with 100,000 revocations (whole, th
 bench-remind: deps ## Reminders over 1,000,000 members (SQLite, PostgreSQL): seed, select + record, JSONL and webhook rates, peak memory
 	Benchmarks/remind/run
 
-bench-accounts: deps ## The shops' accounts at 200 shops, 1,000,000 members, three years of sales (SQLite, PostgreSQL): statements, balances, the console's panel, p50/p99
-	Benchmarks/accounts/run
+bench-accounts: deps ## The shops' accounts at 200 shops, 1,000,000 members, three years of sales (STORES=sqlite,postgres): statements, balances, the console's panel, p50/p99
+	STORES=$(STORES) Benchmarks/accounts/run
 
 bench-console: deps-test ## The console's panels at 1,000,000 members and 10,000,000 scans (SQLite, PostgreSQL): p50/p99, the page's first load
 	Benchmarks/console/run

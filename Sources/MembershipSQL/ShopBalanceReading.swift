@@ -39,36 +39,15 @@ struct ShopBalanceReading {
         }
     }
 
-    /// Each shop's days of the stretch given for it, folded and not, in day order: in one statement for 300 shops.
+    /// Each shop's days of the stretch given for it, folded and not, in day order, a statement a shop (one statement
+    /// for them all, joining a list of the shops' stretches, was slower on both stores: 170 ms against 128 ms for 200
+    /// shops on PostgreSQL, which scanned every day).
     func days(inStretches wanted: [UUID: Int64]) async throws -> [UUID: [ShopDayFigures]] {
         var days: [UUID: [ShopDayFigures]] = [:]
-        let shops = wanted.sorted { $0.key.uuidString < $1.key.uuidString }
-        for start in stride(from: 0, to: shops.count, by: 300) {
-            let chunk = shops[start..<min(start + 300, shops.count)]
-            let rows = chunk.map { _ in "(CAST(? AS TEXT), CAST(? AS BIGINT), CAST(? AS BIGINT))" }.joined(separator: ", ")
-            let binds = chunk.flatMap { vendor, stretch in
-                [
-                    SQLValue.text(vendor.uuidString), .int(stretch * ShopAccountRows.stretchDays),
-                    .int(stretch * ShopAccountRows.stretchDays + ShopAccountRows.stretchDays - 1),
-                ]
-            }
-            let figures = ShopAccountRows.figureColumns.split(separator: ",").map { "d." + $0.trimmingCharacters(in: .whitespaces) }.joined(
-                separator: ", "
-            )
-            for row in try await db.query(
-                """
-                WITH wanted (vendor_id, first_day, last_day) AS (VALUES \(rows))
-                SELECT vendor_id, day, \(ShopAccountRows.sums) FROM (
-                    SELECT d.vendor_id, d.day, \(figures) FROM wanted w
-                        JOIN shop_days d ON d.vendor_id = w.vendor_id AND d.day >= w.first_day AND d.day <= w.last_day
-                    UNION ALL SELECT d.vendor_id, d.day, \(figures) FROM wanted w
-                        JOIN shop_day_changes d ON d.vendor_id = w.vendor_id AND d.day >= w.first_day AND d.day <= w.last_day
-                ) x GROUP BY vendor_id, day ORDER BY vendor_id, day
-                """,
-                binds
-            ) {
-                days[try RowReader(row: row, table: "shop_days").uuid("vendor_id"), default: []].append(try ShopAccountRows.figures(row))
-            }
+        for (vendor, stretch) in wanted {
+            let first = stretch * ShopAccountRows.stretchDays
+            days[vendor] = try await db.query(ShopAccountRows.days(of: vendor, from: first, to: first + ShopAccountRows.stretchDays - 1))
+                .map(ShopAccountRows.figures)
         }
         return days
     }

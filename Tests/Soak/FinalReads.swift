@@ -1,8 +1,8 @@
 public import PeezAPI
 
 /// What a run reads once its faults are over, besides the members' subscriptions: every payment as the service
-/// has it and as Chargily's stand-in has it, the revocation list the counters sync, and the console's sales
-/// panel over the run's days.
+/// has it and as Chargily's stand-in has it, the revocation list the counters sync, the console's sales panel over
+/// the run's days, the reminders, the shops' accounts and Apple Wallet.
 public struct FinalReads: Sendable {
     /// One shop's line of the console's sales panel (`vendor` nil: sales in the app).
     public struct SalesLine: Codable, Sendable, Equatable {
@@ -59,6 +59,49 @@ public struct FinalReads: Sendable {
         }
     }
 
+    /// Apple Wallet once the run's changes were pushed: every push the APNs stand-in took, the updates the ledger
+    /// still had waiting, and each phone's pass as it fetched it last.
+    public struct Wallet: Sendable {
+        public struct Push: Sendable {
+            public var token: String
+            /// Seconds since the run began.
+            public var at: Double
+            public var status: Int
+
+            public init(token: String, at: Double, status: Int) {
+                self.token = token
+                self.at = at
+                self.status = status
+            }
+        }
+
+        public struct Phone: Sendable {
+            public var device: String
+            public var member: String
+            /// The member's name as the service has it, and as the pass the phone fetched shows it.
+            public var memberName: String?
+            public var passName: String?
+
+            public init(device: String, member: String, memberName: String?, passName: String?) {
+                self.device = device
+                self.member = member
+                self.memberName = memberName
+                self.passName = passName
+            }
+        }
+
+        public var pushes: [Push]
+        /// What `peez wallet status` counted waiting (nil: it could not be read).
+        public var waiting: Int?
+        public var phones: [Phone]
+
+        public init(pushes: [Push], waiting: Int?, phones: [Phone]) {
+            self.pushes = pushes
+            self.waiting = waiting
+            self.phones = phones
+        }
+    }
+
     public var payments: [PaymentBody]
     /// Chargily's checkouts: id → status.
     public var gateway: [String: String]
@@ -72,6 +115,7 @@ public struct FinalReads: Sendable {
     public var reminders: Reminders?
     /// Each shop's account, by shop id.
     public var accounts: [String: ShopAccount]?
+    public var wallet: Wallet?
 
     public init(
         payments: [PaymentBody] = [],
@@ -81,7 +125,8 @@ public struct FinalReads: Sendable {
         sales: SalesPanel? = nil,
         scans: [ReportedScanBody]? = nil,
         reminders: Reminders? = nil,
-        accounts: [String: ShopAccount]? = nil
+        accounts: [String: ShopAccount]? = nil,
+        wallet: Wallet? = nil
     ) {
         self.payments = payments
         self.gateway = gateway
@@ -91,5 +136,6 @@ public struct FinalReads: Sendable {
         self.scans = scans
         self.reminders = reminders
         self.accounts = accounts
+        self.wallet = wallet
     }
 }

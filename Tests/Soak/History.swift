@@ -28,6 +28,9 @@ public struct HistoryEntry: Codable, Sendable {
         /// Cash a shop (`vendor`) handed over, recorded by the team (`value`: the dinars; `detail`: the entry's
         /// number as answered).
         case remittance
+        /// An iPhone's Wallet registering its `device` for a member's pass (`value`: its push token), unregistering
+        /// it, or fetching the pass after a push (`value`: the member's name the pass shows).
+        case walletRegister, walletUnregister, walletUpdate
     }
 
     public var index = 0
@@ -74,6 +77,8 @@ public struct HistoryEntry: Codable, Sendable {
     /// An online payment and its Chargily checkout.
     public var payment: String?
     public var checkout: String?
+    /// The Wallet device of a registration, an unregistration or an update.
+    public var device: String?
 
     public init(
         client: String,

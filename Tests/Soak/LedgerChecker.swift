@@ -27,7 +27,7 @@ public struct Findings {
 /// shown is the end of the last, and no card fetched after a revoking change was answered is one it revoked. The
 /// extensions check the rest of what a run does: cards against members' changes and the revocation list
 /// (+Members), credentials and enrolment codes (+Credentials), payments (+Payments), the console (+Console),
-/// scans (+Scans), reminders (+Reminders) and the shops' accounts (+Accounts).
+/// scans (+Scans), reminders (+Reminders), the shops' accounts (+Accounts) and Apple Wallet's pushes (+Wallet).
 public struct LedgerChecker {
     public let history: [HistoryEntry]
     /// Every member's subscription as the service reads it after the run.
@@ -176,6 +176,7 @@ public struct LedgerChecker {
         checkScans(&findings)
         checkReminders(&findings)
         checkAccounts(&findings)
+        checkWallet(&findings)
         return (findings.violations, findings.checks, lostAnswers - unknown.count)
     }
 

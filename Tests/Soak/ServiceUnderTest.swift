@@ -8,7 +8,8 @@ public enum SoakStore: String, Sendable, CaseIterable {
     case sqlite, postgres
 }
 
-/// What the instances of a run share: their keys, the admin secret, the ledger (and its PostgreSQL server).
+/// What the instances of a run share: their keys, the admin secret, the ledger (and its PostgreSQL server), and
+/// the stand-ins of the services they call (Chargily, APNs).
 final class Deployment: @unchecked Sendable {
     let peez: String
     let folder: String
@@ -19,7 +20,11 @@ final class Deployment: @unchecked Sendable {
     private(set) var adminSecret = ""
     /// Chargily Pay's stand-in, which the instances ask for checkouts and which sends them its webhooks.
     let chargily: ChargilyStandIn
-    private let chargilyFolder: TemporaryFolder
+    /// Apple's push service's stand-in, which the instances push Wallet pass updates to, and the pass signing
+    /// chain they sign passes with.
+    let apns: APNsStandIn
+    let walletCertificates: WalletCertificates
+    private let standInFolder: TemporaryFolder
     /// libfaketime, through which each instance reads its own clock (see ``ServiceUnderTest/stepClock(by:)``).
     let fakeTime: String
 
@@ -28,8 +33,10 @@ final class Deployment: @unchecked Sendable {
         self.folder = folder
         self.store = store
         postgres = store == .postgres ? try PostgresServer() : nil
-        chargilyFolder = try TemporaryFolder()
-        chargily = try ChargilyStandIn(folder: chargilyFolder)
+        standInFolder = try TemporaryFolder()
+        chargily = try ChargilyStandIn(folder: standInFolder)
+        walletCertificates = try WalletCertificates(in: standInFolder)
+        apns = try APNsStandIn(folder: standInFolder, topic: WalletCertificates.passTypeIdentifier, teamID: WalletCertificates.teamIdentifier)
         try Data((chargily.secretKey + "\n").utf8).write(to: URL(fileURLWithPath: folder + "/chargily.key"))
         chmod(folder + "/chargily.key", 0o600)
         fakeTime = try Self.libfaketime()
@@ -72,7 +79,8 @@ final class Deployment: @unchecked Sendable {
         databaseProxy?.stop()
         postgres?.remove()
         chargily.stop()
-        chargilyFolder.remove()
+        apns.stop()
+        standInFolder.remove()
     }
 
     @discardableResult
@@ -147,7 +155,7 @@ final class ServiceUnderTest: @unchecked Sendable {
     private func startOnce() async throws -> Bool {
         try? FileManager.default.removeItem(atPath: readyFile)
         starts += 1
-        let folder = deployment.folder
+        let (folder, wallet) = (deployment.folder, deployment.walletCertificates)
         // Through env(1), which replaces itself with peez (same process): a Swift program started straight under
         // libfaketime's LD_PRELOAD sees no command-line arguments (libfaketime 0.9.10), one exec'd from a process
         // already under it does.
@@ -165,6 +173,10 @@ final class ServiceUnderTest: @unchecked Sendable {
                     "PEEZ_CHARGILY_SUCCESS_URL": "https://peez.dz/paid",
                     "PEEZ_CHARGILY_WEBHOOK_URL": "http://127.0.0.1:\(publicPort)/v1/payments/chargily/webhook",
                     "PEEZ_PAYMENT_CHECK_AFTER": "1",
+                    "PEEZ_WALLET_PASS_TYPE_ID": WalletCertificates.passTypeIdentifier, "PEEZ_WALLET_TEAM_ID": WalletCertificates.teamIdentifier,
+                    "PEEZ_WALLET_CERTIFICATE": wallet.certificate, "PEEZ_WALLET_KEY": wallet.key, "PEEZ_WALLET_WWDR": wallet.intermediate,
+                    "PEEZ_WALLET_WEB_SERVICE_URL": "http://127.0.0.1:\(publicPort)/wallet", "PEEZ_APNS_KEY": deployment.apns.keyPath,
+                    "PEEZ_APNS_KEY_ID": APNsStandIn.keyID, "PEEZ_APNS_URL": deployment.apns.url, "PEEZ_APNS_CA": deployment.apns.certificateAuthority,
                     // A crash's backtrace, written where the run keeps its logs (by default it goes to standard output).
                     "SWIFT_BACKTRACE": "enable=yes,interactive=no,symbolicate=fast,threads=crashed,output-to=\(logFile).crash",
                 ],

@@ -78,6 +78,67 @@ extension SoakRun {
         return reads
     }
 
+    /// Apple Wallet at the end: each phone's member renamed once more (the last change to their pass, recorded);
+    /// once the outbox is empty (60 s at most), each phone pushed since does as Wallet does (the passes changed
+    /// since its tag, then its pass if modified since the one it holds); then the pushes the APNs stand-in took, and
+    /// what each phone shows beside the member's name as the service has it.
+    static func walletReads(_ workload: Workload, client: SoakClient, deployment: Deployment, history: History) async throws -> FinalReads.Wallet {
+        var phones = workload.walletPhones.all.filter(\.registered)
+        var renamed: [String: Double] = [:]
+        for phone in phones where renamed[phone.member.uuid] == nil {
+            let name = "Member \(phone.member.id) last"
+            var rename = HistoryEntry(
+                client: "last-change",
+                kind: .rename,
+                invoked: history.now(),
+                completed: 0,
+                outcome: .unknown,
+                member: phone.member.uuid
+            )
+            rename.value = name
+            let exchange = await client.send("PATCH", "/v1/members/\(phone.member.uuid)", secret: deployment.adminSecret, json: ["name": name])
+            (rename.attempts, rename.outcome, rename.instance, rename.completed) = ([exchange.summary], exchange.outcome, 0, history.now())
+            history.record(rename)
+            renamed[phone.member.uuid] = rename.invoked
+        }
+        var waiting: Int?
+        let begun = ContinuousClock.now
+        repeat {
+            if waiting != nil { try await Task.sleep(for: .seconds(1)) }
+            let status = try await ProcessRunner.run([deployment.peez, "wallet", "status"] + deployment.ledgerArguments)
+            // "Apple Wallet: 3 pass(es) on 2 device(s), 0 update(s) waiting"
+            let line = status.standardOutput.split(separator: "\n").first { $0.hasPrefix("Apple Wallet:") } ?? ""
+            waiting = line.components(separatedBy: ", ").first { $0.hasSuffix("update(s) waiting") }?.split(separator: " ").first.flatMap { Int($0) }
+        } while waiting != 0 && begun.duration(to: .now) < .seconds(60)
+        let start = history.startDate.timeIntervalSince1970
+        let pushes = deployment.apns.requests.compactMap { push -> FinalReads.Wallet.Push? in
+            guard let token = push["token"] as? String, let at = push["at"] as? Double, let status = push["status"] as? Int else { return nil }
+            return FinalReads.Wallet.Push(token: token, at: at - start, status: status)
+        }
+        var read: [FinalReads.Wallet.Phone] = []
+        for index in phones.indices {
+            let renamedAt = renamed[phones[index].member.uuid] ?? .infinity
+            if pushes.contains(where: { $0.token == phones[index].pushToken && $0.status == 200 && $0.at >= renamedAt }) {
+                await workload.update(&phones[index], through: client)
+            }
+            let member = try await client.required(
+                "GET",
+                "/v1/members/\(phones[index].member.uuid)",
+                secret: deployment.adminSecret,
+                as: MemberBody.self
+            )
+            read.append(
+                FinalReads.Wallet.Phone(
+                    device: phones[index].device,
+                    member: phones[index].member.uuid,
+                    memberName: member.name,
+                    passName: phones[index].shown
+                )
+            )
+        }
+        return FinalReads.Wallet(pushes: pushes, waiting: waiting, phones: read)
+    }
+
     /// The reminders' states as `peez remind status` counts them, and what the receiver took.
     static func reminderReads(_ receiver: ReminderReceiver, deployment: Deployment) async throws -> FinalReads.Reminders {
         let status = try await ProcessRunner.run([deployment.peez, "remind", "status", "--limit", "1"] + deployment.ledgerArguments)

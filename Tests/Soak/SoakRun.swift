@@ -74,7 +74,10 @@ public struct SoakRun: Sendable {
         let shopClients: [@Sendable () async -> Void] = (0..<shops).flatMap { shop -> [@Sendable () async -> Void] in
             [{ await workload.sell(at: shop, until: deadline) }, { await workload.reportScans(at: shop, until: deadline) }]
         }
-        let appClients: [@Sendable () async -> Void] = (0..<2).map { reader in { await workload.fetchCards(reader: reader, until: deadline) } }
+        let appClients: [@Sendable () async -> Void] =
+            (0..<2).map { reader in { await workload.fetchCards(reader: reader, until: deadline) } } + [
+                { await workload.useWallet(until: deadline, apns: deployment.apns) }
+            ]
         let teamClients: [@Sendable () async -> Void] = [
             { await workload.cancel(until: deadline) }, { await workload.changeMembers(until: deadline) },
             { await workload.manageCredentials(until: deadline) }, { await workload.sellWithRetiredKeys(until: deadline) },
@@ -95,6 +98,7 @@ public struct SoakRun: Sendable {
         await reminding.settle()
         var final = try await Self.finalReads(workload, client: client, deployment: deployment, history: history)
         final.reminders = try await Self.reminderReads(receiver, deployment: deployment)
+        final.wallet = try await Self.walletReads(workload, client: client, deployment: deployment, history: history)
         // The ledger as the service reads it once the faults are over.
         var ledger: [SubscriptionBody] = []
         for member in workload.members + workload.reminded {
@@ -216,6 +220,12 @@ public struct SoakReport: Sendable {
                 + "\(operation.outcome.rawValue) entry \(operation.detail ?? "none") [\(operation.attempts.joined(separator: ", "))]"
         case .remindRun:
             return "\(time) \(operation.client) remind run at \(operation.value ?? "") → \(operation.outcome.rawValue), \(operation.detail ?? "")"
+        case .walletRegister, .walletUnregister, .walletUpdate:
+            let action = [.walletRegister: "registers for", .walletUnregister: "unregisters from", .walletUpdate: "fetches after a push"][
+                operation.kind
+            ]!
+            return "\(time) \(operation.client) \(action) the pass of \(operation.member ?? "") (\(operation.value ?? "")) → "
+                + "\(operation.outcome.rawValue) [\(operation.attempts.joined(separator: ", "))]"
         case .checkout:
             return "\(time) \(operation.client) checkout \(operation.months ?? 0) month(s) key \(operation.idempotencyKey ?? "") → "
                 + "\(operation.outcome.rawValue) payment \(operation.payment ?? "none"), \(operation.value ?? "not finished") (\(operation.detail ?? "")) "

@@ -6,7 +6,8 @@ import Synchronization
 /// The seeded workload of a run: shops selling months to members at their counters (an idempotency key a sale,
 /// the same key again after a timeout, as the counter's outbox retries), the team cancelling sales, changing
 /// members (Workload+Members), revoking and rotating the counters' credentials and enrolling new ones
-/// (Workload+Credentials), and members paying online (Workload+Payments).
+/// (Workload+Credentials), members paying online (Workload+Payments) and keeping their card in Apple Wallet
+/// (Workload+Wallet).
 struct Workload: Sendable {
     struct Shop: Sendable {
         let id: String
@@ -29,6 +30,8 @@ struct Workload: Sendable {
     let keys: ShopKeys
     /// Chargily's stand-in, where a run pays online.
     let chargily: SoakClient?
+    /// The members' iPhones that hold a pass in Wallet (see Workload+Wallet).
+    let walletPhones = WalletPhones()
 
     /// How many times a counter sends a sale before it gives up for now (its outbox keeps it).
     static let attempts = 5

@@ -1,0 +1,196 @@
+import Foundation
+import PeezBasics
+import Synchronization
+import TestSupport
+
+/// An iPhone with a member's card in Apple Wallet, as the run's phones keep it: the device, the pass's serial and
+/// token (from its `pass.json`), the push token it registered with.
+struct WalletPhone: Sendable {
+    let device: String
+    let member: (id: String, uuid: String)
+    let passToken: String
+    let pushToken: String
+    /// The tag of the last updates the phone asked for (Apple's `passesUpdatedSince`).
+    var tag = ""
+    /// How many pushes to its token it had acted on.
+    var pushesSeen = 0
+    /// The member's name the pass it holds shows, and that pass's `Last-Modified`.
+    var shown: String?
+    var lastModified: String?
+    /// Whether its registration was answered 2xx (one whose answer was lost may or may not stand).
+    var registered = false
+}
+
+/// The phones holding a pass as a run goes, for its final reads.
+final class WalletPhones: Sendable {
+    private let list = Mutex<[WalletPhone]>([])
+
+    var all: [WalletPhone] {
+        get { list.withLock { $0 } }
+        set { list.withLock { $0 = newValue } }
+    }
+}
+
+extension Workload {
+    /// At most this many phones at once.
+    static let walletPhones = 6
+
+    /// Members' iPhones until `deadline`, as Apple Wallet behaves (Apple's PassKit web service contract): a pass
+    /// downloaded and added registers its device with a push token; a pass removed unregisters it; a phone that was
+    /// pushed asks which of its passes changed since its tag and fetches the latest of each. Each registration,
+    /// unregistration and update is recorded; the pushes are what the APNs stand-in logs.
+    func useWallet(until deadline: ContinuousClock.Instant, apns: APNsStandIn) async {
+        var random = SplitMix64.stream(0xA11E7, of: seed)
+        var phones: [WalletPhone] = []
+        var count = 0
+        while ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(Int.random(in: 200...700, using: &random)))
+            count += 1
+            // Phones come (below three, at once) more often than they go (never below three).
+            let pick = Int.random(in: 0..<20, using: &random)
+            if phones.count < Self.walletPhones, pick < 4 || phones.count < 3 {
+                if let phone = await addPass(count: count, random: &random) { phones.append(phone) }
+            } else if pick == 4, phones.count > 3 {
+                let phone = phones.remove(at: Int.random(in: 0..<phones.count, using: &random))
+                await removePass(phone, random: &random)
+            } else {
+                let pushes = apns.requests.compactMap { $0["token"] as? String }
+                for index in phones.indices {
+                    let seen = pushes.filter { $0 == phones[index].pushToken }.count
+                    guard seen > phones[index].pushesSeen else { continue }
+                    phones[index].pushesSeen = seen
+                    await update(&phones[index], through: clients[Int.random(in: 0..<clients.count, using: &random)])
+                }
+            }
+            walletPhones.all = phones
+        }
+    }
+
+    /// A member adds their card to Wallet: the pass downloaded by the app (the backend asks for it), then the
+    /// device registered with the pass's token. Nil when the pass could not be had.
+    private func addPass(count: Int, random: inout SplitMix64) async -> WalletPhone? {
+        let member = members[Int.random(in: 0..<members.count, using: &random)]
+        let instance = Int.random(in: 0..<clients.count, using: &random)
+        let download = await clients[instance].send("GET", "/v1/members/\(member.uuid)/pass.pkpass", secret: adminSecret)
+        guard download.status == 200, let pass = await Self.passJSON(download.body), let token = pass["authenticationToken"] as? String else {
+            return nil
+        }
+        // One phone in four is one APNs first answers 429 (too many requests), as the stand-in does for tokens
+        // starting "cafe": its push is retried. No token starts as those the stand-in refuses for good.
+        let pushToken =
+            (Int.random(in: 0..<4, using: &random) == 0 ? "cafe" : "a1a1")
+            + (0..<30).map { _ in String(format: "%02x", Int.random(in: 0..<256, using: &random)) }.joined()
+        var phone = WalletPhone(device: "phone-\(seed)-\(count)", member: member, passToken: token, pushToken: pushToken)
+        (phone.shown, phone.lastModified) = (Self.memberName(in: pass), download.fields["last-modified"])
+        var operation = walletOperation(.walletRegister, phone)
+        await send(&operation, "POST", phone, json: ["pushToken": pushToken], random: &random)
+        phone.registered = operation.outcome == .ok
+        return phone
+    }
+
+    /// The pass removed from the phone: its device unregistered.
+    private func removePass(_ phone: WalletPhone, random: inout SplitMix64) async {
+        var operation = walletOperation(.walletUnregister, phone)
+        await send(&operation, "DELETE", phone, json: nil, random: &random)
+    }
+
+    /// A pushed phone asks which passes changed since its tag, and fetches its pass when it is among them and was
+    /// modified since the one it holds (`If-Modified-Since`), as Wallet does; it shows what it holds.
+    func update(_ phone: inout WalletPhone, through client: SoakClient) async {
+        var operation = walletOperation(.walletUpdate, phone)
+        let changed = await client.send(
+            "GET",
+            "\(Self.walletDevices)/\(phone.device)/registrations/\(WalletCertificates.passTypeIdentifier)?passesUpdatedSince=\(phone.tag)",
+            secret: ""
+        )
+        operation.attempts.append(changed.summary)
+        operation.outcome = changed.outcome
+        if changed.status == 200, let body = try? JSONSerialization.jsonObject(with: changed.body) as? [String: Any],
+            let serials = body["serialNumbers"] as? [String], let tag = body["lastUpdated"] as? String
+        {
+            if serials.contains(phone.member.uuid) {
+                let latest = await client.send(
+                    "GET",
+                    "/wallet/v1/passes/\(WalletCertificates.passTypeIdentifier)/\(phone.member.uuid)",
+                    secret: "",
+                    headers: ["Authorization": "ApplePass \(phone.passToken)"].merging(
+                        phone.lastModified.map { ["If-Modified-Since": $0] } ?? [:],
+                        uniquingKeysWith: { $1 }
+                    )
+                )
+                operation.attempts.append(latest.summary)
+                operation.outcome = latest.outcome
+                if latest.status == 200, let pass = await Self.passJSON(latest.body) {
+                    (phone.shown, phone.lastModified) = (Self.memberName(in: pass), latest.fields["last-modified"])
+                    phone.tag = tag
+                } else if latest.status == 304 {
+                    phone.tag = tag
+                }
+                operation.value = phone.shown
+            } else {
+                phone.tag = tag
+            }
+        }
+        operation.completed = history.now()
+        history.record(operation)
+    }
+
+    /// Sends a registration change for `phone`, again to the next instance while its answer is lost (3 times at
+    /// most), and records it.
+    private func send(_ operation: inout HistoryEntry, _ method: String, _ phone: WalletPhone, json: [String: Any]?, random: inout SplitMix64) async {
+        var instance = Int.random(in: 0..<clients.count, using: &random)
+        for _ in 0..<3 {
+            let exchange = await clients[instance].send(
+                method,
+                "\(Self.walletDevices)/\(phone.device)/registrations/\(WalletCertificates.passTypeIdentifier)/\(phone.member.uuid)",
+                secret: "",
+                json: json,
+                headers: ["Authorization": "ApplePass \(phone.passToken)"]
+            )
+            operation.attempts.append(exchange.summary)
+            operation.outcome = exchange.outcome
+            operation.instance = instance
+            if exchange.outcome != .unknown { break }
+            instance = (instance + 1) % clients.count
+            try? await Task.sleep(for: .milliseconds(Int.random(in: 50...400, using: &random)))
+        }
+        operation.completed = history.now()
+        history.record(operation)
+    }
+
+    private func walletOperation(_ kind: HistoryEntry.Kind, _ phone: WalletPhone) -> HistoryEntry {
+        var operation = HistoryEntry(
+            client: phone.device,
+            kind: kind,
+            invoked: history.now(),
+            completed: 0,
+            outcome: .unknown,
+            member: phone.member.uuid
+        )
+        operation.device = phone.device
+        operation.value = phone.pushToken
+        return operation
+    }
+
+    /// Where Wallet's devices talk to the service (the web service URL the instances are given, plus `/v1/devices`).
+    static let walletDevices = "/wallet/v1/devices"
+
+    /// The `pass.json` of a pass archive (a zip), read by Python's zipfile as any unzip would.
+    static func passJSON(_ archive: Data) async -> [String: Any]? {
+        let read = try? await ProcessRunner.run(
+            [
+                "python3", "-c",
+                "import io, sys, zipfile; sys.stdout.buffer.write(zipfile.ZipFile(io.BytesIO(sys.stdin.buffer.read())).read('pass.json'))",
+            ],
+            input: archive
+        )
+        guard let read, read.status == 0 else { return nil }
+        return try? JSONSerialization.jsonObject(with: Data(read.standardOutput.utf8)) as? [String: Any]
+    }
+
+    /// The member's name a pass shows (its primary field).
+    static func memberName(in pass: [String: Any]) -> String? {
+        let card = pass["storeCard"] as? [String: Any]
+        return (card?["primaryFields"] as? [[String: Any]])?.first { $0["key"] as? String == "member" }?["value"] as? String
+    }
+}
