@@ -25,18 +25,15 @@ extension Workload {
             }
             var operation = HistoryEntry(client: "backend", kind: kind, invoked: history.now(), completed: 0, outcome: .unknown, member: member.uuid)
             operation.value = value
-            var instance = Int.random(in: 0..<clients.count, using: &random)
-            for _ in 0..<3 {
-                let exchange = await clients[instance].send(method, path, secret: adminSecret, json: json)
-                operation.attempts.append(exchange.summary)
-                operation.outcome = exchange.outcome
-                operation.instance = instance
-                if exchange.outcome != .unknown { break }
-                instance = (instance + 1) % clients.count
-                try? await Task.sleep(for: .milliseconds(Int.random(in: 50...400, using: &random)))
-            }
-            operation.completed = history.now()
-            history.record(operation)
+            let instance = await sendChange(
+                &operation,
+                method,
+                path,
+                secret: adminSecret,
+                json: json,
+                from: Int.random(in: 0..<clients.count, using: &random),
+                random: &random
+            )
             // The app shows the card again at once, as it does after a change (from the instance that made it).
             if operation.outcome == .ok { history.record(await fetchCard(of: member, from: instance, by: "backend")) }
         }

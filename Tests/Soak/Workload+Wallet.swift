@@ -138,24 +138,16 @@ extension Workload {
     /// Sends a registration change for `phone`, again to the next instance while its answer is lost (3 times at
     /// most), and records it.
     private func send(_ operation: inout HistoryEntry, _ method: String, _ phone: WalletPhone, json: [String: Any]?, random: inout SplitMix64) async {
-        var instance = Int.random(in: 0..<clients.count, using: &random)
-        for _ in 0..<3 {
-            let exchange = await clients[instance].send(
-                method,
-                "\(Self.walletDevices)/\(phone.device)/registrations/\(WalletCertificates.passTypeIdentifier)/\(phone.member.uuid)",
-                secret: "",
-                json: json,
-                headers: ["Authorization": "ApplePass \(phone.passToken)"]
-            )
-            operation.attempts.append(exchange.summary)
-            operation.outcome = exchange.outcome
-            operation.instance = instance
-            if exchange.outcome != .unknown { break }
-            instance = (instance + 1) % clients.count
-            try? await Task.sleep(for: .milliseconds(Int.random(in: 50...400, using: &random)))
-        }
-        operation.completed = history.now()
-        history.record(operation)
+        await sendChange(
+            &operation,
+            method,
+            "\(Self.walletDevices)/\(phone.device)/registrations/\(WalletCertificates.passTypeIdentifier)/\(phone.member.uuid)",
+            secret: "",
+            json: json,
+            headers: ["Authorization": "ApplePass \(phone.passToken)"],
+            from: Int.random(in: 0..<clients.count, using: &random),
+            random: &random
+        )
     }
 
     private func walletOperation(_ kind: HistoryEntry.Kind, _ phone: WalletPhone) -> HistoryEntry {

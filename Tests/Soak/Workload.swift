@@ -251,6 +251,36 @@ struct Workload: Sendable {
         return operation
     }
 
+    /// Sends a change from `instance` on, again to the next instance while its answer is lost (3 times at most,
+    /// 50 to 400 ms apart), and records it with each attempt's answer; returns the instance that answered last.
+    @discardableResult
+    func sendChange(
+        _ operation: inout HistoryEntry,
+        _ method: String,
+        _ path: String,
+        secret: String,
+        json: [String: Any]?,
+        headers: [String: String] = [:],
+        from instance: Int,
+        random: inout SplitMix64
+    ) async -> Int {
+        var instance = instance
+        for attempt in 0..<3 {
+            if attempt > 0 {
+                instance = (instance + 1) % clients.count
+                try? await Task.sleep(for: .milliseconds(Int.random(in: 50...400, using: &random)))
+            }
+            let exchange = await clients[instance].send(method, path, secret: secret, json: json, headers: headers)
+            operation.attempts.append(exchange.summary)
+            operation.outcome = exchange.outcome
+            operation.instance = instance
+            if exchange.outcome != .unknown { break }
+        }
+        operation.completed = history.now()
+        history.record(operation)
+        return instance
+    }
+
     /// The team cancelling sales answered as made, now and then, until `deadline`.
     func cancel(until deadline: ContinuousClock.Instant) async {
         var random = SplitMix64.stream(0, of: seed)
