@@ -96,8 +96,14 @@ extension SoakRun {
                 member: phone.member.uuid
             )
             rename.value = name
-            let exchange = await client.send("PATCH", "/v1/members/\(phone.member.uuid)", secret: deployment.adminSecret, json: ["name": name])
-            (rename.attempts, rename.outcome, rename.instance, rename.completed) = ([exchange.summary], exchange.outcome, 0, history.now())
+            // Sent again while its answer is lost (the instances still reach PostgreSQL through the faulty proxy).
+            repeat {
+                if !rename.attempts.isEmpty { try await Task.sleep(for: .milliseconds(250)) }
+                let exchange = await client.send("PATCH", "/v1/members/\(phone.member.uuid)", secret: deployment.adminSecret, json: ["name": name])
+                (rename.outcome, rename.instance) = (exchange.outcome, 0)
+                rename.attempts.append(exchange.summary)
+            } while rename.outcome == .unknown && rename.attempts.count < 40
+            rename.completed = history.now()
             history.record(rename)
             renamed[phone.member.uuid] = rename.invoked
         }
@@ -119,7 +125,11 @@ extension SoakRun {
         for index in phones.indices {
             let renamedAt = renamed[phones[index].member.uuid] ?? .infinity
             if pushes.contains(where: { $0.token == phones[index].pushToken && $0.status == 200 && $0.at >= renamedAt }) {
-                await workload.update(&phones[index], through: client)
+                // Wallet asks again later when an answer is lost.
+                for attempt in 0..<20 {
+                    if attempt > 0 { try await Task.sleep(for: .milliseconds(500)) }
+                    if await workload.update(&phones[index], through: client) != .unknown { break }
+                }
             }
             let member = try await client.required(
                 "GET",

@@ -96,7 +96,8 @@ extension Workload {
 
     /// A pushed phone asks which passes changed since its tag, and fetches its pass when it is among them and was
     /// modified since the one it holds (`If-Modified-Since`), as Wallet does; it shows what it holds.
-    func update(_ phone: inout WalletPhone, through client: SoakClient) async {
+    @discardableResult
+    func update(_ phone: inout WalletPhone, through client: SoakClient) async -> Outcome {
         var operation = walletOperation(.walletUpdate, phone)
         let changed = await client.send(
             "GET",
@@ -133,6 +134,7 @@ extension Workload {
         }
         operation.completed = history.now()
         history.record(operation)
+        return operation.outcome
     }
 
     /// Sends a registration change for `phone`, again to the next instance while its answer is lost (3 times at
