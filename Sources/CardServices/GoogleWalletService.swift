@@ -41,7 +41,7 @@ public struct GoogleWalletService: Sendable {
             )
         }
         let card = try await self.card(head)
-        try await store.recordGoogleWalletObject(member: memberUUID, now: cards.now())
+        try await store.recordGoogleWalletObject(member: memberUUID, shownVersion: head.version, now: cards.now())
         return try card.saveURL(account: account, origins: origins, now: cards.now())
     }
 

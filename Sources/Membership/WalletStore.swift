@@ -42,9 +42,10 @@ public protocol WalletStore: Sendable {
     /// The outboxes at a glance, for monitoring: Apple passes and Google objects waiting, the oldest, the failing.
     func walletOutboxStatus() async throws -> WalletOutboxStatus
 
-    /// Records that `member`'s Google Wallet save link was issued: from now on each change is sent as an update
-    /// of the object (the object as it is now needs none).
-    func recordGoogleWalletObject(member: UUID, now: Int64) async throws
+    /// Records that `member`'s Google Wallet save link was issued, showing the member at ledger version
+    /// `shownVersion`: each change after that version is sent as an update of the object (one made between the
+    /// read the link was made from and this record is sent too).
+    func recordGoogleWalletObject(member: UUID, shownVersion: Int64, now: Int64) async throws
     /// As ``leaseWalletUpdates(owner:now:leaseSeconds:limit:)``, for Google Wallet objects (no registrations).
     func leaseGoogleWalletUpdates(owner: String, now: Int64, leaseSeconds: Int64, limit: Int) async throws -> [WalletUpdate]
     /// As ``settleWalletUpdate(_:owner:outcome:now:)``, for a Google Wallet object (one destination, no devices).

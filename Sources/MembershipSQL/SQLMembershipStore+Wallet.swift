@@ -108,14 +108,14 @@ extension SQLMembershipStore {
         }
     }
 
-    public func recordGoogleWalletObject(member: UUID, now: Int64) async throws {
+    public func recordGoogleWalletObject(member: UUID, shownVersion: Int64, now: Int64) async throws {
         try await database.write { db in
             let inserted = try await db.query(
                 """
-                INSERT INTO google_wallet_objects (member_uuid, issued_at, pushed_version) VALUES (?, ?, (SELECT ledger_version FROM members WHERE uuid = ?))
+                INSERT INTO google_wallet_objects (member_uuid, issued_at, pushed_version) VALUES (?, ?, ?)
                 ON CONFLICT (member_uuid) DO NOTHING RETURNING member_uuid
                 """,
-                [.text(member.uuidString), .int(now), .text(member.uuidString)]
+                [.text(member.uuidString), .int(now), .int(shownVersion)]
             )
             if !inserted.isEmpty { try await db.run(ConsoleSummaries.walletTally(.googleObjects, by: 1)) }
         }

@@ -95,28 +95,52 @@ public final class GoogleWalletClient: Sendable {
         var expires_in: Int64?
     }
 
-    /// Sends the object's new state.
+    /// Sends the object's new state: a `PATCH` of the object; when Google holds none (the member has not saved
+    /// the link yet), the object inserted as it now is (and its class, which otherwise comes with the first
+    /// save), so that a link saved later (Google keeps an object it holds) shows the member as they are, not as
+    /// they were when the link was made.
     public func update(_ card: GoogleWalletCard) async -> PushResult {
         do {
-            var request = HTTPClientRequest(url: "\(apiURL)/walletobjects/v1/genericObject/\(card.objectID)")
-            request.method = .PATCH
-            request.headers.add(name: "authorization", value: "Bearer \(try await accessToken())")
-            request.headers.add(name: "content-type", value: "application/json")
-            request.body = .bytes(ByteBuffer(bytes: try GoogleServiceAccount.json(card.object)))
-            let response = try await client.execute(request, timeout: .seconds(30))
-            _ = try await response.body.collect(upTo: 256 * 1024)
-            switch response.status.code {
-            case 200: return .delivered
-            // The member never saved the object: nothing to update.
-            case 404: return .gone("404: the member has not saved the pass")
-            case 401:
-                _ = try await accessToken(renew: true)
-                return .retryLater("401: the access token was refused")
-            case 429, 500...599: return .retryLater("\(response.status.code)")
-            default: return .refused("\(response.status.code)")
-            }
+            let body = try GoogleServiceAccount.json(card.object)
+            let patched = try await send(.PATCH, "\(apiURL)/walletobjects/v1/genericObject/\(card.objectID)", body: body)
+            guard patched == 404 else { return try await result(of: patched) }
+            let classInserted = try await send(
+                .POST,
+                "\(apiURL)/walletobjects/v1/genericClass",
+                body: try GoogleServiceAccount.json(GoogleGenericClass(id: card.classID))
+            )
+            // 409: the class exists already.
+            guard [200, 409].contains(classInserted) else { return try await result(of: classInserted) }
+            let inserted = try await send(.POST, "\(apiURL)/walletobjects/v1/genericObject", body: body)
+            // Saved between the two: the next attempt patches it.
+            if inserted == 409 { return .retryLater("409: the object was saved meanwhile") }
+            return try await result(of: inserted)
         } catch {
             return .retryLater("\(error)")
+        }
+    }
+
+    /// One call of the Wallet API with `body` (JSON) as the access token's holder: the status it answered.
+    private func send(_ method: HTTPMethod, _ url: String, body: [UInt8]) async throws -> UInt {
+        var request = HTTPClientRequest(url: url)
+        request.method = method
+        request.headers.add(name: "authorization", value: "Bearer \(try await accessToken())")
+        request.headers.add(name: "content-type", value: "application/json")
+        request.body = .bytes(ByteBuffer(bytes: body))
+        let response = try await client.execute(request, timeout: .seconds(30))
+        _ = try await response.body.collect(upTo: 256 * 1024)
+        return response.status.code
+    }
+
+    /// What a status of the Wallet API's comes to; a refused access token is renewed.
+    private func result(of status: UInt) async throws -> PushResult {
+        switch status {
+        case 200: return .delivered
+        case 401:
+            _ = try await accessToken(renew: true)
+            return .retryLater("401: the access token was refused")
+        case 429, 500...599: return .retryLater("\(status)")
+        default: return .refused("\(status)")
         }
     }
 }

@@ -6,8 +6,8 @@ import Logging
 public enum PushResult: Sendable, Equatable {
     /// Accepted.
     case delivered
-    /// The destination is gone for good (APNs: 410 Unregistered, 400 BadDeviceToken/DeviceTokenNotForTopic;
-    /// Google: an object the member never saved): forget it.
+    /// The destination is gone for good (APNs: 410 Unregistered, 400 BadDeviceToken/DeviceTokenNotForTopic):
+    /// forget it.
     case gone(String)
     /// Try again later (429, 5xx, an expired token, no connection).
     case retryLater(String)

@@ -12,7 +12,8 @@ import WalletPass
 import WalletPush
 
 /// Google Wallet: the save link's RS256 JWT, checked by another implementation, and updates through the outbox
-/// against a stand-in written from Google's contracts (the OAuth 2.0 JWT-bearer token endpoint, object PATCH).
+/// against a stand-in written from Google's contracts (the OAuth 2.0 JWT-bearer token endpoint, object PATCH and
+/// insert, the save link opened).
 @Suite("Google Wallet")
 struct GoogleWalletTests {
     static let email = "peez-wallet@peez-test.iam.gserviceaccount.com"
@@ -86,7 +87,7 @@ struct GoogleWalletTests {
         }
     }
 
-    @Test func aSaleUpdatesTheSavedObjectThroughTheJWTBearerGrantAndAnUnsavedOneIsLeftAlone() async throws {
+    @Test func aSaleUpdatesTheSavedObjectThroughTheJWTBearerGrantAndAnUnsavedOneIsInsertedSoItsOldLinkShowsTheChange() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let port = TestPorts.unused()
@@ -106,8 +107,10 @@ struct GoogleWalletTests {
             let output = folder.file("google.out")
             let pid = try await onOwnThread { try BackgroundServer.start(arguments, port: port, output: output) }
             defer { _ = try? ProcessRunner.run(["kill", "-9", "--", "-" + pid]) }
+            var links: [String] = []
             for member in [saved, unsaved] {
-                _ = try await client.send(.get, "/v1/members/\(member)/google-wallet", secret: ServerHarness.backendSecret)
+                let reply = try await client.send(.get, "/v1/members/\(member)/google-wallet", secret: ServerHarness.backendSecret)
+                links.append(try reply.decoded(GoogleWalletLinkBody.self).save_url)
             }
             let google = GoogleWalletService(cards: harness.cards, store: harness.store, account: account, issuerID: Self.issuer, origins: [])
             let api = GoogleWalletClient(account: account, apiURL: "http://127.0.0.1:\(port)", clock: .system)
@@ -128,17 +131,32 @@ struct GoogleWalletTests {
                 "one token, by the grant: \(requests)"
             )
             #expect(requests.filter { $0["path"] as? String == "/token" }.count == 1, "the token is kept: \(requests)")
-            let patched = requests.filter { ($0["path"] as? String)?.hasPrefix("/walletobjects/") == true }
+            let sent = requests.filter { ($0["path"] as? String)?.hasPrefix("/walletobjects/") == true }
             #expect(
-                Set(patched.map { "\($0["object"] ?? "") \($0["status"] ?? "")" }) == [
-                    "\(Self.issuer).\(saved) 200", "\(Self.issuer).\(unsaved) 404",
+                Set(sent.map { "\($0["method"] ?? "PATCH") \($0["object"] ?? "") \($0["status"] ?? "")" }) == [
+                    "PATCH \(Self.issuer).\(saved) 200", "PATCH \(Self.issuer).\(unsaved) 404",
+                    "POST \(Self.issuer).\(unsaved) 200", "POST \(Self.issuer).peez_membership 200",
                 ],
-                "\(patched)"
+                "the saved object patched; the unsaved one, unknown to Google, inserted with its class: \(sent)"
             )
-            // The wire itself: the object the Wallet API stand-in received, as Google's contract reads it.
-            let body = try #require(patched.first { $0["status"] as? Int == 200 }?["body"] as? [String: Any])
-            #expect((body["barcode"] as? [String: Any])?["value"] as? String == (try await client.cardToken(saved)), "the renewed card")
-            #expect(try await worker.runOnce() == 0, "nothing twice; the unsaved object is not tried again")
+            // The wire itself: the objects the Wallet API stand-in received, as Google's contract reads them.
+            for member in [saved, unsaved] {
+                let body = try #require(sent.last { $0["object"] as? String == "\(Self.issuer).\(member)" }?["body"] as? [String: Any])
+                #expect((body["barcode"] as? [String: Any])?["value"] as? String == (try await client.cardToken(member)), "the renewed card")
+            }
+            #expect(try await worker.runOnce() == 0, "nothing twice")
+
+            // The member now opens the link issued before the sale: Google keeps the object it holds, the renewed one.
+            let jwt = String(links[1].dropFirst("https://pay.google.com/gp/v/save/".count))
+            let opened = try await ProcessRunner.run([
+                "curl", "-sS", "-o", "/dev/null", "-w", "%{http_code}", "http://127.0.0.1:\(port)/gp/v/save/\(jwt)",
+            ])
+            #expect(opened.standardOutput == "200", "\(opened.standardOutput) \(opened.standardError)")
+            let kept = try #require(BackgroundServer.requests(in: log).last { $0["saved"] as? Bool == true }?["state"] as? [String: Any])
+            #expect(
+                (kept["barcode"] as? [String: Any])?["value"] as? String == (try await client.cardToken(unsaved)),
+                "the saved link shows the renewed card: \(kept)"
+            )
             try await api.shutdown()
         }
     }
