@@ -16,22 +16,13 @@ import WalletPush
 /// insert, the save link opened).
 @Suite("Google Wallet")
 struct GoogleWalletTests {
-    static let email = "peez-wallet@peez-test.iam.gserviceaccount.com"
-    static let issuer = "3388000000022222222"
+    static let email = GoogleWalletStandIn.email
+    static let issuer = GoogleWalletStandIn.issuerID
 
     /// A service account key made by openssl, its JSON key file pointing at the stand-in's token endpoint.
     static func account(_ folder: TemporaryFolder, port: Int) throws -> GoogleServiceAccount {
-        let made = try ProcessRunner.run([
-            "bash", "-c",
-            "cd '\(folder.path)' && openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048 -out sa.pem && openssl pkey -in sa.pem -pubout -out sa.pub",
-        ])
-        guard made.status == 0 else { throw PythonToolError(message: made.standardError) }
-        // The wire itself: a service account key file as Google issues it.
-        let key: [String: Any] = [
-            "type": "service_account", "client_email": email, "private_key": try String(contentsOfFile: folder.file("sa.pem"), encoding: .utf8),
-            "token_uri": "http://127.0.0.1:\(port)/token",
-        ]
-        return try GoogleServiceAccount(json: Array(try JSONSerialization.data(withJSONObject: key)))
+        let keyFile = try GoogleWalletStandIn.serviceAccount(in: folder, port: port)
+        return try GoogleServiceAccount(json: Array(try Data(contentsOf: URL(fileURLWithPath: keyFile))))
     }
 
     @Test func theSaveLinkIsAnRS256JWTForGoogleCarryingTheCardAndABoundMemberGetsNone() async throws {

@@ -102,6 +102,47 @@ public struct FinalReads: Sendable {
         }
     }
 
+    /// Google Wallet once the run's changes were sent: the objects Google holds and the updates it took.
+    public struct GoogleWallet: Sendable {
+        /// An object as Google holds it and its member as the service has them, each as "name until end".
+        public struct Object: Sendable {
+            public var member: String
+            public var shown: String
+            public var ledger: String
+
+            public init(member: String, shown: String, ledger: String) {
+                self.member = member
+                self.shown = shown
+                self.ledger = ledger
+            }
+        }
+
+        /// An object's update (a patch, or an insert of an object Google did not hold) and its answer.
+        public struct Update: Sendable {
+            public var member: String
+            /// Seconds since the run began.
+            public var at: Double
+            public var status: Int
+
+            public init(member: String, at: Double, status: Int) {
+                self.member = member
+                self.at = at
+                self.status = status
+            }
+        }
+
+        /// What `peez wallet status` counted waiting (nil: it could not be read).
+        public var waiting: Int?
+        public var objects: [Object]
+        public var updates: [Update]
+
+        public init(waiting: Int?, objects: [Object], updates: [Update]) {
+            self.waiting = waiting
+            self.objects = objects
+            self.updates = updates
+        }
+    }
+
     public var payments: [PaymentBody]
     /// Chargily's checkouts: id → status.
     public var gateway: [String: String]
@@ -116,6 +157,7 @@ public struct FinalReads: Sendable {
     /// Each shop's account, by shop id.
     public var accounts: [String: ShopAccount]?
     public var wallet: Wallet?
+    public var googleWallet: GoogleWallet?
 
     public init(
         payments: [PaymentBody] = [],
@@ -126,7 +168,8 @@ public struct FinalReads: Sendable {
         scans: [ReportedScanBody]? = nil,
         reminders: Reminders? = nil,
         accounts: [String: ShopAccount]? = nil,
-        wallet: Wallet? = nil
+        wallet: Wallet? = nil,
+        googleWallet: GoogleWallet? = nil
     ) {
         self.payments = payments
         self.gateway = gateway
@@ -137,5 +180,6 @@ public struct FinalReads: Sendable {
         self.reminders = reminders
         self.accounts = accounts
         self.wallet = wallet
+        self.googleWallet = googleWallet
     }
 }

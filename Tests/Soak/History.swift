@@ -31,6 +31,9 @@ public struct HistoryEntry: Codable, Sendable {
         /// An iPhone's Wallet registering its `device` for a member's pass (`value`: its push token), unregistering
         /// it, or fetching the pass after a push (`value`: the member's name the pass shows).
         case walletRegister, walletUnregister, walletUpdate
+        /// A member saving their card to Google Wallet: the save link asked of the service (as the backend does
+        /// for the app), then opened at Google (`value`: the object's id).
+        case googleSave
     }
 
     public var index = 0

@@ -27,7 +27,8 @@ public struct Findings {
 /// shown is the end of the last, and no card fetched after a revoking change was answered is one it revoked. The
 /// extensions check the rest of what a run does: cards against members' changes and the revocation list
 /// (+Members), credentials and enrolment codes (+Credentials), payments (+Payments), the console (+Console),
-/// scans (+Scans), reminders (+Reminders), the shops' accounts (+Accounts) and Apple Wallet's pushes (+Wallet).
+/// scans (+Scans), reminders (+Reminders), the shops' accounts (+Accounts), Apple Wallet's pushes (+Wallet) and
+/// Google Wallet's objects (+GoogleWallet).
 public struct LedgerChecker {
     public let history: [HistoryEntry]
     /// Every member's subscription as the service reads it after the run.
@@ -177,6 +178,7 @@ public struct LedgerChecker {
         checkReminders(&findings)
         checkAccounts(&findings)
         checkWallet(&findings)
+        checkGoogleWallet(&findings)
         return (findings.violations, findings.checks, lostAnswers - unknown.count)
     }
 

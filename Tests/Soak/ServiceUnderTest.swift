@@ -9,7 +9,7 @@ public enum SoakStore: String, Sendable, CaseIterable {
 }
 
 /// What the instances of a run share: their keys, the admin secret, the ledger (and its PostgreSQL server), and
-/// the stand-ins of the services they call (Chargily, APNs).
+/// the stand-ins of the services they call (Chargily, APNs, Google's Wallet API).
 final class Deployment: @unchecked Sendable {
     let peez: String
     let folder: String
@@ -24,6 +24,9 @@ final class Deployment: @unchecked Sendable {
     /// chain they sign passes with.
     let apns: APNsStandIn
     let walletCertificates: WalletCertificates
+    /// Google's token endpoint and Wallet API's stand-in, which the instances send object updates to, and
+    /// where members' phones open their save links.
+    let google: GoogleWalletStandIn
     private let standInFolder: TemporaryFolder
     /// libfaketime, through which each instance reads its own clock (see ``ServiceUnderTest/stepClock(by:)``).
     let fakeTime: String
@@ -37,6 +40,7 @@ final class Deployment: @unchecked Sendable {
         chargily = try ChargilyStandIn(folder: standInFolder)
         walletCertificates = try WalletCertificates(in: standInFolder)
         apns = try APNsStandIn(folder: standInFolder, topic: WalletCertificates.passTypeIdentifier, teamID: WalletCertificates.teamIdentifier)
+        google = try GoogleWalletStandIn(folder: standInFolder)
         try Data((chargily.secretKey + "\n").utf8).write(to: URL(fileURLWithPath: folder + "/chargily.key"))
         chmod(folder + "/chargily.key", 0o600)
         fakeTime = try Self.libfaketime()
@@ -80,6 +84,7 @@ final class Deployment: @unchecked Sendable {
         postgres?.remove()
         chargily.stop()
         apns.stop()
+        google.stop()
         standInFolder.remove()
     }
 
@@ -177,6 +182,8 @@ final class ServiceUnderTest: @unchecked Sendable {
                     "PEEZ_WALLET_CERTIFICATE": wallet.certificate, "PEEZ_WALLET_KEY": wallet.key, "PEEZ_WALLET_WWDR": wallet.intermediate,
                     "PEEZ_WALLET_WEB_SERVICE_URL": "http://127.0.0.1:\(publicPort)/wallet", "PEEZ_APNS_KEY": deployment.apns.keyPath,
                     "PEEZ_APNS_KEY_ID": APNsStandIn.keyID, "PEEZ_APNS_URL": deployment.apns.url, "PEEZ_APNS_CA": deployment.apns.certificateAuthority,
+                    "PEEZ_GOOGLE_WALLET_ISSUER_ID": GoogleWalletStandIn.issuerID, "PEEZ_GOOGLE_WALLET_SERVICE_ACCOUNT": deployment.google.keyFile,
+                    "PEEZ_GOOGLE_WALLET_API_URL": deployment.google.apiURL,
                     // A crash's backtrace, written where the run keeps its logs (by default it goes to standard output).
                     "SWIFT_BACKTRACE": "enable=yes,interactive=no,symbolicate=fast,threads=crashed,output-to=\(logFile).crash",
                 ],

@@ -1,5 +1,6 @@
 import Foundation
 import PeezAPI
+import PeezBasics
 import TestSupport
 
 extension SoakRun {
@@ -86,36 +87,9 @@ extension SoakRun {
         var phones = workload.walletPhones.all.filter(\.registered)
         var renamed: [String: Double] = [:]
         for phone in phones where renamed[phone.member.uuid] == nil {
-            let name = "Member \(phone.member.id) last"
-            var rename = HistoryEntry(
-                client: "last-change",
-                kind: .rename,
-                invoked: history.now(),
-                completed: 0,
-                outcome: .unknown,
-                member: phone.member.uuid
-            )
-            rename.value = name
-            // Sent again while its answer is lost (the instances still reach PostgreSQL through the faulty proxy).
-            repeat {
-                if !rename.attempts.isEmpty { try await Task.sleep(for: .milliseconds(250)) }
-                let exchange = await client.send("PATCH", "/v1/members/\(phone.member.uuid)", secret: deployment.adminSecret, json: ["name": name])
-                (rename.outcome, rename.instance) = (exchange.outcome, 0)
-                rename.attempts.append(exchange.summary)
-            } while rename.outcome == .unknown && rename.attempts.count < 40
-            rename.completed = history.now()
-            history.record(rename)
-            renamed[phone.member.uuid] = rename.invoked
+            renamed[phone.member.uuid] = try await lastRename(phone.member, client: client, deployment: deployment, history: history)
         }
-        var waiting: Int?
-        let begun = ContinuousClock.now
-        repeat {
-            if waiting != nil { try await Task.sleep(for: .seconds(1)) }
-            let status = try await ProcessRunner.run([deployment.peez, "wallet", "status"] + deployment.ledgerArguments)
-            // "Apple Wallet: 3 pass(es) on 2 device(s), 0 update(s) waiting"
-            let line = status.standardOutput.split(separator: "\n").first { $0.hasPrefix("Apple Wallet:") } ?? ""
-            waiting = line.components(separatedBy: ", ").first { $0.hasSuffix("update(s) waiting") }?.split(separator: " ").first.flatMap { Int($0) }
-        } while waiting != 0 && begun.duration(to: .now) < .seconds(60)
+        let waiting = try await waitForWalletOutbox("Apple Wallet", deployment: deployment)
         let start = history.startDate.timeIntervalSince1970
         let pushes = deployment.apns.requests.compactMap { push -> FinalReads.Wallet.Push? in
             guard let token = push["token"] as? String, let at = push["at"] as? Double, let status = push["status"] as? Int else { return nil }
@@ -147,6 +121,110 @@ extension SoakRun {
             )
         }
         return FinalReads.Wallet(pushes: pushes, waiting: waiting, phones: read)
+    }
+
+    /// The member renamed "Member <id> last" (recorded), sent again while its answer is lost (the instances still
+    /// reach PostgreSQL through the faulty proxy); when it was invoked.
+    static func lastRename(
+        _ member: (id: String, uuid: String),
+        client: SoakClient,
+        deployment: Deployment,
+        history: History
+    ) async throws
+        -> Double
+    {
+        let name = "Member \(member.id) last"
+        var rename = HistoryEntry(client: "last-change", kind: .rename, invoked: history.now(), completed: 0, outcome: .unknown, member: member.uuid)
+        rename.value = name
+        repeat {
+            if !rename.attempts.isEmpty { try await Task.sleep(for: .milliseconds(250)) }
+            let exchange = await client.send("PATCH", "/v1/members/\(member.uuid)", secret: deployment.adminSecret, json: ["name": name])
+            (rename.outcome, rename.instance) = (exchange.outcome, 0)
+            rename.attempts.append(exchange.summary)
+        } while rename.outcome == .unknown && rename.attempts.count < 40
+        rename.completed = history.now()
+        history.record(rename)
+        return rename.invoked
+    }
+
+    /// What `peez wallet status` counts waiting on `channel`'s line ("Apple Wallet", "Google Wallet") once it
+    /// is nothing or a minute has passed (nil: it could not be read).
+    static func waitForWalletOutbox(_ channel: String, deployment: Deployment) async throws -> Int? {
+        var waiting: Int?
+        let begun = ContinuousClock.now
+        repeat {
+            if waiting != nil { try await Task.sleep(for: .seconds(1)) }
+            let status = try await ProcessRunner.run([deployment.peez, "wallet", "status"] + deployment.ledgerArguments)
+            // "Apple Wallet: 3 pass(es) on 2 device(s), 0 update(s) waiting"
+            let line = status.standardOutput.split(separator: "\n").first { $0.hasPrefix("\(channel):") } ?? ""
+            waiting = line.components(separatedBy: ", ").first { $0.hasSuffix("update(s) waiting") }?.split(separator: " ").first.flatMap { Int($0) }
+        } while waiting != 0 && begun.duration(to: .now) < .seconds(60)
+        return waiting
+    }
+
+    /// Google Wallet at the end: two members who have not saved their card ask for its link, are renamed while
+    /// they look at the card Google shows, and save it once the outbox is empty (the rename sent before Google
+    /// held their object); once the outbox is empty again (60 s at most), every object Google holds as it holds
+    /// it last (from the stand-in's log), beside its member as the service has them, and every update the
+    /// stand-in took.
+    static func googleWalletReads(
+        _ workload: Workload,
+        client: SoakClient,
+        deployment: Deployment,
+        history: History
+    ) async throws
+        -> FinalReads.GoogleWallet
+    {
+        let saved = Set(history.all.filter { $0.kind == .googleSave && $0.outcome == .ok }.compactMap(\.member))
+        let unsaved = stride(from: 1, to: workload.members.count, by: 2).map { workload.members[$0] }.filter { !saved.contains($0.uuid) }
+        var (late, random) = (0, SplitMix64.stream(0x1A7E, of: workload.seed))
+        for member in unsaved where late < 2 {
+            let done = await workload.saveToGoogleWallet(
+                member,
+                client: "android-late-\(late)",
+                through: 0,
+                standIn: deployment.google,
+                random: &random
+            ) {
+                _ = try? await lastRename(member, client: client, deployment: deployment, history: history)
+                _ = try? await waitForWalletOutbox("Google Wallet", deployment: deployment)
+            }
+            if done { late += 1 }
+        }
+        let waiting = try await waitForWalletOutbox("Google Wallet", deployment: deployment)
+        let start = history.startDate.timeIntervalSince1970
+        let prefix = GoogleWalletStandIn.issuerID + "."
+        var updates: [FinalReads.GoogleWallet.Update] = []
+        var held: [String: [String: Any]] = [:]
+        for request in deployment.google.requests {
+            guard let id = request["object"] as? String, id.hasPrefix(prefix), let at = request["at"] as? Double else { continue }
+            let member = String(id.dropFirst(prefix.count))
+            if let state = request["state"] as? [String: Any] { held[member] = state }
+            if let status = request["status"] as? Int, request["saved"] == nil, request["method"] as? String != "GET" {
+                updates.append(FinalReads.GoogleWallet.Update(member: member, at: at - start, status: status))
+            }
+        }
+        var objects: [FinalReads.GoogleWallet.Object] = []
+        for (member, state) in held.sorted(by: { $0.key < $1.key }) {
+            let subscription = try await client.required(
+                "GET",
+                "/v1/members/\(member)/subscription",
+                secret: deployment.adminSecret,
+                as: SubscriptionBody.self
+            )
+            let name = try await client.required("GET", "/v1/members/\(member)", secret: deployment.adminSecret, as: MemberBody.self).name
+            // The wire itself: the generic object as Google's Wallet API holds it.
+            let header = (state["header"] as? [String: Any])?["defaultValue"] as? [String: Any]
+            let end = ((state["validTimeInterval"] as? [String: Any])?["end"] as? [String: Any])?["date"] as? String
+            objects.append(
+                FinalReads.GoogleWallet.Object(
+                    member: member,
+                    shown: "\(header?["value"] as? String ?? "no name") until \(end ?? "no end")",
+                    ledger: "\(name) until \(subscription.coverage.ends_at ?? "no end")"
+                )
+            )
+        }
+        return FinalReads.GoogleWallet(waiting: waiting, objects: objects, updates: updates)
     }
 
     /// The reminders' states as `peez remind status` counts them, and what the receiver took.

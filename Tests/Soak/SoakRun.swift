@@ -76,7 +76,8 @@ public struct SoakRun: Sendable {
         }
         let appClients: [@Sendable () async -> Void] =
             (0..<2).map { reader in { await workload.fetchCards(reader: reader, until: deadline) } } + [
-                { await workload.useWallet(until: deadline, apns: deployment.apns) }
+                { await workload.useWallet(until: deadline, apns: deployment.apns) },
+                { await workload.saveToGoogleWallet(until: deadline, google: deployment.google) },
             ]
         let teamClients: [@Sendable () async -> Void] = [
             { await workload.cancel(until: deadline) }, { await workload.changeMembers(until: deadline) },
@@ -99,6 +100,7 @@ public struct SoakRun: Sendable {
         var final = try await Self.finalReads(workload, client: client, deployment: deployment, history: history)
         final.reminders = try await Self.reminderReads(receiver, deployment: deployment)
         final.wallet = try await Self.walletReads(workload, client: client, deployment: deployment, history: history)
+        final.googleWallet = try await Self.googleWalletReads(workload, client: client, deployment: deployment, history: history)
         // The ledger as the service reads it once the faults are over.
         var ledger: [SubscriptionBody] = []
         for member in workload.members + workload.reminded {
@@ -226,6 +228,9 @@ public struct SoakReport: Sendable {
             ]!
             return "\(time) \(operation.client) \(action) the pass of \(operation.member ?? "") (\(operation.value ?? "")) → "
                 + "\(operation.outcome.rawValue) [\(operation.attempts.joined(separator: ", "))]"
+        case .googleSave:
+            return "\(time) \(operation.client) saves the card of \(operation.member ?? "") to Google Wallet (\(operation.value ?? "no object")) → "
+                + "\(operation.outcome.rawValue) on instance \(operation.instance ?? 0) [\(operation.attempts.joined(separator: ", "))]"
         case .checkout:
             return "\(time) \(operation.client) checkout \(operation.months ?? 0) month(s) key \(operation.idempotencyKey ?? "") → "
                 + "\(operation.outcome.rawValue) payment \(operation.payment ?? "none"), \(operation.value ?? "not finished") (\(operation.detail ?? "")) "

@@ -21,11 +21,11 @@ struct WalletPhone: Sendable {
     var registered = false
 }
 
-/// The phones holding a pass as a run goes, for its final reads.
-final class WalletPhones: Sendable {
-    private let list = Mutex<[WalletPhone]>([])
+/// What a client of the run holds as it goes (the phones holding a pass), for the run's final reads.
+final class Held<Element: Sendable>: Sendable {
+    private let list = Mutex<[Element]>([])
 
-    var all: [WalletPhone] {
+    var all: [Element] {
         get { list.withLock { $0 } }
         set { list.withLock { $0 = newValue } }
     }
@@ -35,7 +35,8 @@ extension Workload {
     /// At most this many phones at once.
     static let walletPhones = 6
 
-    /// Members' iPhones until `deadline`, as Apple Wallet behaves (Apple's PassKit web service contract): a pass
+    /// Members' iPhones until `deadline` (members of even rank: those of odd rank use Google Wallet), as Apple
+    /// Wallet behaves (Apple's PassKit web service contract): a pass
     /// downloaded and added registers its device with a push token; a pass removed unregisters it; a phone that was
     /// pushed asks which of its passes changed since its tag and fetches the latest of each. Each registration,
     /// unregistration and update is recorded; the pushes are what the APNs stand-in logs.
@@ -69,7 +70,7 @@ extension Workload {
     /// A member adds their card to Wallet: the pass downloaded by the app (the backend asks for it), then the
     /// device registered with the pass's token. Nil when the pass could not be had.
     private func addPass(count: Int, random: inout SplitMix64) async -> WalletPhone? {
-        let member = members[Int.random(in: 0..<members.count, using: &random)]
+        let member = members[Int.random(in: 0..<(members.count + 1) / 2, using: &random) * 2]
         let instance = Int.random(in: 0..<clients.count, using: &random)
         let download = await clients[instance].send("GET", "/v1/members/\(member.uuid)/pass.pkpass", secret: adminSecret)
         guard download.status == 200, let pass = await Self.passJSON(download.body), let token = pass["authenticationToken"] as? String else {

@@ -7,7 +7,7 @@ import Synchronization
 /// the same key again after a timeout, as the counter's outbox retries), the team cancelling sales, changing
 /// members (Workload+Members), revoking and rotating the counters' credentials and enrolling new ones
 /// (Workload+Credentials), members paying online (Workload+Payments) and keeping their card in Apple Wallet
-/// (Workload+Wallet).
+/// (Workload+Wallet) or Google Wallet (Workload+GoogleWallet).
 struct Workload: Sendable {
     struct Shop: Sendable {
         let id: String
@@ -31,7 +31,7 @@ struct Workload: Sendable {
     /// Chargily's stand-in, where a run pays online.
     let chargily: SoakClient?
     /// The members' iPhones that hold a pass in Wallet (see Workload+Wallet).
-    let walletPhones = WalletPhones()
+    let walletPhones = Held<WalletPhone>()
 
     /// How many times a counter sends a sale before it gives up for now (its outbox keeps it).
     static let attempts = 5
