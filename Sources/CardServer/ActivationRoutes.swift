@@ -35,8 +35,9 @@ struct ActivationRoutes {
             let key = request.headers[Self.idempotencyKeyHeader]
             // A retry of a sale its key made while the credential was still accepted (the network may have
             // delivered the first copy before the revocation): that sale stands, and the counter is told so with
-            // the first answer. Anything else the credential sends is refused and kept for the operator.
-            if let body, let key, let stood = try await saleThatStands(body, key: key, credential: refused.credential) {
+            // the first answer (a copy still being sold is waited for: 409). Anything else the credential sends
+            // is refused, its key closed so that no copy of it is sold afterwards, and kept for the operator.
+            if let body, let key, Self.isIdempotencyKey(key), let stood = try await saleThatStands(body, key: key, credential: refused.credential) {
                 return JSONExchange.response(bytes: stood.bytes, status: .created, headers: [Self.replayedHeader: "true"])
             }
             try await RefusedSaleService(store: store, cards: cards).keep(
@@ -57,14 +58,23 @@ struct ActivationRoutes {
         case .replayed(let answer):
             // Only sales are stored, and a sale is answered 201 Created.
             return JSONExchange.response(bytes: answer.bytes, status: .created, headers: [Self.replayedHeader: "true"])
+        case .refused:
+            throw APIError(
+                .unauthorized,
+                code: "credential_revoked",
+                "This credential (\(credential.label)) was withdrawn while this sale was on its way, and a copy of it was refused: nothing was sold. Ask PEEZ to enrol this device again."
+            )
         }
     }
 
-    /// The request's `Idempotency-Key`: 1 to 255 visible ASCII characters, else 400 saying why it is needed.
+    /// Whether `text` can be an `Idempotency-Key`: 1 to 255 visible ASCII characters.
+    static func isIdempotencyKey(_ text: String) -> Bool {
+        (1...IdempotencyKey.maxLength).contains(text.utf8.count) && text.utf8.allSatisfy { (0x21...0x7E).contains($0) }
+    }
+
+    /// The request's `Idempotency-Key`, else 400 saying why it is needed.
     static func idempotencyKey(_ request: Request, purpose: String) throws -> String {
-        guard let keyText = request.headers[idempotencyKeyHeader], (1...IdempotencyKey.maxLength).contains(keyText.utf8.count),
-            keyText.utf8.allSatisfy({ (0x21...0x7E).contains($0) })
-        else {
+        guard let keyText = request.headers[idempotencyKeyHeader], isIdempotencyKey(keyText) else {
             throw APIError.badRequest(
                 "Send an Idempotency-Key header (1 to \(IdempotencyKey.maxLength) visible ASCII characters, e.g. a UUID) so \(purpose)."
             )
@@ -72,10 +82,11 @@ struct ActivationRoutes {
         return keyText
     }
 
-    /// The first answer to a sale a credential no longer accepted made under `key`, if it did.
+    /// The first answer to a sale a credential no longer accepted made under `key`, if it did; else nil, and
+    /// the key is closed.
     private func saleThatStands(_ body: ActivationRequest, key: String, credential: APICredential) async throws -> StoredResponse? {
         guard let vendorID = credential.vendorID else { return nil }
-        return try await sales.storedAnswer(
+        return try await sales.refused(
             ActivationService.SaleRequest(body: body, vendorID: vendorID, keyScope: credential.id.uuidString, idempotencyKey: key)
         )
     }

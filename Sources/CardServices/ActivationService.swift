@@ -43,6 +43,9 @@ public struct ActivationService: Sendable {
     public enum SaleAnswer: Sendable, Hashable {
         case sold(StoredResponse)
         case replayed(StoredResponse)
+        /// Not made: a copy of this request was refused first (its credential withdrawn since this one was let
+        /// through, see ``refused(_:)``).
+        case refused
     }
 
     /// Sells the months once per idempotency key. Throws a ``MembershipError``: `invalidFields` (the price, the
@@ -65,6 +68,8 @@ public struct ActivationService: Sendable {
                 throw MembershipError(.requestInFlight, "A request with this Idempotency-Key is still being processed; retry in a moment.")
             case .mismatch:
                 throw MembershipError(.idempotencyKeyReused, "This Idempotency-Key was used for a different request; use a new key for a new sale.")
+            case .refused:
+                return .refused
             }
         }
         do {
@@ -92,10 +97,16 @@ public struct ActivationService: Sendable {
         }
     }
 
-    /// The first answer to `request` if its key already sold it (the same request), or nil; sells nothing. A
-    /// counter whose credential was revoked since is told of its sale this way: the sale stands.
-    public func storedAnswer(_ request: SaleRequest) async throws -> StoredResponse? {
-        try await ledger.storedResponse(for: try Self.idempotencyKey(of: request))
+    /// A sale refused because its credential is no longer accepted: the first answer if its key sold it already
+    /// (a counter whose credential was revoked since is told of its sale this way: the sale stands), or nil, and
+    /// then no copy of it still on its way is sold (the key is closed). Throws `requestInFlight` while a copy
+    /// let through before the withdrawal is being sold (asked again, it is told of that sale).
+    public func refused(_ request: SaleRequest) async throws -> StoredResponse? {
+        switch try await ledger.closeIdempotencyKey(try Self.idempotencyKey(of: request), now: cards.now(), abandonAfter: Self.abandonAfterSeconds) {
+        case .replay(let stored): return stored
+        case .inFlight: throw MembershipError(.requestInFlight, "A copy of this sale is still being processed; retry in a moment.")
+        case .proceed, .mismatch, .refused: return nil
+        }
     }
 
     /// The key a sale is recorded under: the credential's scope, the client's key, and a hash of the request.

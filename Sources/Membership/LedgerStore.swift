@@ -20,8 +20,12 @@ public protocol LedgerStore: Sendable {
     /// different request under the same key, or proceed (a claim older than `abandonAfter` seconds belonged to
     /// a process that died, and is taken over).
     func idempotentRequest(_ key: IdempotencyKey, now: Int64, abandonAfter: Int64) async throws -> IdempotencyDecision
-    /// The answer stored for a request already made under `key` (the same request), or nil: reads, claims nothing.
-    func storedResponse(for key: IdempotencyKey) async throws -> StoredResponse?
+    /// For a request refused before it was carried out (its credential withdrawn), in one transaction: the
+    /// answer stored if its key made it already (`replay`: that request stands); `inFlight` while a copy is
+    /// being carried out (one the network delivered while the credential was still accepted: ask again);
+    /// `mismatch` if the key made another request; else the key is closed (`refused`), so that no copy still on
+    /// its way is carried out after this refusal was answered.
+    func closeIdempotencyKey(_ key: IdempotencyKey, now: Int64, abandonAfter: Int64) async throws -> IdempotencyDecision
     /// Frees an in-flight key whose request failed, so the client may correct it and retry with the same key.
     func releaseIdempotencyKey(_ key: IdempotencyKey) async throws
 

@@ -70,6 +70,9 @@ public enum IdempotencyDecision: Sendable, Hashable {
     case inFlight
     /// Seen with a different request.
     case mismatch
+    /// Closed: a copy of the request was refused (the credential that sent it withdrawn) before any copy was
+    /// carried out, so none is (see ``LedgerStore/closeIdempotencyKey(_:now:abandonAfter:)``).
+    case refused
 }
 
 /// The revocation list, or what was added to it after a version, with the version it is at.

@@ -34,8 +34,10 @@ extension SQLMembershipStore {
                 return .proceed
             }
             guard try row.text("request_hash") == key.requestHash else { return .mismatch }
-            if try row.text("state") == "done" {
-                return .replay(StoredResponse(try row.blob("response_body")))
+            switch try row.text("state") {
+            case "done": return .replay(StoredResponse(try row.blob("response_body")))
+            case "refused": return .refused
+            default: break
             }
             guard now - (try row.int("created_at")) > abandonAfter else { return .inFlight }
             try await db.execute(
@@ -46,12 +48,49 @@ extension SQLMembershipStore {
         }
     }
 
-    public func storedResponse(for key: IdempotencyKey) async throws -> StoredResponse? {
-        try await database.read { db in
-            try await db.query(
-                "SELECT response_body FROM idempotency_keys WHERE scope = ? AND key = ? AND request_hash = ? AND state = 'done'",
-                [.text(key.scope), .text(key.key), .text(key.requestHash)]
-            ).first.map { StoredResponse(try $0.blob("response_body")) }
+    /// The most keys closed by refusals under one scope (a credential): past it, a refusal closes none.
+    static let closedKeysPerScope = 100
+
+    public func closeIdempotencyKey(_ key: IdempotencyKey, now: Int64, abandonAfter: Int64) async throws -> IdempotencyDecision {
+        try await database.write { db in
+            let rows = try await db.query(
+                "SELECT request_hash, state, response_body, created_at FROM idempotency_keys WHERE scope = ? AND key = ?\(lock)",
+                [.text(key.scope), .text(key.key)]
+            )
+            guard let row = rows.first else {
+                // At most `closedKeysPerScope` a credential, so a withdrawn one cannot fill the table; a claim made
+                // meanwhile wins (PostgreSQL waits for it here): that copy is in flight.
+                let closed = try await db.query(
+                    """
+                    INSERT INTO idempotency_keys (scope, key, request_hash, state, created_at) SELECT ?, ?, ?, 'refused', ?
+                    WHERE (SELECT COUNT(*) FROM idempotency_keys WHERE scope = ? AND state = 'refused') < ?
+                    ON CONFLICT (scope, key) DO NOTHING RETURNING scope
+                    """,
+                    [
+                        .text(key.scope), .text(key.key), .text(key.requestHash), .int(now), .text(key.scope),
+                        .int(Int64(Self.closedKeysPerScope)),
+                    ]
+                )
+                if !closed.isEmpty { return .refused }
+                let claimed = try await db.query(
+                    "SELECT 1 AS claimed FROM idempotency_keys WHERE scope = ? AND key = ?",
+                    [.text(key.scope), .text(key.key)]
+                )
+                return claimed.isEmpty ? .refused : .inFlight
+            }
+            guard try row.text("request_hash") == key.requestHash else { return .mismatch }
+            switch try row.text("state") {
+            case "done": return .replay(StoredResponse(try row.blob("response_body")))
+            case "refused": return .refused
+            default: break
+            }
+            guard now - (try row.int("created_at")) > abandonAfter else { return .inFlight }
+            // The copy that claimed it died: nothing was carried out.
+            try await db.execute(
+                "UPDATE idempotency_keys SET state = 'refused', created_at = ? WHERE scope = ? AND key = ?",
+                [.int(now), .text(key.scope), .text(key.key)]
+            )
+            return .refused
         }
     }
 

@@ -16,9 +16,10 @@ struct SoakTests {
     @Test(arguments: runs)
     func aSeededRunUnderFaultsBreaksNoGuarantee(store: SoakStore, seed: UInt64) async throws {
         let folder = try TemporaryFolder()
-        defer { folder.remove() }
         let report = try await SoakRun(seed: seed, store: store, duration: .seconds(25), peez: PeezCommand.binary, folder: folder.file("run")).run()
         print(report.summary)
+        // A run found wanting keeps its folder (the history, the ledger it read, the instances' logs) to be read.
+        if report.violations.isEmpty { folder.remove() } else { print("The run's folder is kept: \(folder.file("run"))") }
         #expect(report.violations.isEmpty, "\(report.summary)")
         #expect(report.faults.values.reduce(0, +) >= 4, "the faults were injected")
         #expect(report.operations.filter { $0.kind == .sale && $0.outcome == .ok }.count >= 20, "sales were made")

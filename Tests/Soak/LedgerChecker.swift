@@ -99,8 +99,8 @@ public struct LedgerChecker {
             expect(
                 match != nil,
                 "no sale stored that no invocation explains",
-                "period \(period.id) (\(period.months) month(s) at \(period.vendor_id ?? "the app") for \(period.member_uuid)) answers no sale, "
-                    + "and no sale whose answer was lost is left to explain it",
+                "period \(period.id) (\(period.months) month(s) at \(period.vendor_id ?? "the app") for \(period.member_uuid), \(period.source), "
+                    + "bought \(period.purchased_at), \(period.status)) answers no sale, and no sale whose answer was lost is left to explain it",
                 member: period.member_uuid
             )
             if let match { unknown.remove(at: match) }
