@@ -21,28 +21,10 @@ extension SQLMembershipStore {
     }
 
     private func beginIdempotentRequestOnce(_ key: IdempotencyKey, now: Int64, abandonAfter: Int64) async throws -> IdempotencyDecision {
-        try await database.write { db in
-            let rows = try await db.query(
-                "SELECT request_hash, state, response_body, created_at FROM idempotency_keys WHERE scope = ? AND key = ?\(lock)",
-                [.text(key.scope), .text(key.key)]
-            )
-            guard let row = rows.first else {
-                try await db.execute(
-                    "INSERT INTO idempotency_keys (scope, key, request_hash, state, created_at) VALUES (?, ?, ?, 'in_flight', ?)",
-                    [.text(key.scope), .text(key.key), .text(key.requestHash), .int(now)]
-                )
-                return .proceed
-            }
-            guard try row.text("request_hash") == key.requestHash else { return .mismatch }
-            switch try row.text("state") {
-            case "done": return .replay(StoredResponse(try row.blob("response_body")))
-            case "refused": return .refused
-            default: break
-            }
-            guard now - (try row.int("created_at")) > abandonAfter else { return .inFlight }
+        try await decide(key, now: now, abandonAfter: abandonAfter, takingOverAs: "in_flight", .proceed) { db in
             try await db.execute(
-                "UPDATE idempotency_keys SET created_at = ? WHERE scope = ? AND key = ?",
-                [.int(now), .text(key.scope), .text(key.key)]
+                "INSERT INTO idempotency_keys (scope, key, request_hash, state, created_at) VALUES (?, ?, ?, 'in_flight', ?)",
+                [.text(key.scope), .text(key.key), .text(key.requestHash), .int(now)]
             )
             return .proceed
         }
@@ -52,32 +34,44 @@ extension SQLMembershipStore {
     static let closedKeysPerScope = 100
 
     public func closeIdempotencyKey(_ key: IdempotencyKey, now: Int64, abandonAfter: Int64) async throws -> IdempotencyDecision {
+        // A claim whose process died carried nothing out: closed.
+        try await decide(key, now: now, abandonAfter: abandonAfter, takingOverAs: "refused", .refused) { db in
+            // At most `closedKeysPerScope` a credential, so a withdrawn one cannot fill the table; a claim made
+            // meanwhile wins (PostgreSQL waits for it here): that copy is in flight.
+            let closed = try await db.query(
+                """
+                INSERT INTO idempotency_keys (scope, key, request_hash, state, created_at) SELECT ?, ?, ?, 'refused', ?
+                WHERE (SELECT COUNT(*) FROM idempotency_keys WHERE scope = ? AND state = 'refused') < ?
+                ON CONFLICT (scope, key) DO NOTHING RETURNING scope
+                """,
+                [.text(key.scope), .text(key.key), .text(key.requestHash), .int(now), .text(key.scope), .int(Int64(Self.closedKeysPerScope))]
+            )
+            if !closed.isEmpty { return .refused }
+            let claimed = try await db.query(
+                "SELECT 1 AS claimed FROM idempotency_keys WHERE scope = ? AND key = ?",
+                [.text(key.scope), .text(key.key)]
+            )
+            return claimed.isEmpty ? .refused : .inFlight
+        }
+    }
+
+    /// Reads `key`'s record, locked, in one write transaction, and decides: another request's (`mismatch`), done
+    /// (`replay`), closed (`refused`), in flight (`inFlight`); a claim older than `abandonAfter` seconds (its
+    /// process died) is taken over, its state set to `state`, as `decision`; `absent` decides when there is none.
+    private func decide(
+        _ key: IdempotencyKey,
+        now: Int64,
+        abandonAfter: Int64,
+        takingOverAs state: String,
+        _ decision: IdempotencyDecision,
+        absent: @escaping @Sendable (any SQLExecutor) async throws -> IdempotencyDecision
+    ) async throws -> IdempotencyDecision {
         try await database.write { db in
             let rows = try await db.query(
                 "SELECT request_hash, state, response_body, created_at FROM idempotency_keys WHERE scope = ? AND key = ?\(lock)",
                 [.text(key.scope), .text(key.key)]
             )
-            guard let row = rows.first else {
-                // At most `closedKeysPerScope` a credential, so a withdrawn one cannot fill the table; a claim made
-                // meanwhile wins (PostgreSQL waits for it here): that copy is in flight.
-                let closed = try await db.query(
-                    """
-                    INSERT INTO idempotency_keys (scope, key, request_hash, state, created_at) SELECT ?, ?, ?, 'refused', ?
-                    WHERE (SELECT COUNT(*) FROM idempotency_keys WHERE scope = ? AND state = 'refused') < ?
-                    ON CONFLICT (scope, key) DO NOTHING RETURNING scope
-                    """,
-                    [
-                        .text(key.scope), .text(key.key), .text(key.requestHash), .int(now), .text(key.scope),
-                        .int(Int64(Self.closedKeysPerScope)),
-                    ]
-                )
-                if !closed.isEmpty { return .refused }
-                let claimed = try await db.query(
-                    "SELECT 1 AS claimed FROM idempotency_keys WHERE scope = ? AND key = ?",
-                    [.text(key.scope), .text(key.key)]
-                )
-                return claimed.isEmpty ? .refused : .inFlight
-            }
+            guard let row = rows.first else { return try await absent(db) }
             guard try row.text("request_hash") == key.requestHash else { return .mismatch }
             switch try row.text("state") {
             case "done": return .replay(StoredResponse(try row.blob("response_body")))
@@ -85,12 +79,11 @@ extension SQLMembershipStore {
             default: break
             }
             guard now - (try row.int("created_at")) > abandonAfter else { return .inFlight }
-            // The copy that claimed it died: nothing was carried out.
             try await db.execute(
-                "UPDATE idempotency_keys SET state = 'refused', created_at = ? WHERE scope = ? AND key = ?",
-                [.int(now), .text(key.scope), .text(key.key)]
+                "UPDATE idempotency_keys SET state = ?, created_at = ? WHERE scope = ? AND key = ?",
+                [.text(state), .int(now), .text(key.scope), .text(key.key)]
             )
-            return .refused
+            return decision
         }
     }
 
