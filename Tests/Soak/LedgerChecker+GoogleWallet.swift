@@ -7,12 +7,7 @@ extension LedgerChecker {
     /// holds shows the member as the service has them (a link opened after a change included).
     func checkGoogleWallet(_ findings: inout Findings) {
         guard let google = final.googleWallet else { return }
-        findings.expect(
-            google.waiting == 0,
-            "every Google Wallet update is sent",
-            "once the run was over, `peez wallet status` counted \(google.waiting.map(String.init) ?? "an unreadable number of") update(s) waiting",
-            member: nil
-        )
+        Self.expectNothingWaiting(google.waiting, "every Google Wallet update is sent", &findings)
         let saves = history.filter { $0.kind == .googleSave }
         let linked = Set(saves.compactMap(\.member))
         for object in google.objects {
@@ -29,11 +24,8 @@ extension LedgerChecker {
                 member: object.member
             )
         }
-        let changes = history.filter { [.sale, .cancellation, .rename].contains($0.kind) && $0.outcome == .ok }
         for save in saves where save.outcome == .ok {
-            guard let member = save.member,
-                let change = changes.filter({ $0.member == member && $0.invoked > save.completed }).max(by: { $0.invoked < $1.invoked })
-            else { continue }
+            guard let member = save.member, let change = lastPassChange(of: member, after: save.completed) else { continue }
             findings.expect(
                 google.updates.contains { $0.member == member && $0.status == 200 && $0.at >= change.invoked },
                 "every change to a saved card is sent to Google",

@@ -7,12 +7,7 @@ extension LedgerChecker {
     /// registered; and the pass a phone fetches shows the member as the service has them.
     func checkWallet(_ findings: inout Findings) {
         guard let wallet = final.wallet else { return }
-        findings.expect(
-            wallet.waiting == 0,
-            "every Wallet update is pushed",
-            "once the run was over, `peez wallet status` counted \(wallet.waiting.map(String.init) ?? "an unreadable number of") update(s) waiting",
-            member: nil
-        )
+        Self.expectNothingWaiting(wallet.waiting, "every Wallet update is pushed", &findings)
         let registrations = history.filter { $0.kind == .walletRegister }
         let tokens = Set(registrations.compactMap(\.value))
         for push in wallet.pushes {
@@ -24,11 +19,9 @@ extension LedgerChecker {
             )
         }
         let unregistered = Set(history.filter { $0.kind == .walletUnregister }.compactMap(\.device))
-        let changes = history.filter { [.sale, .cancellation, .rename].contains($0.kind) && $0.outcome == .ok }
         for registration in registrations where registration.outcome == .ok {
             guard let device = registration.device, !unregistered.contains(device), let token = registration.value,
-                let member = registration.member,
-                let change = changes.filter({ $0.member == member && $0.invoked > registration.completed }).max(by: { $0.invoked < $1.invoked })
+                let member = registration.member, let change = lastPassChange(of: member, after: registration.completed)
             else { continue }
             findings.expect(
                 wallet.pushes.contains { $0.token == token && $0.status == 200 && $0.at >= change.invoked },
@@ -47,5 +40,22 @@ extension LedgerChecker {
                 member: phone.member
             )
         }
+    }
+
+    /// That a Wallet outbox had nothing waiting once the run was over (`waiting` as `peez wallet status` counted it).
+    static func expectNothingWaiting(_ waiting: Int?, _ invariant: String, _ findings: inout Findings) {
+        findings.expect(
+            waiting == 0,
+            invariant,
+            "once the run was over, `peez wallet status` counted \(waiting.map(String.init) ?? "an unreadable number of") update(s) waiting",
+            member: nil
+        )
+    }
+
+    /// The last change to what `member`'s Wallet pass shows (a sale, a cancellation, a new name), answered as made,
+    /// invoked after `moment`.
+    func lastPassChange(of member: String, after moment: Double) -> HistoryEntry? {
+        history.filter { [.sale, .cancellation, .rename].contains($0.kind) && $0.outcome == .ok && $0.member == member && $0.invoked > moment }
+            .max { $0.invoked < $1.invoked }
     }
 }
