@@ -168,6 +168,10 @@ struct WalletRoutes {
         return Response(status: .ok)
     }
 
+    /// How far behind the answering instance's clock a tag stays: more than two instances' clocks may differ by,
+    /// plus a write's time in its transaction.
+    static let tagLagSeconds: Int64 = 60
+
     /// The serial numbers of the device's passes changed since the tag: 200 with them and the next tag, 204 for none.
     @Sendable func updatedPasses(_ request: Request, context: ServerRequestContext) async throws -> Response {
         let wallet = try configured()
@@ -184,9 +188,11 @@ struct WalletRoutes {
         }
         let updated = try await store.walletPassesUpdated(device: device, since: since)
         guard let newest = updated.map(\.changedAt).max() else { return Response(status: .noContent) }
-        // Times are seconds: a change later in this very second must not fall behind the tag, so the tag stays
-        // before the current second (the device may fetch one pass twice; it never misses one).
-        let tag = min(newest, wallet.cards.now() - 1)
+        // Tags are times, and a change committed after this answer may carry an earlier one: stamped later in this
+        // very second, by an instance whose clock is behind this one's, or in a transaction begun before this
+        // read. So the tag stays `tagLagSeconds` behind this clock, and such a change is listed next time (a pass
+        // listed again is answered 304 to the device's If-Modified-Since; it never misses one).
+        let tag = min(newest, wallet.cards.now() - 1 - Self.tagLagSeconds)
         return try JSONExchange.response(
             WalletUpdatedPassesBody(serialNumbers: updated.map { $0.member.lowercasedText }, lastUpdated: String(tag))
         )

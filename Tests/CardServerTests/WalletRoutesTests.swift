@@ -139,11 +139,16 @@ struct WalletRoutesTests {
                 "a pass token is no API credential"
             )
 
-            // Changed passes: the member's pass, with a tag; since that tag, nothing until the member changes.
+            // Changed passes: the member's pass, with a tag; since that tag, the pass again while its change is
+            // under a minute old (the tag stays a minute behind the clock); then nothing until the member changes.
             harness.advance(by: 10)
             let first = try await client.send(.get, device)
-            let updated = try first.decoded(WalletUpdatedPassesBody.self)
-            #expect(first.status == .ok && updated.serialNumbers == [uuid], "\(first.text)")
+            let recent = try first.decoded(WalletUpdatedPassesBody.self)
+            #expect(first.status == .ok && recent.serialNumbers == [uuid], "\(first.text)")
+            harness.advance(by: 61)
+            let again = try await client.send(.get, "\(device)?passesUpdatedSince=\(recent.lastUpdated)")
+            let updated = try again.decoded(WalletUpdatedPassesBody.self)
+            #expect(again.status == .ok && updated.serialNumbers == [uuid], "\(again.text)")
             #expect(try await client.send(.get, "\(device)?passesUpdatedSince=\(updated.lastUpdated)").status == .noContent)
             #expect(try await client.send(.get, "\(device)?passesUpdatedSince=yesterday").status == .badRequest)
             harness.advance(by: 10)
@@ -281,6 +286,48 @@ struct WalletRoutesTests {
             let bound = try await phone.afterPush()
             #expect(bound?["barcodes"] == nil && bound?["voided"] as? Bool == true, "\(String(describing: bound))")
             #expect(Self.coverageText(bound) == "SHOW_IN_APP")
+        }
+    }
+
+    @Test func aDeviceHoldingTwoPassesMissesNoChangeStampedByAnInstanceWhoseClockIsBehind() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let (wallet, _) = try Self.wallet(folder)
+        try await ServerHarness.withLiveServer(wallet: wallet) { harness, client in
+            var tokens: [String: String] = [:]
+            let members = [try await client.createMember(), try await client.createMember(2)]
+            let device = "\(Self.base)/devices/familyphone/registrations/\(Self.passType)"
+            for uuid in members {
+                let download = try await client.send(.get, "/v1/members/\(uuid)/pass.pkpass", secret: ServerHarness.backendSecret)
+                // The wire itself: the pass.json Wallet reads from the archive.
+                let pass = try #require(
+                    try JSONSerialization.jsonObject(with: Data(try PassArchive(download.body).files["pass.json"]!)) as? [String: Any]
+                )
+                tokens[uuid] = try #require(pass["authenticationToken"] as? String)
+                let registered = try await client.send(
+                    .post,
+                    "\(device)/\(uuid)",
+                    json: ["pushToken": "f00d"],
+                    headers: Self.applePass(tokens[uuid]!)
+                )
+                #expect(registered.status == .created)
+            }
+            // The first member changes on an instance whose clock is right; the phone lists its passes.
+            harness.advance(by: 120)
+            #expect(try await client.activate(token: try await client.cardToken(members[0])).status == .created)
+            harness.advance(by: 2)
+            let listed = try await client.send(.get, device).decoded(WalletUpdatedPassesBody.self)
+            // The second member changes on another instance, its clock 30 s behind: its pass is stamped before the
+            // first's change, yet changed after the phone's tag was given.
+            harness.advance(by: -30)
+            #expect(try await client.activate(token: try await client.cardToken(members[1])).status == .created)
+            harness.advance(by: 30)
+            let next = try await client.send(.get, "\(device)?passesUpdatedSince=\(listed.lastUpdated)")
+            #expect(next.status == .ok, "\(next.text)")
+            #expect(
+                (try? next.decoded(WalletUpdatedPassesBody.self).serialNumbers.contains(members[1])) == true,
+                "the second pass's change is listed: \(next.text)"
+            )
         }
     }
 
