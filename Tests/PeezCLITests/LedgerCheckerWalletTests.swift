@@ -57,6 +57,14 @@ struct LedgerCheckerWalletTests {
         var removed = HistoryEntry(client: "phone-1", kind: .walletUnregister, invoked: 12, completed: 13, outcome: .unknown, member: Base.member)
         removed.device = "phone-1"
         #expect(try Self.invariants(history + [removed], Self.wallet(pushes: [])).isEmpty)
+        // A phone holding two members' passes that removes the other one is still owed the pushes of this one.
+        var removedOther = removed
+        removedOther.member = "00000000-0000-0000-0000-00000000000f"
+        #expect(
+            try Self.invariants(history + [removedOther], Self.wallet(pushes: [])) == [
+                "every change to a pass is pushed to each device registered for it"
+            ]
+        )
         #expect(try Self.invariants([Self.registration(.unknown), history[1]], Self.wallet(pushes: [])).isEmpty)
     }
 }

@@ -18,9 +18,10 @@ extension LedgerChecker {
                 member: nil
             )
         }
-        let unregistered = Set(history.filter { $0.kind == .walletUnregister }.compactMap(\.device))
+        // A device unregisters one pass at a time (it may hold two members' passes).
+        let unregistered = Set(history.filter { $0.kind == .walletUnregister }.map { "\($0.device ?? "") \($0.member ?? "")" })
         for registration in registrations where registration.outcome == .ok {
-            guard let device = registration.device, !unregistered.contains(device), let token = registration.value,
+            guard let device = registration.device, !unregistered.contains("\(device) \(registration.member ?? "")"), let token = registration.value,
                 let member = registration.member, let change = lastPassChange(of: member, after: registration.completed)
             else { continue }
             findings.expect(

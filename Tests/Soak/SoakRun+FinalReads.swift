@@ -81,8 +81,8 @@ extension SoakRun {
 
     /// Apple Wallet at the end: each phone's member renamed once more (the last change to their pass, recorded);
     /// once the outbox is empty (60 s at most), each phone pushed since does as Wallet does (the passes changed
-    /// since its tag, then its pass if modified since the one it holds); then the pushes the APNs stand-in took, and
-    /// what each phone shows beside the member's name as the service has it.
+    /// since its tag, then each of its passes listed and modified since the one it holds); then the pushes the APNs
+    /// stand-in took, and what each phone shows beside the member's name as the service has it.
     static func walletReads(_ workload: Workload, client: SoakClient, deployment: Deployment, history: History) async throws -> FinalReads.Wallet {
         var phones = workload.walletPhones.all.filter(\.registered)
         var renamed: [String: Double] = [:]
@@ -95,16 +95,19 @@ extension SoakRun {
             guard let token = push["token"] as? String, let at = push["at"] as? Double, let status = push["status"] as? Int else { return nil }
             return FinalReads.Wallet.Push(token: token, at: at - start, status: status)
         }
-        var read: [FinalReads.Wallet.Phone] = []
-        for index in phones.indices {
-            let renamedAt = renamed[phones[index].member.uuid] ?? .infinity
-            if pushes.contains(where: { $0.token == phones[index].pushToken && $0.status == 200 && $0.at >= renamedAt }) {
+        for device in Workload.devices(of: phones) {
+            let held = phones.filter { $0.device == device }
+            let renamedAt = held.compactMap { renamed[$0.member.uuid] }.min() ?? .infinity
+            if pushes.contains(where: { $0.token == held[0].pushToken && $0.status == 200 && $0.at >= renamedAt }) {
                 // Wallet asks again later when an answer is lost.
                 for attempt in 0..<20 {
                     if attempt > 0 { try await Task.sleep(for: .milliseconds(500)) }
-                    if await workload.update(&phones[index], through: client) != .unknown { break }
+                    if await workload.update(&phones, device: device, through: client) != .unknown { break }
                 }
             }
+        }
+        var read: [FinalReads.Wallet.Phone] = []
+        for index in phones.indices {
             let member = try await client.required(
                 "GET",
                 "/v1/members/\(phones[index].member.uuid)",

@@ -3,14 +3,15 @@ import PeezBasics
 import Synchronization
 import TestSupport
 
-/// An iPhone with a member's card in Apple Wallet, as the run's phones keep it: the device, the pass's serial and
-/// token (from its `pass.json`), the push token it registered with.
+/// A member's card in an iPhone's Apple Wallet, as the run's phones keep it: the device, the pass's serial and
+/// token (from its `pass.json`), the push token the device registered with. A phone holding two members' cards is
+/// two of these with one device, one push token and one tag.
 struct WalletPhone: Sendable {
     let device: String
     let member: (id: String, uuid: String)
     let passToken: String
     let pushToken: String
-    /// The tag of the last updates the phone asked for (Apple's `passesUpdatedSince`).
+    /// The tag of the last updates the device asked for (Apple's `passesUpdatedSince`), one for all its passes.
     var tag = ""
     /// How many pushes to its token it had acted on.
     var pushesSeen = 0
@@ -47,30 +48,41 @@ extension Workload {
         while ContinuousClock.now < deadline {
             try? await Task.sleep(for: .milliseconds(Int.random(in: 200...700, using: &random)))
             count += 1
-            // Phones come (below three, at once) more often than they go (never below three).
+            // Passes come (below three, at once) more often than they go (never below three); one in four goes onto
+            // a phone holding one already (a parent keeping a child's card too).
             let pick = Int.random(in: 0..<20, using: &random)
             if phones.count < Self.walletPhones, pick < 4 || phones.count < 3 {
-                if let phone = await addPass(count: count, random: &random) { phones.append(phone) }
+                let alone = phones.filter { phone in phones.filter { $0.device == phone.device }.count == 1 }
+                let onto = pick == 0 && !alone.isEmpty ? alone[Int.random(in: 0..<alone.count, using: &random)] : nil
+                if let phone = await addPass(count: count, onto: onto, random: &random) { phones.append(phone) }
             } else if pick == 4, phones.count > 3 {
                 let phone = phones.remove(at: Int.random(in: 0..<phones.count, using: &random))
                 await removePass(phone, random: &random)
             } else {
                 let pushes = apns.requests.compactMap { $0["token"] as? String }
-                for index in phones.indices {
-                    let seen = pushes.filter { $0 == phones[index].pushToken }.count
-                    guard seen > phones[index].pushesSeen else { continue }
-                    phones[index].pushesSeen = seen
-                    await update(&phones[index], through: clients[Int.random(in: 0..<clients.count, using: &random)])
+                for device in Self.devices(of: phones) {
+                    let held = phones.indices.filter { phones[$0].device == device }
+                    let seen = pushes.filter { $0 == phones[held[0]].pushToken }.count
+                    guard seen > phones[held[0]].pushesSeen else { continue }
+                    for index in held { phones[index].pushesSeen = seen }
+                    await update(&phones, device: device, through: clients[Int.random(in: 0..<clients.count, using: &random)])
                 }
             }
             walletPhones.all = phones
         }
     }
 
-    /// A member adds their card to Wallet: the pass downloaded by the app (the backend asks for it), then the
-    /// device registered with the pass's token. Nil when the pass could not be had.
-    private func addPass(count: Int, random: inout SplitMix64) async -> WalletPhone? {
-        let member = members[Int.random(in: 0..<(members.count + 1) / 2, using: &random) * 2]
+    /// The devices of `phones`, each once, in a fixed order.
+    static func devices(of phones: [WalletPhone]) -> [String] {
+        Array(Set(phones.map(\.device))).sorted()
+    }
+
+    /// A member adds their card to Wallet, on a new phone or `onto` the phone holding another member's: the pass
+    /// downloaded by the app (the backend asks for it), then the device registered with the pass's token. Nil when
+    /// the pass could not be had.
+    private func addPass(count: Int, onto other: WalletPhone?, random: inout SplitMix64) async -> WalletPhone? {
+        var member = members[Int.random(in: 0..<(members.count + 1) / 2, using: &random) * 2]
+        if let other, member.uuid == other.member.uuid { member = members[(members.firstIndex { $0.uuid == member.uuid }! + 2) % members.count] }
         let instance = Int.random(in: 0..<clients.count, using: &random)
         let download = await clients[instance].send("GET", "/v1/members/\(member.uuid)/pass.pkpass", secret: adminSecret)
         guard download.status == 200, let pass = await Self.passJSON(download.body), let token = pass["authenticationToken"] as? String else {
@@ -81,8 +93,14 @@ extension Workload {
         let pushToken =
             (Int.random(in: 0..<4, using: &random) == 0 ? "cafe" : "a1a1")
             + (0..<30).map { _ in String(format: "%02x", Int.random(in: 0..<256, using: &random)) }.joined()
-        var phone = WalletPhone(device: "phone-\(seed)-\(count)", member: member, passToken: token, pushToken: pushToken)
+        var phone = WalletPhone(
+            device: other?.device ?? "phone-\(seed)-\(count)",
+            member: member,
+            passToken: token,
+            pushToken: other?.pushToken ?? pushToken
+        )
         (phone.shown, phone.lastModified) = (Self.memberName(in: pass), download.fields["last-modified"])
+        (phone.tag, phone.pushesSeen) = (other?.tag ?? "", other?.pushesSeen ?? 0)
         var operation = walletOperation(.walletRegister, phone)
         await send(&operation, "POST", phone, json: ["pushToken": pushToken], random: &random)
         phone.registered = operation.outcome == .ok
@@ -95,47 +113,60 @@ extension Workload {
         await send(&operation, "DELETE", phone, json: nil, random: &random)
     }
 
-    /// A pushed phone asks which passes changed since its tag, and fetches its pass when it is among them and was
-    /// modified since the one it holds (`If-Modified-Since`), as Wallet does; it shows what it holds.
+    /// A pushed phone asks which of its passes changed since its tag, and fetches each listed one that was modified
+    /// since the one it holds (`If-Modified-Since`), as Wallet does; it shows what it holds. The tag is kept only
+    /// once every listed pass was fetched. One update recorded a pass of the device; the worst outcome returned.
     @discardableResult
-    func update(_ phone: inout WalletPhone, through client: SoakClient) async -> Outcome {
-        var operation = walletOperation(.walletUpdate, phone)
+    func update(_ phones: inout [WalletPhone], device: String, through client: SoakClient) async -> Outcome {
+        let held = phones.indices.filter { phones[$0].device == device }
+        guard let first = held.first else { return .ok }
+        let invoked = history.now()
         let changed = await client.send(
             "GET",
-            "\(Self.walletDevices)/\(phone.device)/registrations/\(WalletCertificates.passTypeIdentifier)?passesUpdatedSince=\(phone.tag)",
+            "\(Self.walletDevices)/\(device)/registrations/\(WalletCertificates.passTypeIdentifier)?passesUpdatedSince=\(phones[first].tag)",
             secret: ""
         )
-        operation.attempts.append(changed.summary)
-        operation.outcome = changed.outcome
+        var listed: (serials: [String], tag: String)?
         if changed.status == 200, let body = try? JSONSerialization.jsonObject(with: changed.body) as? [String: Any],
             let serials = body["serialNumbers"] as? [String], let tag = body["lastUpdated"] as? String
         {
-            if serials.contains(phone.member.uuid) {
+            listed = (serials, tag)
+        }
+        var outcomes: [Outcome] = []
+        for index in held {
+            var operation = walletOperation(.walletUpdate, phones[index])
+            operation.invoked = invoked
+            operation.attempts.append(changed.summary)
+            operation.outcome = changed.outcome
+            if let listed, listed.serials.contains(phones[index].member.uuid) {
                 let latest = await client.send(
                     "GET",
-                    "/wallet/v1/passes/\(WalletCertificates.passTypeIdentifier)/\(phone.member.uuid)",
+                    "/wallet/v1/passes/\(WalletCertificates.passTypeIdentifier)/\(phones[index].member.uuid)",
                     secret: "",
-                    headers: ["Authorization": "ApplePass \(phone.passToken)"].merging(
-                        phone.lastModified.map { ["If-Modified-Since": $0] } ?? [:],
+                    headers: ["Authorization": "ApplePass \(phones[index].passToken)"].merging(
+                        phones[index].lastModified.map { ["If-Modified-Since": $0] } ?? [:],
                         uniquingKeysWith: { $1 }
                     )
                 )
                 operation.attempts.append(latest.summary)
-                operation.outcome = latest.outcome
-                if latest.status == 200, let pass = await Self.passJSON(latest.body) {
-                    (phone.shown, phone.lastModified) = (Self.memberName(in: pass), latest.fields["last-modified"])
-                    phone.tag = tag
-                } else if latest.status == 304 {
-                    phone.tag = tag
+                operation.outcome = latest.status == 304 ? .ok : latest.outcome
+                if latest.status == 200 {
+                    if let pass = await Self.passJSON(latest.body) {
+                        (phones[index].shown, phones[index].lastModified) = (Self.memberName(in: pass), latest.fields["last-modified"])
+                    } else {
+                        operation.outcome = .unknown
+                    }
                 }
-                operation.value = phone.shown
-            } else {
-                phone.tag = tag
+                operation.value = phones[index].shown
             }
+            operation.completed = history.now()
+            history.record(operation)
+            outcomes.append(operation.outcome)
         }
-        operation.completed = history.now()
-        history.record(operation)
-        return operation.outcome
+        if let listed, !outcomes.contains(.unknown) {
+            for index in held { phones[index].tag = listed.tag }
+        }
+        return outcomes.contains(.unknown) ? .unknown : outcomes.contains(.refused) ? .refused : .ok
     }
 
     /// Sends a registration change for `phone`, again to the next instance while its answer is lost (3 times at
