@@ -102,7 +102,7 @@ extension Workload {
         (phone.shown, phone.lastModified) = (Self.memberName(in: pass), download.fields["last-modified"])
         (phone.tag, phone.pushesSeen) = (other?.tag ?? "", other?.pushesSeen ?? 0)
         var operation = walletOperation(.walletRegister, phone)
-        await send(&operation, "POST", phone, json: ["pushToken": pushToken], random: &random)
+        await send(&operation, "POST", phone, json: ["pushToken": phone.pushToken], random: &random)
         phone.registered = operation.outcome == .ok
         return phone
     }

@@ -52,7 +52,7 @@ public struct APNsStandIn: Sendable {
 public enum BackgroundServer {
     /// Starts `arguments` (the program first) through Python's subprocess, which closes every inherited
     /// descriptor (Foundation would wait for a pipe the server held), its output to `output`; waits until
-    /// `port` accepts connections. Returns the server's pid.
+    /// `port` accepts connections (a minute at most, less if the server exits). Returns the server's pid.
     public static func start(_ arguments: [String], port: Int, output: String) throws -> String {
         let launcher = """
             import json, socket, subprocess, sys, time
@@ -60,11 +60,14 @@ public enum BackgroundServer {
             server = subprocess.Popen(arguments, stdin=subprocess.DEVNULL, stdout=open(output, "w"), stderr=subprocess.STDOUT,
                                       start_new_session=True, close_fds=True)
             print(server.pid, flush=True)
-            for _ in range(100):
+            # A loaded machine (a whole test suite on two cores) may take many seconds to start Python and its imports.
+            for _ in range(600):
                 try:
                     socket.create_connection(("127.0.0.1", port), timeout=1).close()
                     sys.exit(0)
                 except OSError:
+                    if server.poll() is not None:
+                        sys.exit(1)
                     time.sleep(0.1)
             sys.exit(1)
             """
