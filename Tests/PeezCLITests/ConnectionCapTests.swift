@@ -121,12 +121,13 @@ struct ConnectionCapTests {
     @Test func oneClientAddressHoldsAtMostItsIdleShareTheLongestIdleClosedFirst() async throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let service = try Self.service(folder, ["--max-idle-per-client", "4"])
+        // Only the per-client share may close them: a loaded machine can hold the test past a minute's idle.
+        let service = try Self.service(folder, ["--max-idle-per-client", "4", "--idle-timeout", "3600"])
         defer { service.killHard() }
         try await service.waitUntilReady()
         let (sockets, open) = try await ConnectionCapTests.idleConnections(10, to: service)
         #expect(open == [6, 7, 8, 9], "the four newest stay open")
         sockets[9].send(Self.health)
-        #expect(await sockets[9].readResponse(within: .seconds(5))?.hasPrefix("HTTP/1.1 200") == true)
+        #expect(await sockets[9].readResponse(within: .seconds(30))?.hasPrefix("HTTP/1.1 200") == true)
     }
 }
