@@ -10,4 +10,5 @@ static inline sqlite3_destructor_type peez_sqlite_transient(void) {
 /// Extended result codes are macros built from expressions; Swift imports only plain literals.
 static inline int peez_sqlite_constraint_unique(void) { return SQLITE_CONSTRAINT_UNIQUE; }
 static inline int peez_sqlite_constraint_primary_key(void) { return SQLITE_CONSTRAINT_PRIMARYKEY; }
+static inline int peez_sqlite_constraint_not_null(void) { return SQLITE_CONSTRAINT_NOTNULL; }
 #endif

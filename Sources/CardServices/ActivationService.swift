@@ -50,7 +50,8 @@ public struct ActivationService: Sendable {
 
     /// Sells the months once per idempotency key. Throws a ``MembershipError``: `invalidFields` (the price, the
     /// member's identification), `notFound`, `requestInFlight`, `idempotencyKeyReused`, `conflict` (the member's
-    /// ledger kept changing). After any failure the key is free again.
+    /// ledger kept changing). A sale another copy of the request made first is answered as that one was. After any
+    /// failure the key is free again.
     public func sell(_ request: SaleRequest) async throws -> SaleAnswer {
         let body = request.body
         try Pricing.validate(months: body.months, amountDZD: body.amount_dzd)
@@ -58,20 +59,8 @@ public struct ActivationService: Sendable {
         let key = try Self.idempotencyKey(of: request)
         let now = cards.now()
         var (claimed, head) = try await ledger.claim(key, readingLedgerOf: member, now: now)
-        if !claimed {
-            switch try await ledger.idempotentRequest(key, now: now, abandonAfter: Self.abandonAfterSeconds) {
-            case .proceed: break  // an abandoned attempt, taken over
-            case .replay(let stored):
-                CardMetrics.activationReplayed()
-                return .replayed(stored)
-            case .inFlight:
-                throw MembershipError(.requestInFlight, "A request with this Idempotency-Key is still being processed; retry in a moment.")
-            case .mismatch:
-                throw MembershipError(.idempotencyKeyReused, "This Idempotency-Key was used for a different request; use a new key for a new sale.")
-            case .refused:
-                return .refused
-            }
-        }
+        // Not claimed: answered as the key's record says, or an abandoned attempt is taken over.
+        if !claimed, let earlier = try await earlierAnswer(key, now: now) { return earlier }
         do {
             return try await LedgerRetry.run { attempt in
                 if attempt > 1 { head = try await ledger.ledgerHead(of: member) }
@@ -90,12 +79,40 @@ public struct ActivationService: Sendable {
                 CardMetrics.activated()
                 return .sold(sale.response)
             }
+        } catch is IdempotencyKeyTaken {
+            // Another copy of this request sold under the key first (this one's claim was lost in a database
+            // crash, or taken over as abandoned): its answer is this one's. Nothing was written. (A claim found
+            // abandoned meanwhile is this copy's now: freed, and the counter asked to send the sale again.)
+            if let earlier = try await earlierAnswer(key, now: now) { return earlier }
+            try? await ledger.releaseIdempotencyKey(key)
+            throw Self.inFlight
         } catch {
             // Nothing was sold: free the key so the vendor can correct the request and retry.
             try? await ledger.releaseIdempotencyKey(key)
             throw error
         }
     }
+
+    /// The answer a request gets whose key is recorded already: the stored one (`replayed`), `refused` for a key a
+    /// refusal closed; or an error (another copy in flight, another request under the key). Nil: an abandoned
+    /// claim was taken over, and the sale is this request's to make.
+    private func earlierAnswer(_ key: IdempotencyKey, now: Int64) async throws -> SaleAnswer? {
+        switch try await ledger.idempotentRequest(key, now: now, abandonAfter: Self.abandonAfterSeconds) {
+        case .proceed: return nil
+        case .replay(let stored):
+            CardMetrics.activationReplayed()
+            return .replayed(stored)
+        case .inFlight: throw Self.inFlight
+        case .mismatch:
+            throw MembershipError(.idempotencyKeyReused, "This Idempotency-Key was used for a different request; use a new key for a new sale.")
+        case .refused: return .refused
+        }
+    }
+
+    private static let inFlight = MembershipError(
+        .requestInFlight,
+        "A request with this Idempotency-Key is still being processed; retry in a moment."
+    )
 
     /// A sale refused because its credential is no longer accepted: the first answer if its key sold it already
     /// (a counter whose credential was revoked since is told of its sale this way: the sale stands), or nil, and

@@ -11,8 +11,9 @@ import PeezBasics
 public protocol LedgerStore: Sendable {
     /// Claims `key` as in flight and reads the head of `member`'s ledger, in one round trip where the database
     /// can. Not `claimed`: the key was already recorded (ask ``idempotentRequest(_:now:abandonAfter:)`` how to
-    /// answer). The claim need not reach the disk before the answer: lost in a crash, it only frees the key of a
-    /// sale that was not made, and ``commitSale(_:expectedVersion:)`` records the key again with its answer.
+    /// answer). The claim need not reach the disk before the answer: it only spares a copy of the request the
+    /// work of a sale another copy is making. Lost in a crash (two copies may then both be under way), it frees
+    /// the key, and ``commitSale(_:expectedVersion:)`` records the key with its answer, once.
     func claim(_ key: IdempotencyKey, readingLedgerOf member: MemberReference, now: Int64) async throws -> (claimed: Bool, head: LedgerHead?)
     /// The head of `member`'s ledger, nil for an unknown member.
     func ledgerHead(of member: MemberReference) async throws -> LedgerHead?
@@ -31,7 +32,8 @@ public protocol LedgerStore: Sendable {
 
     /// Records `sale` in one durable transaction: the member's next version, the new head, the period, the
     /// card and the answer stored under the sale's key. Throws ``LedgerVersionConflict`` (and writes nothing)
-    /// unless the member's ledger is still at `expectedVersion`.
+    /// unless the member's ledger is still at `expectedVersion`, and ``IdempotencyKeyTaken`` (and writes
+    /// nothing) if the key has been completed, closed or claimed by another request since it was claimed for this.
     func commitSale(_ sale: SaleRecord, expectedVersion: Int64) async throws
 
     /// The member's whole ledger (head and periods), nil for an unknown member.
@@ -173,6 +175,19 @@ public struct SaleRecord: Sendable, Hashable {
         self.key = key
         self.response = response
         self.recordedAt = recordedAt
+    }
+}
+
+/// A sale's key was completed (by another copy of the request, after a claim lost in a database crash or taken
+/// over as abandoned), closed by a refusal, or claimed by another request, since it was claimed for this sale:
+/// nothing was written; answer as ``LedgerStore/idempotentRequest(_:now:abandonAfter:)`` says.
+public struct IdempotencyKeyTaken: Error, Hashable, CustomStringConvertible {
+    public var key: IdempotencyKey
+
+    public init(key: IdempotencyKey) { self.key = key }
+
+    public var description: String {
+        "the idempotency key \(key.key) was completed or taken by another request while this sale was being recorded"
     }
 }
 

@@ -327,7 +327,7 @@ public final class PostgresDatabase: SQLDatabase, Service {
     /// statement refused, or a COMMIT answered ROLLBACK) rather than cut off with its outcome unknown.
     static func isRefusalByServer(_ error: any Error) -> Bool {
         switch error {
-        case let error as SQLError: return error.code == .uniqueViolation || error.code == .notCommitted || error.code == .deadlock
+        case let error as SQLError: return [.uniqueViolation, .notNullViolation, .notCommitted, .deadlock].contains(error.code)
         case let error as PSQLError: return error.serverInfo != nil
         case PostgresError.server: return true
         default: return false
@@ -464,6 +464,10 @@ struct PostgresExecutor: SQLExecutor {
             throw SQLError.uniqueViolation(error.serverInfo?[.constraintName] ?? "unique")
         } catch PostgresError.server(let error) where error.fields[.sqlState] == "23505" {
             throw SQLError.uniqueViolation(error.fields[.constraintName] ?? "unique")
+        } catch let error as PSQLError where error.serverInfo?[.sqlState] == Self.notNullViolation {
+            throw SQLError.notNullViolation("\(error.serverInfo?[.tableName] ?? "").\(error.serverInfo?[.columnName] ?? "")")
+        } catch PostgresError.server(let error) where error.fields[.sqlState] == Self.notNullViolation {
+            throw SQLError.notNullViolation("\(error.fields[.tableName] ?? "").\(error.fields[.columnName] ?? "")")
         } catch let error as PSQLError where error.serverInfo?[.sqlState] == Self.deadlockDetected {
             throw SQLError.deadlock(error.serverInfo?[.detail] ?? "")
         } catch PostgresError.server(let error) where error.fields[.sqlState] == Self.deadlockDetected {
@@ -515,6 +519,9 @@ struct PostgresExecutor: SQLExecutor {
         default: return false
         }
     }
+
+    /// SQLSTATE 23502: a NOT NULL column was given no value.
+    static let notNullViolation = "23502"
 
     /// SQLSTATE 40P01: PostgreSQL rolled the transaction back to break a deadlock.
     static let deadlockDetected = "40P01"

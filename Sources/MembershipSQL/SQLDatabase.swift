@@ -79,6 +79,12 @@ public struct SQLError: Error, Hashable, CustomStringConvertible, Sendable {
         SQLError(.uniqueViolation, subject: constraint, "unique constraint violated: \(constraint)")
     }
 
+    /// A NOT NULL column was given no value; the subject names the column (a statement may leave one null on
+    /// purpose, to refuse a write whose condition does not hold: see `completeIdempotentRequest`).
+    public static func notNullViolation(_ column: String) -> SQLError {
+        SQLError(.notNullViolation, subject: column, "not-null constraint violated: \(column)")
+    }
+
     /// The database broke a deadlock between this transaction and another by rolling this one back: nothing
     /// was written; the same work may be tried again.
     public static func deadlock(_ detail: String) -> SQLError {
@@ -103,6 +109,7 @@ public struct SQLError: Error, Hashable, CustomStringConvertible, Sendable {
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Backing: String, Hashable, Sendable {
             case uniqueViolation = "unique_violation"
+            case notNullViolation = "not_null_violation"
             case deadlock
             case unexpectedValue = "unexpected_value"
             case notCommitted = "not_committed"
@@ -112,6 +119,7 @@ public struct SQLError: Error, Hashable, CustomStringConvertible, Sendable {
         public var description: String { backing.rawValue }
 
         public static let uniqueViolation = Code(.uniqueViolation)
+        public static let notNullViolation = Code(.notNullViolation)
         public static let deadlock = Code(.deadlock)
         public static let unexpectedValue = Code(.unexpectedValue)
         public static let notCommitted = Code(.notCommitted)

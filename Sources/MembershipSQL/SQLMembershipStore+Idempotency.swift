@@ -94,20 +94,32 @@ extension SQLMembershipStore {
         )
     }
 
-    /// Stores the response to replay for `key`, in the same batch as the work it answers.
+    /// Stores the response to replay for `key`, in the same batch as the work it answers, and makes that batch
+    /// fail unless the key is still in flight for this request: a key is completed once.
     ///
     /// It records the key itself if the claim is gone: a claim is not written durably, so a database crash and
     /// a quick restart between claim and sale can lose it, and the sale must still leave the record that
-    /// makes a retry replay instead of selling again. A claim by another request (another hash) is left alone.
+    /// makes a retry replay instead of selling again. With the claim lost, a second copy of the request (the
+    /// network's, or the client's retry) can claim the key again and sell beside the first; so can one that
+    /// takes over a claim as abandoned while its sale is only slow. The one that commits second finds the key
+    /// done: its state is set to NULL, which the column refuses, and its whole batch with it, so no second
+    /// sale is written (``isIdempotencyKeyTaken(_:)``). The same for a key a refusal closed, or claimed by
+    /// another request (another hash).
     static func completeIdempotentRequest(_ key: IdempotencyKey, with response: StoredResponse, now: Int64) -> SQLStatement {
         SQLStatement(
             """
             INSERT INTO idempotency_keys (scope, key, request_hash, state, response_body, created_at)
             VALUES (?, ?, ?, 'done', ?, ?)
-            ON CONFLICT (scope, key) DO UPDATE SET state = 'done', response_body = excluded.response_body
-            WHERE idempotency_keys.request_hash = excluded.request_hash
+            ON CONFLICT (scope, key) DO UPDATE SET response_body = excluded.response_body, state = CASE
+            WHEN idempotency_keys.state = 'in_flight' AND idempotency_keys.request_hash = excluded.request_hash THEN 'done' END
             """,
             [.text(key.scope), .text(key.key), .text(key.requestHash), .blob(response.bytes), .int(now)]
         )
+    }
+
+    /// Whether `error` is ``completeIdempotentRequest(_:with:now:)`` refusing a key completed, closed or claimed
+    /// by another request: nothing of the batch was written.
+    static func isIdempotencyKeyTaken(_ error: SQLError) -> Bool {
+        error.code == .notNullViolation && error.subject.contains("idempotency_keys")
     }
 }

@@ -24,6 +24,8 @@ extension SQLMembershipStore {
             try await database.writeBatch(Self.saleStatements(sale, expectedVersion: expectedVersion))
         } catch let error as SQLError where Self.isConcurrentLedgerChange(error) {
             throw LedgerVersionConflict(memberUUID: memberUUID, expectedVersion: expectedVersion)
+        } catch let error as SQLError where Self.isIdempotencyKeyTaken(error) {
+            throw IdempotencyKeyTaken(key: sale.key)
         }
         cardCache?.forget(memberUUID)
     }

@@ -115,6 +115,7 @@ final class SQLiteConnection: @unchecked Sendable {
         if code == peez_sqlite_constraint_unique() || code == peez_sqlite_constraint_primary_key() {
             return SQLError.uniqueViolation(message)
         }
+        if code == peez_sqlite_constraint_not_null() { return SQLError.notNullViolation(message) }
         return SQLiteError(resultCode: code, "\(message) (in: \(sql.prefix(80)))")
     }
 }

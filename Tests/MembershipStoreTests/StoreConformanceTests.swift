@@ -268,20 +268,20 @@ struct StoreConformanceTests {
         try await kind.withStore { store in
             // The claim is written without waiting for the disk; a crash and a quick restart can lose it before
             // the sale commits. The sale's batch must then record the key itself, so a retry replays.
+            // (KeyCompletedOnceTests: a key completed once, whatever became of its claim.)
             let response = StoredResponse(Array("sold".utf8))
             let lost = Sample.key("lost-claim")
             try await store.database.writeBatch([SQLMembershipStore.completeIdempotentRequest(lost, with: response, now: 100)])
             #expect(try await store.beginIdempotentRequest(lost, now: 101, abandonAfter: 60) == .replay(response))
 
+            // Another request claimed the key meanwhile: the sale's batch is refused, and that claim left alone.
             let other = Sample.key("claimed-by-another", hash: "h2")
             #expect(try await store.beginIdempotentRequest(other, now: 100, abandonAfter: 60) == .proceed)
-            try await store.database.writeBatch([
-                SQLMembershipStore.completeIdempotentRequest(
-                    Sample.key("claimed-by-another", hash: "h1"),
-                    with: response,
-                    now: 100
-                )
-            ])
+            await #expect(throws: SQLError.notNullViolation("idempotency_keys.state")) {
+                try await store.database.writeBatch([
+                    SQLMembershipStore.completeIdempotentRequest(Sample.key("claimed-by-another", hash: "h1"), with: response, now: 100)
+                ])
+            }
             #expect(
                 try await store.beginIdempotentRequest(other, now: 101, abandonAfter: 60) == .inFlight,
                 "another request's claim is left alone"
