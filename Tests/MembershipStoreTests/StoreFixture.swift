@@ -82,7 +82,10 @@ enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
         try await psql(adminURL, "CREATE DATABASE \(name)")
         let url = adminURL.replacingOccurrences(of: "/postgres", with: "/\(name)")
         do {
-            let databases = try (0..<count).map { _ in try PostgresDatabase(url: url, connections: 4) }
+            // A statement waits up to a minute for one of the four connections: on a loaded machine the shared
+            // server can stall for seconds (a DROP DATABASE's checkpoint syncing every test's files), and the
+            // tests that run more writers than connections would otherwise fail on the wait, not on what they prove.
+            let databases = try (0..<count).map { _ in try PostgresDatabase(url: url, connections: 4, connectionWait: .seconds(60)) }
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for database in databases { group.addTask { await database.run() } }
                 do {
